@@ -1,0 +1,650 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+/**
+ * SECTION:element-clfilter
+ * @title: clfilter
+ *
+ * Runs one OpenCL filter over every video frame, on whatever OpenCL device
+ * the machine has (a GPU if there is one, else a CPU driver such as PoCL),
+ * and reports how long the device spent on each frame.
+ *
+ * Modes: `box` (naive 2D box blur: (2r+1)² reads per pixel), `separable`
+ * (a row pass then a column pass), `sliding` (running sums: the cost per
+ * pixel does not depend on the radius) and `laplace` (3x3 sharpen).  The
+ * three blurs give identical bytes, exactly those of OpenCV's `cv::blur`;
+ * all arithmetic is integer, so every device gives the same output.
+ *
+ * Every frame posts an element message `clfilter-stats` with the fields
+ * `frame`, `mode`, `radius`, `border`, `kernel-ns`, `upload-ns`,
+ * `download-ns`, `copies`, `device` and `pts`.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=laplace ! videoconvert ! autovideosink
+ * ]| Sharpens a movie.
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=100 ! video/x-raw,format=RGBA,width=1280,height=720 ! clfilter mode=sliding radius=31 ! fakesink
+ * ]| Blurs 720p test frames and prints each frame's `clfilter-stats`.
+ * |[
+ * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
+ * ]| The naive blur on the CPU device, mirrored at the edges.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclfilter.h"
+
+#include "clf.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
+#define GST_CAT_DEFAULT gst_cl_filter_debug
+
+#define DEFAULT_MODE GST_CL_FILTER_MODE_LAPLACE
+#define DEFAULT_RADIUS 7
+#define DEFAULT_BORDER GST_CL_FILTER_BORDER_CLAMP
+#define DEFAULT_DEVICE "auto"
+#define DEFAULT_STATS_INTERVAL 1
+
+enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_RADIUS,
+  PROP_BORDER,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+  PROP_LAST_KERNEL_NS,
+  PROP_MEAN_KERNEL_NS,
+  PROP_FRAMES,
+  PROP_STATS_INTERVAL,
+};
+
+struct _GstClFilter
+{
+  GstBaseTransform parent;
+
+  /* Properties and statistics, under the object lock. */
+  GstClFilterMode mode;
+  guint radius;
+  GstClFilterBorder border;
+  gchar *device;
+  guint stats_interval;
+  gchar *device_name;
+  guint64 frames;
+  guint64 last_kernel_ns;
+  guint64 total_kernel_ns;
+
+  /* Streaming state: the engine from start() to stop(), the plan from
+   * set_caps(). */
+  ClfEngine *engine;
+  ClfPlan *plan;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+};
+
+#define CLF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGBA, BGRA, ARGB, ABGR, " \
+    "RGBx, BGRx, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }")
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLF_CAPS));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLF_CAPS));
+
+GType
+gst_cl_filter_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_FILTER_MODE_BOX,
+        "Naive 2D box blur, (2r+1)^2 reads per pixel", "box"},
+    {GST_CL_FILTER_MODE_SEPARABLE,
+        "Separable box blur: a row pass then a column pass", "separable"},
+    {GST_CL_FILTER_MODE_SLIDING,
+        "Sliding-window box blur: running sums, cost independent of r",
+        "sliding"},
+    {GST_CL_FILTER_MODE_LAPLACE, "3x3 Laplace sharpen", "laplace"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstClFilterMode",
+            values));
+  return type;
+}
+
+GType
+gst_cl_filter_border_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_FILTER_BORDER_CLAMP, "Repeat the edge pixel", "clamp"},
+    {GST_CL_FILTER_BORDER_MIRROR,
+        "Reflect without repeating the edge (reflect-101)", "mirror"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstClFilterBorder",
+            values));
+  return type;
+}
+
+G_DEFINE_TYPE (GstClFilter, gst_cl_filter, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (clfilter, "clfilter", GST_RANK_NONE,
+    GST_TYPE_CL_FILTER);
+
+static void gst_cl_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_cl_filter_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_cl_filter_finalize (GObject * object);
+static gboolean gst_cl_filter_start (GstBaseTransform * trans);
+static gboolean gst_cl_filter_stop (GstBaseTransform * trans);
+static gboolean gst_cl_filter_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_cl_filter_get_unit_size (GstBaseTransform * trans,
+    GstCaps * caps, gsize * size);
+static gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
+static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
+    GstBuffer * inbuf, GstBuffer * outbuf);
+
+static void
+gst_cl_filter_class_init (GstClFilterClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
+  const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  gobject_class->set_property = gst_cl_filter_set_property;
+  gobject_class->get_property = gst_cl_filter_get_property;
+  gobject_class->finalize = gst_cl_filter_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "Filter: box = naive 2D box blur, (2r+1)^2 reads per pixel; "
+          "separable = row pass then column pass, 2(2r+1) reads; "
+          "sliding = running sums, cost independent of the radius; "
+          "laplace = 3x3 sharpen (9 x centre - 8 neighbours). The three "
+          "blurs give identical bytes. Takes effect on the next frame",
+          GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_RADIUS,
+      g_param_spec_uint ("radius", "Radius",
+          "Blur radius r in pixels of each plane: the window is "
+          "(2r+1)x(2r+1) and 0 leaves the frame unchanged; radii larger "
+          "than the frame are fine. Ignored by laplace. Takes effect on "
+          "the next frame", 0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_BORDER,
+      g_param_spec_enum ("border", "Border",
+          "What the filter reads beyond the frame's edges: clamp = the "
+          "edge pixel repeated; mirror = reflected without repeating the "
+          "edge (-1 reads 1), as often as the radius needs. Takes effect "
+          "on the next frame", GST_TYPE_CL_FILTER_BORDER, DEFAULT_BORDER,
+          rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "OpenCL device to run on: auto = first GPU, else first "
+          "accelerator, else first device; gpu; cpu; P:D = platform and "
+          "device index (as `clinfo -l` lists them); anything else = part "
+          "of \"platform / device\" name, any case. With auto, the "
+          "environment variable CLFILTER_DEVICE is used when set. "
+          "Changeable in NULL and READY only",
+          DEFAULT_DEVICE, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
+      g_param_spec_string ("device-name", "Device name",
+          "The OpenCL device in use, as \"platform / device\" (NULL until "
+          "the element has started)", NULL, ro));
+  g_object_class_install_property (gobject_class, PROP_LAST_KERNEL_NS,
+      g_param_spec_uint64 ("last-kernel-ns", "Last kernel time",
+          "Device time of the last frame's filter kernels, in nanoseconds "
+          "(from OpenCL profiling; uploads and downloads not included)",
+          0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_MEAN_KERNEL_NS,
+      g_param_spec_uint64 ("mean-kernel-ns", "Mean kernel time",
+          "Mean device time of the filter kernels per frame since the "
+          "element started, in nanoseconds", 0, G_MAXUINT64, 0, ro));
+  g_object_class_install_property (gobject_class, PROP_FRAMES,
+      g_param_spec_uint64 ("frames", "Frames",
+          "Frames filtered since the element started", 0, G_MAXUINT64, 0,
+          ro));
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      g_param_spec_uint ("stats-interval", "Statistics interval",
+          "Post a clfilter-stats element message every this many frames "
+          "(1 = every frame, 0 = never)", 0, G_MAXUINT,
+          DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "OpenCL video filter", "Filter/Effect/Video/Hardware",
+      "Box blur (naive, separable or sliding-window) and Laplace sharpening "
+      "in OpenCL, bit-exact on every device, with per-frame kernel timing",
+      "gst-clfilter developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_filter_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_set_caps);
+  trans_class->get_unit_size = GST_DEBUG_FUNCPTR (gst_cl_filter_get_unit_size);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_propose_allocation);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_BORDER, 0);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cl_filter_debug, "clfilter", 0,
+      "OpenCL video filter");
+}
+
+static void
+gst_cl_filter_init (GstClFilter * self)
+{
+  self->mode = DEFAULT_MODE;
+  self->radius = DEFAULT_RADIUS;
+  self->border = DEFAULT_BORDER;
+  self->device = g_strdup (DEFAULT_DEVICE);
+  self->stats_interval = DEFAULT_STATS_INTERVAL;
+}
+
+static void
+gst_cl_filter_finalize (GObject * object)
+{
+  GstClFilter *self = GST_CL_FILTER (object);
+
+  g_free (self->device);
+  g_free (self->device_name);
+
+  G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_filter_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClFilter *self = GST_CL_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_RADIUS:
+      self->radius = g_value_get_uint (value);
+      break;
+    case PROP_BORDER:
+      self->border = g_value_get_enum (value);
+      break;
+    case PROP_DEVICE:
+      if (GST_STATE (self) > GST_STATE_READY) {
+        GST_WARNING_OBJECT (self, "device can only change in NULL or READY; "
+            "keeping %s", self->device);
+        break;
+      }
+      g_free (self->device);
+      self->device = g_value_dup_string (value);
+      if (!self->device)
+        self->device = g_strdup (DEFAULT_DEVICE);
+      break;
+    case PROP_STATS_INTERVAL:
+      self->stats_interval = g_value_get_uint (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClFilter *self = GST_CL_FILTER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_RADIUS:
+      g_value_set_uint (value, self->radius);
+      break;
+    case PROP_BORDER:
+      g_value_set_enum (value, self->border);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device);
+      break;
+    case PROP_DEVICE_NAME:
+      g_value_set_string (value, self->device_name);
+      break;
+    case PROP_LAST_KERNEL_NS:
+      g_value_set_uint64 (value, self->last_kernel_ns);
+      break;
+    case PROP_MEAN_KERNEL_NS:
+      g_value_set_uint64 (value, self->frames ?
+          self->total_kernel_ns / self->frames : 0);
+      break;
+    case PROP_FRAMES:
+      g_value_set_uint64 (value, self->frames);
+      break;
+    case PROP_STATS_INTERVAL:
+      g_value_set_uint (value, self->stats_interval);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Posts the engine's error with the GStreamer domain and code that fit. */
+static void
+gst_cl_filter_post_error (GstClFilter * self, const ClfError * err)
+{
+  const gchar *detail = err->detail ? err->detail : "";
+
+  switch (err->code) {
+    case CLF_ERROR_NOT_FOUND:
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
+          ("%s", detail));
+      break;
+    case CLF_ERROR_BUILD:
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("%s", err->message),
+          ("Build log:\n%s", detail));
+      break;
+    case CLF_ERROR_INVALID:
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message),
+          ("%s", detail));
+      break;
+    default:
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("OpenCL error on %s: %s", self->device_name, err->message),
+          ("%s", detail));
+      break;
+  }
+}
+
+static gboolean
+gst_cl_filter_start (GstBaseTransform * trans)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  ClfError err = { 0 };
+  gchar *spec;
+
+  GST_OBJECT_LOCK (self);
+  spec = g_strdup (self->device);
+  GST_OBJECT_UNLOCK (self);
+
+  self->engine = clf_engine_new (spec, &err);
+  g_free (spec);
+  if (!self->engine)
+    goto no_device;
+
+  GST_INFO_OBJECT (self, "using %s", clf_engine_device_name (self->engine));
+  GST_OBJECT_LOCK (self);
+  g_free (self->device_name);
+  self->device_name = g_strdup (clf_engine_device_name (self->engine));
+  self->frames = 0;
+  self->last_kernel_ns = 0;
+  self->total_kernel_ns = 0;
+  GST_OBJECT_UNLOCK (self);
+  g_object_notify (G_OBJECT (self), "device-name");
+  return TRUE;
+
+  /* ERRORS */
+no_device:
+  {
+    gst_cl_filter_post_error (self, &err);
+    clf_error_clear (&err);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cl_filter_stop (GstBaseTransform * trans)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  g_clear_pointer (&self->plan, clf_plan_free);
+  g_clear_pointer (&self->engine, clf_engine_unref);
+  return TRUE;
+}
+
+/* The planes of a raw video format as the engine sees them: alpha bytes
+ * are copied, and laplace sharpens luma (or RGB) but copies chroma. */
+static void
+frame_format_from_info (const GstVideoInfo * info, ClfFrameFormat * format)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+
+  memset (format, 0, sizeof *format);
+  format->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+    ClfPlaneFormat *plane = &format->planes[GST_VIDEO_FORMAT_INFO_PLANE (finfo,
+            c)];
+    guint8 bit = 1u << GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+    gboolean alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo)
+        && c == GST_VIDEO_COMP_A;
+    gboolean chroma = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)
+        && c != GST_VIDEO_COMP_Y;
+
+    plane->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    plane->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+    plane->bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+    if (!alpha)
+      plane->blur_mask |= bit;
+    if (!alpha && !chroma)
+      plane->laplace_mask |= bit;
+  }
+}
+
+static gboolean
+gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstVideoInfo in_info, out_info;
+  ClfFrameFormat format;
+  ClfError err = { 0 };
+  ClfPlan *plan;
+
+  if (!gst_video_info_from_caps (&in_info, incaps)
+      || !gst_video_info_from_caps (&out_info, outcaps))
+    goto invalid_caps;
+  if (GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info)
+      || in_info.width != out_info.width || in_info.height != out_info.height)
+    goto different_caps;
+
+  frame_format_from_info (&in_info, &format);
+  plan = clf_plan_new (self->engine, &format, &err);
+  if (!plan)
+    goto no_plan;
+
+  g_clear_pointer (&self->plan, clf_plan_free);
+  self->plan = plan;
+  self->in_info = in_info;
+  self->out_info = out_info;
+  GST_DEBUG_OBJECT (self, "ready for %s %dx%d on %s",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
+      in_info.width, in_info.height, clf_engine_device_name (self->engine));
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (self, "not raw video caps: %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+different_caps:
+  {
+    GST_ERROR_OBJECT (self, "input and output must have the same format and "
+        "size: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+no_plan:
+  {
+    GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
+        err.message);
+    gst_cl_filter_post_error (self, &err);
+    clf_error_clear (&err);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_cl_filter_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
+    gsize * size)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  *size = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+static gboolean
+gst_cl_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->propose_allocation
+      (trans, decide_query, query))
+    return FALSE;
+  /* Upstream may pad its rows: strides and offsets come from the meta. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static void
+host_frame_from_video_frame (const GstVideoFrame * vframe, ClfHostFrame * host)
+{
+  memset (host, 0, sizeof *host);
+  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
+    host->data[i] = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
+    host->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
+  }
+}
+
+static void
+gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
+    const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts)
+{
+  GstStructure *s = gst_structure_new ("clfilter-stats",
+      "frame", G_TYPE_UINT64, frame,
+      "mode", G_TYPE_STRING, clf_mode_name (params->mode),
+      "radius", G_TYPE_UINT, params->radius,
+      "border", G_TYPE_STRING, clf_border_name (params->border),
+      "kernel-ns", G_TYPE_UINT64, stats->kernel_ns,
+      "upload-ns", G_TYPE_UINT64, stats->upload_ns,
+      "download-ns", G_TYPE_UINT64, stats->download_ns,
+      "copies", G_TYPE_UINT, stats->copies,
+      "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
+      "pts", G_TYPE_UINT64, pts,
+      NULL);
+
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
+/* Adds the frame to the statistics; TRUE when its message is due. */
+static gboolean
+gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
+    guint64 * frame)
+{
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  *frame = self->frames++;
+  self->last_kernel_ns = stats->kernel_ns;
+  self->total_kernel_ns += stats->kernel_ns;
+  post = self->stats_interval && *frame % self->stats_interval == 0;
+  GST_OBJECT_UNLOCK (self);
+  return post;
+}
+
+static GstFlowReturn
+gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstVideoFrame in_frame, out_frame;
+  ClfHostFrame src, dst;
+  ClfParams params;
+  ClfFrameStats stats;
+  ClfError err = { 0 };
+  gboolean ok;
+  guint64 frame;
+
+  if (!self->plan)
+    goto not_negotiated;
+
+  GST_OBJECT_LOCK (self);
+  params.mode = (ClfMode) self->mode;
+  params.radius = self->radius;
+  params.border = (ClfBorder) self->border;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_video_frame_map (&in_frame, &self->in_info, inbuf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&out_frame, &self->out_info, outbuf,
+          GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&in_frame);
+    goto map_failed;
+  }
+  host_frame_from_video_frame (&in_frame, &src);
+  host_frame_from_video_frame (&out_frame, &dst);
+  ok = clf_plan_process_host (self->plan, &params, &src, &dst, &stats, &err);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  if (!ok)
+    goto filter_failed;
+
+  GST_LOG_OBJECT (self, "%s r=%u: kernel %" G_GUINT64_FORMAT " ns, upload %"
+      G_GUINT64_FORMAT " ns, download %" G_GUINT64_FORMAT " ns",
+      clf_mode_name (params.mode), params.radius, stats.kernel_ns,
+      stats.upload_ns, stats.download_ns);
+  if (gst_cl_filter_record_frame (self, &stats, &frame))
+    gst_cl_filter_post_stats (self, frame, &params, &stats,
+        GST_BUFFER_PTS (inbuf));
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("a buffer arrived before caps were set"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Could not map a video frame for reading or writing"),
+        ("the buffer does not match the negotiated caps %s",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&self->in_info))));
+    return GST_FLOW_ERROR;
+  }
+filter_failed:
+  {
+    gst_cl_filter_post_error (self, &err);
+    clf_error_clear (&err);
+    return GST_FLOW_ERROR;
+  }
+}

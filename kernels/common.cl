@@ -1,0 +1,95 @@
+/* Shared by every clfilter kernel.
+ *
+ * A program is built per pixel layout with
+ *   -D BPP=<bytes per pixel, 1..4>   -D MASK=<bit c: byte c of a pixel is filtered>
+ * Bytes whose bit is clear (alpha, padding, chroma under laplace) are copied.
+ *
+ * Every kernel takes the same arguments (PLANE_ARGS), so the host sets them
+ * in one place.  Offsets and strides are in bytes; `sums` holds exact 32-bit
+ * window sums between the two passes of a separable blur, one per byte of
+ * the plane, rows of width * BPP entries.
+ */
+
+#define BORDER_CLAMP 0
+#define BORDER_MIRROR 1
+
+#define FILTERED(c) (((MASK) >> (c)) & 1)
+
+#define PLANE_ARGS                                                        \
+  __global const uchar *src, uint src_off, uint src_stride,               \
+  __global uchar *dst, uint dst_off, uint dst_stride,                     \
+  __global uint *sums, int width, int height, int radius, int border,     \
+  int seg
+
+/* The sample that position i (any integer) reads in a line of n samples:
+ * clamp repeats the edge sample; mirror reflects without repeating the edge
+ * (reflect-101), as often as needed, so any radius works on any size. */
+int border_index(int i, int n, int border)
+{
+  if ((uint) i < (uint) n)
+    return i;
+  if (border == BORDER_CLAMP)
+    return clamp(i, 0, n - 1);
+  if (n == 1)
+    return 0;
+  int period = 2 * (n - 1);
+  int m = i % period;
+  if (m < 0)
+    m += period;
+  return m < n ? m : period - m;
+}
+
+/* A walk along a line, one position at a time: the same indices as
+ * border_index(i), border_index(i + 1), ... without a division per step.
+ * For mirror, `m` counts positions modulo one reflection period. */
+typedef struct {
+  int m;
+  int n;
+  int period;
+  int border;
+} Walk;
+
+Walk walk_from(int i, int n, int border)
+{
+  Walk w;
+  w.n = n;
+  w.border = border;
+  w.period = max(2 * (n - 1), 1);
+  if (border == BORDER_CLAMP) {
+    w.m = i;
+  } else {
+    w.m = i % w.period;
+    if (w.m < 0)
+      w.m += w.period;
+  }
+  return w;
+}
+
+int walk_index(Walk w)
+{
+  if (w.border == BORDER_CLAMP)
+    return clamp(w.m, 0, w.n - 1);
+  return w.m < w.n ? w.m : w.period - w.m;
+}
+
+Walk walk_next(Walk w)
+{
+  w.m++;
+  if (w.border == BORDER_MIRROR && w.m == w.period)
+    w.m = 0;
+  return w;
+}
+
+/* out = (S + N/2) / N for the filtered bytes of one pixel, the rest copied. */
+void store_mean(__global uchar *out, __global const uchar *in,
+    const uint *sum, uint area)
+{
+  for (int c = 0; c < BPP; c++)
+    out[c] = FILTERED(c) ? (uchar) ((sum[c] + area / 2) / area) : in[c];
+}
+
+uint window_area(int radius)
+{
+  uint side = 2 * (uint) radius + 1;
+  return side * side;
+}

@@ -1,0 +1,442 @@
+/* The engine: device discovery and selection, one context and one in-order
+ * profiling queue, and the programs built for that device. */
+#include "clf-private.h"
+#include "clf-kernels.h"
+
+#include <ctype.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <threads.h>
+
+/* One per pixel layout: bpp 1..4 times a non-empty mask of its bytes. */
+#define MAX_PROGRAMS (4 * 15)
+
+typedef struct {
+  uint32_t bpp;
+  uint32_t mask;
+  cl_program program;
+} ProgramEntry;
+
+struct ClfEngine {
+  atomic_int refcount;
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  char *device_name;
+
+  mtx_t lock;                   /* guards programs */
+  ProgramEntry programs[MAX_PROGRAMS];
+  unsigned n_programs;
+};
+
+/* ---- device discovery ---------------------------------------------- */
+
+typedef struct {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_device_type type;
+  unsigned platform_index;
+  unsigned device_index;
+  char name[512];               /* "platform / device" */
+} DeviceEntry;
+
+typedef struct {
+  DeviceEntry *items;
+  unsigned n;
+} DeviceList;
+
+static void
+device_list_clear (DeviceList * list)
+{
+  free (list->items);
+  list->items = NULL;
+  list->n = 0;
+}
+
+static char *
+info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
+{
+  size_t size = 0;
+  cl_int status = platform ?
+      clGetPlatformInfo (platform, param, 0, NULL, &size) :
+      clGetDeviceInfo (device, param, 0, NULL, &size);
+  char *text = calloc (1, size + 1);
+  if (status != CL_SUCCESS || !text)
+    return text;
+  if (platform)
+    clGetPlatformInfo (platform, param, size, text, NULL);
+  else
+    clGetDeviceInfo (device, param, size, text, NULL);
+  return text;
+}
+
+static bool
+append_platform_devices (DeviceList * list, cl_platform_id platform,
+    unsigned platform_index, ClfError * err)
+{
+  cl_uint n = 0;
+  cl_int status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
+  if (status == CL_DEVICE_NOT_FOUND || n == 0)
+    return true;                /* a platform without devices: skip it */
+  CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+
+  cl_device_id *ids = calloc (n, sizeof *ids);
+  DeviceEntry *grown = realloc (list->items, (list->n + n) * sizeof *grown);
+  if (grown)
+    list->items = grown;
+  if (!ids || !grown) {
+    free (ids);
+    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    return false;
+  }
+  status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
+  if (status != CL_SUCCESS) {
+    free (ids);
+    CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+  }
+
+  char *platform_name = info_string (platform, NULL, CL_PLATFORM_NAME);
+  for (cl_uint d = 0; d < n; d++) {
+    DeviceEntry *e = &list->items[list->n++];
+    char *device_name = info_string (NULL, ids[d], CL_DEVICE_NAME);
+    e->platform = platform;
+    e->device = ids[d];
+    e->platform_index = platform_index;
+    e->device_index = d;
+    e->type = 0;
+    clGetDeviceInfo (ids[d], CL_DEVICE_TYPE, sizeof e->type, &e->type, NULL);
+    snprintf (e->name, sizeof e->name, "%s / %s",
+        platform_name ? platform_name : "?", device_name ? device_name : "?");
+    free (device_name);
+  }
+  free (platform_name);
+  free (ids);
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+list_devices (DeviceList * list, ClfError * err)
+{
+  cl_uint n = 0;
+  cl_int status = clGetPlatformIDs (0, NULL, &n);
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */  || (status == CL_SUCCESS
+          && n == 0)) {
+    clf_error_set (err, CLF_ERROR_NOT_FOUND,
+        "No OpenCL platform found: no OpenCL driver (ICD) is installed or "
+        "registered");
+    clf_error_take_detail (err, clf_strdup_printf ("Install an OpenCL driver, "
+            "e.g. the package pocl-opencl-icd for the CPU, and check that "
+            "/etc/OpenCL/vendors (or OCL_ICD_VENDORS) lists it; `clinfo -l` "
+            "shows what the ICD loader finds."));
+    return false;
+  }
+  CLF_CHECK (status, "clGetPlatformIDs", err, fail);
+
+  cl_platform_id *platforms = calloc (n, sizeof *platforms);
+  if (!platforms) {
+    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    return false;
+  }
+  status = clGetPlatformIDs (n, platforms, NULL);
+  bool ok = status == CL_SUCCESS;
+  if (!ok)
+    clf_error_set_cl (err, "clGetPlatformIDs", status);
+  for (cl_uint p = 0; ok && p < n; p++)
+    ok = append_platform_devices (list, platforms[p], p, err);
+  free (platforms);
+  if (!ok)
+    device_list_clear (list);
+  return ok;
+
+fail:
+  return false;
+}
+
+static const char *
+device_type_name (cl_device_type type)
+{
+  if (type & CL_DEVICE_TYPE_GPU)
+    return "GPU";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
+  if (type & CL_DEVICE_TYPE_CPU)
+    return "CPU";
+  return "other";
+}
+
+/* "  P:D  platform / device (type)" lines, for error messages. */
+static char *
+describe_devices (const DeviceList * list)
+{
+  size_t size = 1;
+  for (unsigned i = 0; i < list->n; i++)
+    size += strlen (list->items[i].name) + 48;
+  char *text = calloc (1, size);
+  if (!text)
+    return NULL;
+  for (unsigned i = 0; i < list->n; i++) {
+    const DeviceEntry *e = &list->items[i];
+    size_t used = strlen (text);
+    snprintf (text + used, size - used, "%s%u:%u %s (%s)", i ? "; " : "",
+        e->platform_index, e->device_index, e->name,
+        device_type_name (e->type));
+  }
+  return text;
+}
+
+static const DeviceEntry *
+first_of_type (const DeviceList * list, cl_device_type type)
+{
+  for (unsigned i = 0; i < list->n; i++)
+    if (list->items[i].type & type)
+      return &list->items[i];
+  return NULL;
+}
+
+static bool
+contains_ignoring_case (const char *haystack, const char *needle)
+{
+  size_t n = strlen (needle);
+  for (; *haystack; haystack++) {
+    size_t i = 0;
+    while (i < n && haystack[i]
+        && tolower ((unsigned char) haystack[i]) ==
+        tolower ((unsigned char) needle[i]))
+      i++;
+    if (i == n)
+      return true;
+  }
+  return n == 0;
+}
+
+static const DeviceEntry *
+match_device (const DeviceList * list, const char *spec)
+{
+  if (strcasecmp (spec, "auto") == 0) {
+    const DeviceEntry *e = first_of_type (list, CL_DEVICE_TYPE_GPU);
+    if (!e)
+      e = first_of_type (list, CL_DEVICE_TYPE_ACCELERATOR);
+    return e ? e : (list->n ? &list->items[0] : NULL);
+  }
+  if (strcasecmp (spec, "gpu") == 0)
+    return first_of_type (list, CL_DEVICE_TYPE_GPU);
+  if (strcasecmp (spec, "cpu") == 0)
+    return first_of_type (list, CL_DEVICE_TYPE_CPU);
+  if (strcasecmp (spec, "accelerator") == 0)
+    return first_of_type (list, CL_DEVICE_TYPE_ACCELERATOR);
+
+  unsigned p, d;
+  int consumed = 0;
+  if (sscanf (spec, "%u:%u%n", &p, &d, &consumed) == 2
+      && spec[consumed] == '\0') {
+    for (unsigned i = 0; i < list->n; i++)
+      if (list->items[i].platform_index == p
+          && list->items[i].device_index == d)
+        return &list->items[i];
+    return NULL;
+  }
+
+  for (unsigned i = 0; i < list->n; i++)
+    if (contains_ignoring_case (list->items[i].name, spec))
+      return &list->items[i];
+  return NULL;
+}
+
+static const char *
+effective_spec (const char *spec)
+{
+  if (spec && *spec && strcasecmp (spec, "auto") != 0)
+    return spec;
+  const char *env = getenv ("CLFILTER_DEVICE");
+  return env && *env ? env : "auto";
+}
+
+/* ---- the engine ------------------------------------------------------ */
+
+static bool
+engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
+{
+  cl_int status;
+  cl_context_properties props[] = {
+    CL_CONTEXT_PLATFORM, (cl_context_properties) e->platform, 0
+  };
+
+  engine->platform = e->platform;
+  engine->device = e->device;
+  engine->device_name = clf_strdup_printf ("%s", e->name);
+  engine->context = clCreateContext (props, 1, &e->device, NULL, NULL,
+      &status);
+  CLF_CHECK (status, "clCreateContext", err, fail);
+  engine->queue = clCreateCommandQueue (engine->context, e->device,
+      CL_QUEUE_PROFILING_ENABLE, &status);
+  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
+  return true;
+
+fail:
+  return false;
+}
+
+ClfEngine *
+clf_engine_new (const char *device_spec, ClfError * err)
+{
+  const char *spec = effective_spec (device_spec);
+  DeviceList list = { 0 };
+  ClfEngine *engine = NULL;
+
+  if (!list_devices (&list, err))
+    return NULL;
+
+  const DeviceEntry *chosen = match_device (&list, spec);
+  if (!chosen) {
+    char *devices = describe_devices (&list);
+    clf_error_set (err, CLF_ERROR_NOT_FOUND,
+        "No OpenCL device matches \"%s\". Devices found: %s", spec,
+        devices ? devices : "(none)");
+    clf_error_take_detail (err, clf_strdup_printf ("Use auto, gpu, cpu, "
+            "accelerator, P:D (platform:device index) or part of a device's "
+            "name; install a driver (e.g. pocl-opencl-icd) for more devices."));
+    free (devices);
+    device_list_clear (&list);
+    return NULL;
+  }
+
+  engine = calloc (1, sizeof *engine);
+  if (!engine || mtx_init (&engine->lock, mtx_plain) != thrd_success) {
+    free (engine);
+    device_list_clear (&list);
+    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    return NULL;
+  }
+  atomic_init (&engine->refcount, 1);
+  bool ok = engine_open (engine, chosen, err);
+  device_list_clear (&list);
+  if (!ok) {
+    clf_engine_unref (engine);
+    return NULL;
+  }
+  return engine;
+}
+
+ClfEngine *
+clf_engine_ref (ClfEngine * engine)
+{
+  atomic_fetch_add (&engine->refcount, 1);
+  return engine;
+}
+
+void
+clf_engine_unref (ClfEngine * engine)
+{
+  if (!engine || atomic_fetch_sub (&engine->refcount, 1) != 1)
+    return;
+  for (unsigned i = engine->n_programs; i-- > 0;)
+    clReleaseProgram (engine->programs[i].program);
+  if (engine->queue)
+    clReleaseCommandQueue (engine->queue);
+  if (engine->context)
+    clReleaseContext (engine->context);
+  mtx_destroy (&engine->lock);
+  free (engine->device_name);
+  free (engine);
+}
+
+const char *
+clf_engine_device_name (const ClfEngine * engine)
+{
+  return engine->device_name;
+}
+
+cl_context
+clf_engine_context (const ClfEngine * engine)
+{
+  return engine->context;
+}
+
+cl_command_queue
+clf_engine_queue (const ClfEngine * engine)
+{
+  return engine->queue;
+}
+
+cl_device_id
+clf_engine_device (const ClfEngine * engine)
+{
+  return engine->device;
+}
+
+/* ---- programs -------------------------------------------------------- */
+
+static char *
+build_log (cl_program program, cl_device_id device)
+{
+  size_t size = 0;
+  clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+      &size);
+  char *log = calloc (1, size + 1);
+  if (log && size)
+    clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, size, log,
+        NULL);
+  return log;
+}
+
+static cl_program
+build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
+    ClfError * err)
+{
+  cl_int status;
+  char options[128];
+  snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
+      bpp, mask);
+
+  cl_program program = clCreateProgramWithSource (engine->context,
+      CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
+      &status);
+  CLF_CHECK (status, "clCreateProgramWithSource", err, fail);
+
+  status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
+  if (status == CL_BUILD_PROGRAM_FAILURE) {
+    clf_error_set (err, CLF_ERROR_BUILD,
+        "The OpenCL kernels failed to build for %s (options: %s)",
+        engine->device_name, options);
+    clf_error_take_detail (err, build_log (program, engine->device));
+    clReleaseProgram (program);
+    return NULL;
+  }
+  CLF_CHECK (status, "clBuildProgram", err, fail);
+  return program;
+
+fail:
+  if (program)
+    clReleaseProgram (program);
+  return NULL;
+}
+
+cl_program
+clf_engine_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
+    ClfError * err)
+{
+  cl_program program = NULL;
+
+  mtx_lock (&engine->lock);
+  for (unsigned i = 0; i < engine->n_programs && !program; i++)
+    if (engine->programs[i].bpp == bpp && engine->programs[i].mask == mask)
+      program = engine->programs[i].program;
+
+  if (!program) {
+    program = build_program (engine, bpp, mask, err);
+    if (program)
+      engine->programs[engine->n_programs++] = (ProgramEntry) {
+      bpp, mask, program};
+  }
+  if (program)
+    clRetainProgram (program);
+  mtx_unlock (&engine->lock);
+  return program;
+}

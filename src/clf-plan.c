@@ -1,0 +1,527 @@
+/* Plans: the kernels and buffers of one frame format, and the per-frame
+ * command stream (uploads, filter passes, downloads) with its timing. */
+#include "clf-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Shortest run of a sliding-window work-item.  A run is also never shorter
+ * than the window (2r+1), so seeding its first window costs at most one
+ * extra read per pixel: the cost per pixel stays independent of r. */
+#define SLIDING_MIN_RUN 64
+/* Device planes of a staged frame start on this boundary (bytes). */
+#define STAGING_ALIGN 128
+/* Per plane: an upload, two filter passes, a download. */
+#define MAX_COMMANDS (CLF_MAX_PLANES * 4)
+
+typedef enum {
+  K_BOX,
+  K_ROWS_DIRECT,
+  K_COLS_DIRECT,
+  K_ROWS_SLIDING,
+  K_COLS_SLIDING,
+  K_LAPLACE,
+  N_KERNELS
+} KernelId;
+
+static const char *const kernel_names[N_KERNELS] = {
+  "box_2d", "rows_direct", "cols_direct", "rows_sliding", "cols_sliding",
+  "laplace_3x3",
+};
+
+/* A filter pass: which kernel, and whether each work-item takes a run of
+ * SLIDING_MIN_RUN.. samples along x or y instead of one sample. */
+typedef struct {
+  KernelId kernel;
+  bool run_along_x;
+  bool run_along_y;
+} Pass;
+
+typedef struct {
+  unsigned n;
+  Pass pass[2];
+} ModePasses;
+
+static const ModePasses mode_passes[] = {
+  [CLF_MODE_BOX] = {1, {{K_BOX, false, false}}},
+  [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, false, false},
+          {K_COLS_DIRECT, false, false}}},
+  [CLF_MODE_SLIDING] = {2, {{K_ROWS_SLIDING, true, false},
+          {K_COLS_SLIDING, false, true}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE, false, false}}},
+};
+
+/* The kernels of one pixel layout. */
+typedef struct {
+  uint32_t bpp;
+  uint32_t mask;
+  cl_kernel kernels[N_KERNELS];
+} KernelSet;
+
+/* Where a plane lies in a device buffer. */
+typedef struct {
+  size_t offset;
+  size_t stride;
+} Placement;
+
+typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
+
+/* The commands enqueued for the frame in flight. */
+typedef struct {
+  cl_event events[MAX_COMMANDS];
+  CommandKind kinds[MAX_COMMANDS];
+  unsigned n;
+} Run;
+
+struct ClfPlan {
+  ClfEngine *engine;
+  ClfFrameFormat format;
+
+  KernelSet sets[2 * CLF_MAX_PLANES];
+  unsigned n_sets;
+  /* Per plane and per mode family; NULL means the plane is copied. */
+  const KernelSet *blur_set[CLF_MAX_PLANES];
+  const KernelSet *laplace_set[CLF_MAX_PLANES];
+
+  size_t sums_size;
+  cl_mem sums;                  /* exact row sums, created on first blur */
+
+  Placement staged[CLF_MAX_PLANES];
+  size_t staged_size;
+  cl_mem staging_in;            /* device frames for process_host, */
+  cl_mem staging_out;           /* created on first use */
+
+  Run run;
+};
+
+static size_t
+plane_row_bytes (const ClfPlaneFormat * p)
+{
+  return (size_t) p->width * p->bpp;
+}
+
+static bool
+check_format (const ClfFrameFormat * format, ClfError * err)
+{
+  if (format->n_planes < 1 || format->n_planes > CLF_MAX_PLANES) {
+    clf_error_set (err, CLF_ERROR_INVALID, "a frame has 1 to %d planes, "
+        "not %u", CLF_MAX_PLANES, format->n_planes);
+    return false;
+  }
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    bool bpp_ok = p->bpp >= 1 && p->bpp <= 4;
+    uint32_t all = bpp_ok ? (1u << p->bpp) - 1 : 0;
+    if (!bpp_ok || p->width < 1 || p->height < 1
+        || (p->blur_mask & ~all) || (p->laplace_mask & ~all)) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u: %ux%u with %u bytes "
+          "per pixel and masks 0x%x/0x%x is not a valid plane", i, p->width,
+          p->height, p->bpp, p->blur_mask, p->laplace_mask);
+      return false;
+    }
+    /* Kernels index with 32-bit integers. */
+    if ((uint64_t) plane_row_bytes (p) * p->height * sizeof (cl_uint) >
+        INT32_MAX) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (%ux%u) is too large",
+          i, p->width, p->height);
+      return false;
+    }
+  }
+  return true;
+}
+
+static const KernelSet *
+kernel_set_for (ClfPlan * plan, uint32_t bpp, uint32_t mask, ClfError * err)
+{
+  if (mask == 0)
+    return NULL;
+  for (unsigned i = 0; i < plan->n_sets; i++)
+    if (plan->sets[i].bpp == bpp && plan->sets[i].mask == mask)
+      return &plan->sets[i];
+
+  cl_program program = clf_engine_program (plan->engine, bpp, mask, err);
+  if (!program)
+    return NULL;
+  KernelSet *set = &plan->sets[plan->n_sets++];
+  set->bpp = bpp;
+  set->mask = mask;
+  cl_int status = CL_SUCCESS;
+  for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
+    set->kernels[k] = clCreateKernel (program, kernel_names[k], &status);
+  clReleaseProgram (program);
+  CLF_CHECK (status, "clCreateKernel", err, fail);
+  return set;
+
+fail:
+  return NULL;
+}
+
+static void
+layout_staged_frame (ClfPlan * plan)
+{
+  size_t offset = 0;
+  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+    const ClfPlaneFormat *p = &plan->format.planes[i];
+    offset = (offset + STAGING_ALIGN - 1) / STAGING_ALIGN * STAGING_ALIGN;
+    plan->staged[i].offset = offset;
+    plan->staged[i].stride = plane_row_bytes (p);
+    offset += plane_row_bytes (p) * p->height;
+  }
+  plan->staged_size = offset;
+}
+
+static bool
+check_fits_device (ClfPlan * plan, ClfError * err)
+{
+  cl_ulong max_alloc = 0;
+  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (plan->engine),
+      CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
+  size_t largest = plan->sums_size > plan->staged_size ?
+      plan->sums_size : plan->staged_size;
+  if (largest > max_alloc || plan->staged_size > UINT32_MAX) {
+    clf_error_set (err, CLF_ERROR_INVALID, "the frame needs a %zu-byte "
+        "device buffer but %s allows at most %llu bytes per buffer", largest,
+        clf_engine_device_name (plan->engine), (unsigned long long) max_alloc);
+    return false;
+  }
+  return true;
+
+fail:
+  return false;
+}
+
+ClfPlan *
+clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
+    ClfError * err)
+{
+  if (!check_format (format, err))
+    return NULL;
+
+  ClfPlan *plan = calloc (1, sizeof *plan);
+  if (!plan) {
+    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    return NULL;
+  }
+  plan->engine = clf_engine_ref (engine);
+  plan->format = *format;
+
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    if (p->blur_mask) {
+      size_t sums = plane_row_bytes (p) * p->height * sizeof (cl_uint);
+      if (sums > plan->sums_size)
+        plan->sums_size = sums;
+      if (!(plan->blur_set[i] = kernel_set_for (plan, p->bpp, p->blur_mask,
+                  err)))
+        goto fail;
+    }
+    if (p->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
+                p->bpp, p->laplace_mask, err)))
+      goto fail;
+  }
+  layout_staged_frame (plan);
+  if (!check_fits_device (plan, err))
+    goto fail;
+  return plan;
+
+fail:
+  clf_plan_free (plan);
+  return NULL;
+}
+
+static void
+release_mem (cl_mem * mem)
+{
+  if (*mem)
+    clReleaseMemObject (*mem);
+  *mem = NULL;
+}
+
+void
+clf_plan_free (ClfPlan * plan)
+{
+  if (!plan)
+    return;
+  release_mem (&plan->staging_out);
+  release_mem (&plan->staging_in);
+  release_mem (&plan->sums);
+  for (unsigned s = plan->n_sets; s-- > 0;)
+    for (int k = N_KERNELS; k-- > 0;)
+      if (plan->sets[s].kernels[k])
+        clReleaseKernel (plan->sets[s].kernels[k]);
+  clf_engine_unref (plan->engine);
+  free (plan);
+}
+
+static bool
+ensure_buffer (ClfPlan * plan, cl_mem * mem, size_t size, cl_mem_flags flags,
+    ClfError * err)
+{
+  if (*mem)
+    return true;
+  cl_int status;
+  *mem = clCreateBuffer (clf_engine_context (plan->engine), flags, size, NULL,
+      &status);
+  CLF_CHECK (status, "clCreateBuffer", err, fail);
+  return true;
+
+fail:
+  *mem = NULL;
+  return false;
+}
+
+/* ---- the frame's commands -------------------------------------------- */
+
+static cl_event *
+next_event (ClfPlan * plan, CommandKind kind)
+{
+  plan->run.kinds[plan->run.n] = kind;
+  plan->run.events[plan->run.n] = NULL;
+  return &plan->run.events[plan->run.n];
+}
+
+static void
+event_enqueued (ClfPlan * plan)
+{
+  plan->run.n++;
+}
+
+static bool
+add_command_time (cl_event event, uint64_t * total, ClfError * err)
+{
+  cl_ulong start = 0, end = 0;
+  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+      CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+      CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+  *total += end - start;
+  return true;
+
+fail:
+  return false;
+}
+
+/* Waits for the frame's last command (the queue is in order, so all are
+ * done then), adds up each kind's device time and releases the events. */
+static bool
+finish_run (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
+{
+  Run *run = &plan->run;
+  bool ok = true;
+
+  if (run->n > 0) {
+    cl_int status = clWaitForEvents (1, &run->events[run->n - 1]);
+    if (status != CL_SUCCESS) {
+      clf_error_set_cl (err, "clWaitForEvents", status);
+      /* Host memory may still be in use by a failed command's neighbours. */
+      clFinish (clf_engine_queue (plan->engine));
+      ok = false;
+    }
+  }
+  for (unsigned i = 0; i < run->n; i++) {
+    if (ok && stats) {
+      uint64_t *total = run->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
+          run->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
+          &stats->kernel_ns;
+      ok = add_command_time (run->events[i], total, err);
+    }
+    clReleaseEvent (run->events[i]);
+  }
+  run->n = 0;
+  return ok;
+}
+
+static bool
+set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
+    cl_mem dst, const Placement * out, cl_mem sums,
+    const ClfPlaneFormat * p, const ClfParams * params, cl_int run_length,
+    ClfError * err)
+{
+  cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
+  cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
+  cl_int width = (cl_int) p->width, height = (cl_int) p->height;
+  cl_int radius = (cl_int) params->radius, border = (cl_int) params->border;
+  const struct {
+    size_t size;
+    const void *value;
+  } args[] = {
+    {sizeof src, &src}, {sizeof src_off, &src_off},
+    {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
+    {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
+    {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
+    {sizeof radius, &radius}, {sizeof border, &border},
+    {sizeof run_length, &run_length},
+  };
+  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
+    CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
+        args[i].value);
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+enqueue_plane_copy (ClfPlan * plan, const ClfPlaneFormat * p,
+    cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
+    ClfError * err)
+{
+  const size_t src_origin[3] = { in->offset, 0, 0 };
+  const size_t dst_origin[3] = { out->offset, 0, 0 };
+  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
+  CLF_TRY (err, fail, clEnqueueCopyBufferRect,
+      clf_engine_queue (plan->engine), src, dst, src_origin, dst_origin,
+      region, in->stride, 0, out->stride, 0, 0, NULL,
+      next_event (plan, CMD_KERNEL));
+  event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
+    cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
+    ClfError * err)
+{
+  const ClfPlaneFormat *p = &plan->format.planes[i];
+  bool laplace = params->mode == CLF_MODE_LAPLACE;
+  const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
+
+  if (!set)
+    return enqueue_plane_copy (plan, p, src, in, dst, out, err);
+  if (!laplace && !ensure_buffer (plan, &plan->sums, plan->sums_size,
+          CL_MEM_READ_WRITE, err))
+    return false;
+
+  size_t window = 2 * (size_t) params->radius + 1;
+  size_t run = window > SLIDING_MIN_RUN ? window : SLIDING_MIN_RUN;
+  const ModePasses *passes = &mode_passes[params->mode];
+  for (unsigned k = 0; k < passes->n; k++) {
+    const Pass *pass = &passes->pass[k];
+    cl_kernel kernel = set->kernels[pass->kernel];
+    size_t global[2] = {
+      pass->run_along_x ? (p->width + run - 1) / run : p->width,
+      pass->run_along_y ? (p->height + run - 1) / run : p->height,
+    };
+    if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
+            (cl_int) run, err))
+      return false;
+    CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+        clf_engine_queue (plan->engine), kernel, 2, NULL, global, NULL, 0,
+        NULL, next_event (plan, CMD_KERNEL));
+    event_enqueued (plan);
+  }
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+check_params (const ClfParams * params, ClfError * err)
+{
+  if ((unsigned) params->mode > CLF_MODE_LAPLACE
+      || (unsigned) params->border > CLF_BORDER_MIRROR
+      || params->radius > CLF_MAX_RADIUS) {
+    clf_error_set (err, CLF_ERROR_INVALID, "invalid filter parameters "
+        "(mode %d, radius %u, border %d)", (int) params->mode,
+        params->radius, (int) params->border);
+    return false;
+  }
+  return true;
+}
+
+static bool
+enqueue_upload (ClfPlan * plan, uint32_t i, const ClfHostFrame * host,
+    ClfError * err)
+{
+  const ClfPlaneFormat *p = &plan->format.planes[i];
+  const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
+  const size_t host_origin[3] = { 0, 0, 0 };
+  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
+  CLF_TRY (err, fail, clEnqueueWriteBufferRect,
+      clf_engine_queue (plan->engine), plan->staging_in, CL_FALSE,
+      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+      host->stride[i], 0, host->data[i], 0, NULL,
+      next_event (plan, CMD_UPLOAD));
+  event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+enqueue_download (ClfPlan * plan, uint32_t i, const ClfHostFrame * host,
+    ClfError * err)
+{
+  const ClfPlaneFormat *p = &plan->format.planes[i];
+  const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
+  const size_t host_origin[3] = { 0, 0, 0 };
+  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
+  CLF_TRY (err, fail, clEnqueueReadBufferRect,
+      clf_engine_queue (plan->engine), plan->staging_out, CL_FALSE,
+      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+      host->stride[i], 0, host->data[i], 0, NULL,
+      next_event (plan, CMD_DOWNLOAD));
+  event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
+check_host_frame (const ClfPlan * plan, const ClfHostFrame * frame,
+    ClfError * err)
+{
+  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+    if (!frame->data[i]
+        || frame->stride[i] < plane_row_bytes (&plan->format.planes[i])) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u of a host frame has "
+          "no data or a stride (%zu) shorter than its row (%zu bytes)", i,
+          frame->stride[i], plane_row_bytes (&plan->format.planes[i]));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool
+clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
+    const ClfHostFrame * src, const ClfHostFrame * dst,
+    ClfFrameStats * stats, ClfError * err)
+{
+  const uint32_t n = plan->format.n_planes;
+
+  memset (stats, 0, sizeof *stats);
+  if (!check_params (params, err) || !check_host_frame (plan, src, err)
+      || !check_host_frame (plan, dst, err))
+    return false;
+  if (!ensure_buffer (plan, &plan->staging_in, plan->staged_size,
+          CL_MEM_READ_ONLY, err)
+      || !ensure_buffer (plan, &plan->staging_out, plan->staged_size,
+          CL_MEM_WRITE_ONLY, err))
+    return false;
+
+  for (uint32_t i = 0; i < n; i++)
+    if (!enqueue_upload (plan, i, src, err))
+      goto fail;
+  for (uint32_t i = 0; i < n; i++)
+    if (!enqueue_plane_filter (plan, params, i, plan->staging_in,
+            &plan->staged[i], plan->staging_out, &plan->staged[i], err))
+      goto fail;
+  for (uint32_t i = 0; i < n; i++)
+    if (!enqueue_download (plan, i, dst, err))
+      goto fail;
+
+  stats->copies = 2;            /* the upload and the download */
+  return finish_run (plan, stats, err);
+
+fail:
+  /* Wait for what was enqueued: it still reads or writes the host frames. */
+  finish_run (plan, NULL, NULL);
+  return false;
+}

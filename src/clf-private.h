@@ -1,0 +1,38 @@
+/* Internal to the engine: error helpers and the one OpenCL check macro. */
+#pragma once
+
+#include "clf.h"
+
+/* printf-style; replaces any earlier message in `err` (which may be NULL). */
+void clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
+    __attribute__((format (printf, 3, 4)));
+/* Records that OpenCL call `call` failed with `status`. */
+void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
+/* Takes ownership of `detail` (malloc'd), replacing any earlier one. */
+void clf_error_take_detail (ClfError * err, char *detail);
+
+/* Checks the status of OpenCL call `call`; on failure records the call's
+ * name and the CL error in `err` and jumps to `label`. */
+#define CLF_CHECK(status, call, err, label)               \
+  do {                                                    \
+    if ((status) != CL_SUCCESS) {                         \
+      clf_error_set_cl ((err), (call), (status));         \
+      goto label;                                         \
+    }                                                     \
+  } while (0)
+
+/* Calls an OpenCL function returning cl_int and checks it. */
+#define CLF_TRY(err, label, fn, ...)                      \
+  do {                                                    \
+    cl_int clf_status_ = fn (__VA_ARGS__);                \
+    CLF_CHECK (clf_status_, #fn, err, label);             \
+  } while (0)
+
+/* A program of all kernels for one pixel layout (bytes per pixel and mask
+ * of filtered bytes), built on first use and kept by the engine.  The
+ * caller gets a new reference. */
+cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
+    uint32_t mask, ClfError * err);
+
+char *clf_strdup_printf (const char *fmt, ...)
+    __attribute__((format (printf, 1, 2)));

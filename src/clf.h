@@ -1,0 +1,135 @@
+/* clf: the OpenCL engine of gst-clfilter.
+ *
+ * A plain C library (no GStreamer) that picks an OpenCL device, builds the
+ * filter kernels once, and runs box/separable/sliding blur or Laplace sharpen
+ * over video frames described plane by plane.  Every frame's device time is
+ * measured with the queue's profiling events.
+ *
+ * Typical use:
+ *   ClfError err = { 0 };
+ *   ClfEngine *engine = clf_engine_new ("auto", &err);
+ *   ClfPlan *plan = clf_plan_new (engine, &format, &err);
+ *   clf_plan_process_host (plan, &params, &in, &out, &stats, &err);  (per frame)
+ *   clf_plan_free (plan);
+ *   clf_engine_unref (engine);
+ * Every function that can fail returns false or NULL and fills `err`;
+ * release it with clf_error_clear().
+ */
+#pragma once
+
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CLF_MAX_PLANES 4
+#define CLF_MAX_RADIUS 1023
+
+typedef enum {
+  CLF_MODE_BOX,         /* naive 2D window: (2r+1)^2 reads per pixel */
+  CLF_MODE_SEPARABLE,   /* a row pass then a column pass */
+  CLF_MODE_SLIDING,     /* running sums: cost independent of the radius */
+  CLF_MODE_LAPLACE,     /* 3x3 sharpen, 9 in the centre, -1 around */
+} ClfMode;
+
+typedef enum {
+  CLF_BORDER_CLAMP,     /* repeat the edge sample */
+  CLF_BORDER_MIRROR,    /* reflect-101: -1 reads 1, n reads n-2 */
+} ClfBorder;
+
+typedef enum {
+  CLF_ERROR_NONE,
+  CLF_ERROR_NOT_FOUND,  /* no OpenCL platform, or no device matches */
+  CLF_ERROR_BUILD,      /* the kernels did not compile; detail = build log */
+  CLF_ERROR_OPENCL,     /* an OpenCL call failed; cl_status says how */
+  CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
+} ClfErrorCode;
+
+typedef struct {
+  ClfErrorCode code;
+  cl_int cl_status;     /* with CLF_ERROR_OPENCL: the call's status */
+  char *message;        /* one sentence for the user */
+  char *detail;         /* build log, device list or hint; may be NULL */
+} ClfError;
+
+void clf_error_clear (ClfError * err);
+const char *clf_cl_status_name (cl_int status);
+const char *clf_mode_name (ClfMode mode);
+const char *clf_border_name (ClfBorder border);
+
+/* The device, its context and its one in-order profiling queue, plus the
+ * programs built for it.  Reference-counted and thread-safe: plans in
+ * several threads may share one engine. */
+typedef struct ClfEngine ClfEngine;
+
+/* `device_spec`: "auto" (or NULL/empty) = first GPU, else first
+ * accelerator, else first device; "gpu", "cpu", "accelerator"; "P:D"
+ * platform and device indices; anything else is a case-insensitive
+ * substring of "platform name / device name".  With "auto", the
+ * environment variable CLFILTER_DEVICE, when set, is used instead. */
+ClfEngine *clf_engine_new (const char *device_spec, ClfError * err);
+ClfEngine *clf_engine_ref (ClfEngine * engine);
+void clf_engine_unref (ClfEngine * engine);
+/* "platform name / device name" */
+const char *clf_engine_device_name (const ClfEngine * engine);
+cl_context clf_engine_context (const ClfEngine * engine);
+cl_command_queue clf_engine_queue (const ClfEngine * engine);
+cl_device_id clf_engine_device (const ClfEngine * engine);
+
+/* One plane as the filter sees it. */
+typedef struct {
+  uint32_t width;         /* samples per row in this plane */
+  uint32_t height;        /* rows */
+  uint32_t bpp;           /* bytes per pixel, 1..4 */
+  uint8_t blur_mask;      /* bit c: byte c of a pixel is blurred, else copied */
+  uint8_t laplace_mask;   /* bit c: byte c is sharpened, else copied */
+} ClfPlaneFormat;
+
+typedef struct {
+  uint32_t n_planes;
+  ClfPlaneFormat planes[CLF_MAX_PLANES];
+} ClfFrameFormat;
+
+typedef struct {
+  ClfMode mode;
+  uint32_t radius;        /* 0..CLF_MAX_RADIUS; window (2r+1)^2 */
+  ClfBorder border;
+} ClfParams;
+
+/* A frame in host memory: where each plane's first row starts, and the
+ * bytes from one row to the next (>= width * bpp; padding is never read
+ * as pixels and never written). */
+typedef struct {
+  uint8_t *data[CLF_MAX_PLANES];
+  size_t stride[CLF_MAX_PLANES];
+} ClfHostFrame;
+
+typedef struct {
+  uint64_t kernel_ns;     /* sum of END - START of the filter's commands */
+  uint64_t upload_ns;     /* the same for host -> device transfers */
+  uint64_t download_ns;   /* the same for device -> host transfers */
+  uint32_t copies;        /* host-side copies of the frame's pixels */
+} ClfFrameStats;
+
+/* Everything one frame format needs on the device: kernels for its pixel
+ * layouts and the buffers, created once and reused for every frame.  A plan
+ * is used by one thread at a time. */
+typedef struct ClfPlan ClfPlan;
+
+ClfPlan *clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
+    ClfError * err);
+void clf_plan_free (ClfPlan * plan);
+
+/* Filters `src` into `dst` (both host memory): uploads the planes, runs the
+ * filter, downloads the result, waits once.  Two host-side copies. */
+bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
+    const ClfHostFrame * src, const ClfHostFrame * dst,
+    ClfFrameStats * stats, ClfError * err);
+
+#ifdef __cplusplus
+}
+#endif

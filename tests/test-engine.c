@@ -1,0 +1,447 @@
+/* Engine tests: every mode, border, radius and size on random bytes, byte
+ * for byte against the C reference, on whatever OpenCL device "auto" (or
+ * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
+ *
+ *   test-engine [matrix|layouts|oracle|devices|invalid]...   (default: all)
+ * CLF_TEST_SEED=<n> repeats a run's random data. */
+#include "reference.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The naive box reads (2r+1)^2 samples per pixel; on a CPU a case above
+ * this many reads would take minutes (640x480 at r=1023 is 1.3e12). */
+#define CPU_BOX_READ_BUDGET 4.0e10
+
+static int failures;
+static uint64_t rng_state;
+static ClfEngine *engine;
+static bool device_is_cpu;
+
+#define CHECK(cond, ...)                                            \
+  do {                                                              \
+    if (!(cond)) {                                                  \
+      failures++;                                                   \
+      fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__);          \
+      fprintf (stderr, __VA_ARGS__);                                \
+      fputc ('\n', stderr);                                         \
+    }                                                               \
+  } while (0)
+
+static uint64_t
+next_random (void)
+{
+  /* xorshift64* */
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 2685821657736338717ull;
+}
+
+/* A host frame with padded rows: the padding holds a canary that must
+ * survive, and the pixels random bytes. */
+typedef struct {
+  ClfHostFrame frame;
+  size_t size[CLF_MAX_PLANES];
+} TestFrame;
+
+#define CANARY 0xA5
+
+static void
+test_frame_init (TestFrame * t, const ClfFrameFormat * format, bool random)
+{
+  memset (t, 0, sizeof *t);
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    size_t row = (size_t) p->width * p->bpp;
+    t->frame.stride[i] = row + next_random () % 19;
+    t->size[i] = t->frame.stride[i] * p->height;
+    t->frame.data[i] = malloc (t->size[i]);
+    memset (t->frame.data[i], CANARY, t->size[i]);
+    for (uint32_t y = 0; random && y < p->height; y++)
+      for (size_t x = 0; x < row; x++)
+        t->frame.data[i][y * t->frame.stride[i] + x] =
+            (uint8_t) (next_random () >> 56);
+  }
+}
+
+static void
+test_frame_clear (TestFrame * t)
+{
+  for (int i = 0; i < CLF_MAX_PLANES; i++)
+    free (t->frame.data[i]);
+}
+
+/* Same pixels, same canaries: compares whole planes, padding included. */
+static bool
+frames_equal (const ClfFrameFormat * format, const TestFrame * got,
+    const TestFrame * want, const char *what)
+{
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    size_t row = (size_t) p->width * p->bpp;
+    for (uint32_t y = 0; y < p->height; y++)
+      for (size_t x = 0; x < got->frame.stride[i]; x++) {
+        uint8_t g = got->frame.data[i][y * got->frame.stride[i] + x];
+        uint8_t w = x < row ?
+            want->frame.data[i][y * want->frame.stride[i] + x] : CANARY;
+        if (g != w) {
+          CHECK (false, "%s: plane %u, row %u, byte %zu%s: got %u, want %u",
+              what, i, y, x, x < row ? "" : " (padding)", g, w);
+          return false;
+        }
+      }
+  }
+  return true;
+}
+
+static void
+describe (char *buf, size_t size, const char *layout,
+    const ClfFrameFormat * format, const ClfParams * params)
+{
+  snprintf (buf, size, "%s %ux%u mode=%s border=%s radius=%u", layout,
+      format->planes[0].width, format->planes[0].height,
+      clf_mode_name (params->mode), clf_border_name (params->border),
+      params->radius);
+}
+
+static double
+box_reads (const ClfFrameFormat * format, uint32_t radius)
+{
+  double side = 2.0 * radius + 1, reads = 0;
+  for (uint32_t i = 0; i < format->n_planes; i++)
+    reads += side * side * format->planes[i].width * format->planes[i].height;
+  return reads;
+}
+
+static int skipped_box_cases;
+
+/* Runs one mode on `in` and compares the result with `want`; the output
+ * is kept in `out` for the caller. */
+static bool
+run_and_compare (ClfPlan * plan, const ClfParams * params,
+    const ClfFrameFormat * format, const char *what, const TestFrame * in,
+    TestFrame * out, const TestFrame * want)
+{
+  ClfError err = { 0 };
+  ClfFrameStats stats;
+  test_frame_init (out, format, false);
+  bool ok = clf_plan_process_host (plan, params, &in->frame, &out->frame,
+      &stats, &err);
+  CHECK (ok, "%s: %s", what, err.message);
+  clf_error_clear (&err);
+  if (!ok)
+    return false;
+  CHECK (stats.copies == 2, "%s: %u copies", what, stats.copies);
+  CHECK (stats.kernel_ns > 0, "%s: no kernel time", what);
+  return frames_equal (format, out, want, what);
+}
+
+/* Runs every mode with both borders at `radius` on one random frame;
+ * checks each against the reference and the blurs against each other. */
+static void
+check_format_at_radius (const char *layout, const ClfFrameFormat * format,
+    uint32_t radius)
+{
+  ClfError err = { 0 };
+  ClfPlan *plan = clf_plan_new (engine, format, &err);
+  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
+  clf_error_clear (&err);
+  if (!plan)
+    return;
+
+  TestFrame in;
+  test_frame_init (&in, format, true);
+  for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
+      border++) {
+    ClfParams blur = { CLF_MODE_SEPARABLE, radius, border };
+    ClfParams sharpen = { CLF_MODE_LAPLACE, radius, border };
+    TestFrame want_blur, want_sharpen, first_blur, out;
+    test_frame_init (&want_blur, format, false);
+    test_frame_init (&want_sharpen, format, false);
+    clf_ref_filter_frame (&blur, format, &in.frame, &want_blur.frame);
+    clf_ref_filter_frame (&sharpen, format, &in.frame, &want_sharpen.frame);
+    bool have_first_blur = false;
+
+    for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++) {
+      ClfParams params = { mode, radius, border };
+      bool is_blur = mode != CLF_MODE_LAPLACE;
+      char what[160];
+      describe (what, sizeof what, layout, format, &params);
+      if (mode == CLF_MODE_BOX && device_is_cpu
+          && box_reads (format, radius) > CPU_BOX_READ_BUDGET) {
+        printf ("  skip %s: %.2g naive reads is too many for a CPU device\n",
+            what, box_reads (format, radius));
+        skipped_box_cases++;
+        continue;
+      }
+      bool ok = run_and_compare (plan, &params, format, what, &in, &out,
+          is_blur ? &want_blur : &want_sharpen);
+      if (ok && is_blur && have_first_blur)
+        frames_equal (format, &out, &first_blur, what);
+      if (ok && is_blur && !have_first_blur) {
+        first_blur = out;
+        have_first_blur = true;
+      } else {
+        test_frame_clear (&out);
+      }
+    }
+    if (have_first_blur)
+      test_frame_clear (&first_blur);
+    test_frame_clear (&want_blur);
+    test_frame_clear (&want_sharpen);
+  }
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
+static ClfFrameFormat
+one_plane (uint32_t w, uint32_t h, uint32_t bpp, uint8_t blur_mask,
+    uint8_t laplace_mask)
+{
+  ClfFrameFormat f = { 1, {{w, h, bpp, blur_mask, laplace_mask}} };
+  return f;
+}
+
+static const uint32_t radii[] = { 0, 1, 2, 7, 30, 1023 };
+
+static const struct {
+  uint32_t w, h;
+} sizes[] = { {1, 1}, {1, 7}, {7, 1}, {13, 11}, {97, 61}, {640, 480} };
+
+#define N_OF(a) (sizeof (a) / sizeof (a)[0])
+
+/* The issue's matrix: every mode x border x radius x size, one byte per
+ * pixel. */
+static void
+test_matrix (void)
+{
+  for (size_t s = 0; s < N_OF (sizes); s++)
+    for (size_t r = 0; r < N_OF (radii); r++) {
+      ClfFrameFormat f = one_plane (sizes[s].w, sizes[s].h, 1, 1, 1);
+      check_format_at_radius ("gray", &f, radii[r]);
+    }
+}
+
+/* Packed and multi-plane layouts: copied alpha/padding bytes, interleaved
+ * chroma, subsampled planes copied under laplace. */
+static void
+test_layouts (void)
+{
+  static const uint32_t layout_radii[] = { 0, 1, 7, 30 };
+  for (size_t s = 0; s < 5; s++) {
+    uint32_t w = sizes[s].w, h = sizes[s].h;
+    uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
+    struct {
+      const char *name;
+      ClfFrameFormat f;
+    } layouts[] = {
+      {"rgba", one_plane (w, h, 4, 0x7, 0x7)},
+      {"argb", one_plane (w, h, 4, 0xE, 0xE)},
+      {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
+      {"uv", one_plane (w, h, 2, 0x3, 0x3)},
+      {"i420", {3, {{w, h, 1, 1, 1}, {cw, ch, 1, 1, 0}, {cw, ch, 1, 1, 0}}}},
+      {"nv12", {2, {{w, h, 1, 1, 1}, {cw, ch, 2, 3, 0}}}},
+    };
+    for (size_t l = 0; l < N_OF (layouts); l++)
+      for (size_t r = 0; r < N_OF (layout_radii); r++)
+        check_format_at_radius (layouts[l].name, &layouts[l].f,
+            layout_radii[r]);
+  }
+}
+
+/* The oracle against the blur's definition on small planes. */
+static void
+test_oracle (void)
+{
+  for (size_t s = 0; s < 4; s++)
+    for (size_t r = 0; r < 5; r++)
+      for (ClfBorder b = CLF_BORDER_CLAMP; b <= CLF_BORDER_MIRROR; b++) {
+        ClfFrameFormat f = one_plane (sizes[s].w, sizes[s].h, 4, 0xB, 0xB);
+        ClfParams params = { CLF_MODE_SEPARABLE, radii[r], b };
+        TestFrame in, a, d;
+        char what[160];
+        describe (what, sizeof what, "oracle", &f, &params);
+        test_frame_init (&in, &f, true);
+        test_frame_init (&a, &f, false);
+        test_frame_init (&d, &f, false);
+        clf_ref_filter_frame (&params, &f, &in.frame, &a.frame);
+        clf_ref_blur_by_definition (&params, &f.planes[0], in.frame.data[0],
+            in.frame.stride[0], d.frame.data[0], d.frame.stride[0]);
+        frames_equal (&f, &a, &d, what);
+        test_frame_clear (&in);
+        test_frame_clear (&a);
+        test_frame_clear (&d);
+      }
+  /* Reflect-101 by hand, as DESIGN spells it. */
+  CHECK (clf_ref_border (-1, 5, CLF_BORDER_MIRROR) == 1, "mirror -1");
+  CHECK (clf_ref_border (-2, 5, CLF_BORDER_MIRROR) == 2, "mirror -2");
+  CHECK (clf_ref_border (5, 5, CLF_BORDER_MIRROR) == 3, "mirror n");
+  CHECK (clf_ref_border (9, 5, CLF_BORDER_MIRROR) == 1, "mirror twice");
+  CHECK (clf_ref_border (-7, 1, CLF_BORDER_MIRROR) == 0, "mirror 1 wide");
+  CHECK (clf_ref_border (-3, 5, CLF_BORDER_CLAMP) == 0, "clamp low");
+  CHECK (clf_ref_border (8, 5, CLF_BORDER_CLAMP) == 4, "clamp high");
+}
+
+static void
+expect_device (const char *spec, bool found, const char *name_part)
+{
+  ClfError err = { 0 };
+  ClfEngine *e = clf_engine_new (spec, &err);
+  if (found) {
+    CHECK (e, "device \"%s\": %s", spec, err.message);
+    if (e && name_part)
+      CHECK (strstr (clf_engine_device_name (e), name_part),
+          "device \"%s\" chose %s", spec, clf_engine_device_name (e));
+  } else {
+    CHECK (!e && err.code == CLF_ERROR_NOT_FOUND, "device \"%s\" matched",
+        spec);
+    /* The message lists the devices that exist. */
+    CHECK (err.message && strstr (err.message, clf_engine_device_name
+            (engine)), "device \"%s\": message lacks the device list: %s",
+        spec, err.message);
+  }
+  clf_engine_unref (e);
+  clf_error_clear (&err);
+}
+
+static void
+test_devices (void)
+{
+  const char *name = clf_engine_device_name (engine);
+  const char *slash = strstr (name, " / ");
+  char part[32] = { 0 };
+  char upper[32] = { 0 };
+
+  /* Part of the device's own name, in upper case: matching ignores case. */
+  snprintf (part, sizeof part, "%s", slash ? slash + 3 : name);
+  for (size_t i = 0; part[i] && i < 8; i++)
+    upper[i] = (char) (part[i] >= 'a' && part[i] <= 'z' ?
+        part[i] - 32 : part[i]);
+
+  expect_device (upper, true, NULL);
+  expect_device (device_is_cpu ? "cpu" : "gpu", true, NULL);
+  expect_device ("0:0", true, NULL);
+  expect_device ("no-such-device", false, NULL);
+  expect_device ("9:9", false, NULL);
+  expect_device ("0:0x", false, NULL);
+
+  /* CLFILTER_DEVICE applies to auto, not to an explicit choice. */
+  const char *saved = getenv ("CLFILTER_DEVICE");
+  char *saved_copy = saved ? strdup (saved) : NULL;
+  setenv ("CLFILTER_DEVICE", "no-such-device", 1);
+  expect_device ("auto", false, NULL);
+  expect_device (NULL, false, NULL);
+  expect_device ("0:0", true, NULL);
+  if (saved_copy)
+    setenv ("CLFILTER_DEVICE", saved_copy, 1);
+  else
+    unsetenv ("CLFILTER_DEVICE");
+  free (saved_copy);
+}
+
+static void
+test_invalid (void)
+{
+  ClfError err = { 0 };
+  ClfFrameFormat bad = one_plane (8, 8, 5, 1, 1);
+  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
+      "bpp 5 accepted");
+  clf_error_clear (&err);
+
+  bad = one_plane (0, 8, 1, 1, 1);
+  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
+      "width 0 accepted");
+  clf_error_clear (&err);
+
+  bad = one_plane (8, 8, 1, 2, 1);
+  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
+      "a mask bit beyond the pixel accepted");
+  clf_error_clear (&err);
+
+  ClfFrameFormat f = one_plane (8, 8, 1, 1, 1);
+  ClfPlan *plan = clf_plan_new (engine, &f, &err);
+  CHECK (plan, "8x8 plan: %s", err.message);
+  TestFrame in, out;
+  test_frame_init (&in, &f, true);
+  test_frame_init (&out, &f, false);
+  ClfParams params = { CLF_MODE_SLIDING, CLF_MAX_RADIUS + 1,
+    CLF_BORDER_CLAMP
+  };
+  ClfFrameStats stats;
+  CHECK (!clf_plan_process_host (plan, &params, &in.frame, &out.frame,
+          &stats, &err) && err.code == CLF_ERROR_INVALID, "radius 1024");
+  clf_error_clear (&err);
+  params.radius = 1;
+  in.frame.stride[0] = 7;
+  CHECK (!clf_plan_process_host (plan, &params, &in.frame, &out.frame,
+          &stats, &err) && err.code == CLF_ERROR_INVALID, "short stride");
+  clf_error_clear (&err);
+  test_frame_clear (&in);
+  test_frame_clear (&out);
+  clf_plan_free (plan);
+}
+
+static const struct {
+  const char *name;
+  void (*run) (void);
+} tests[] = {
+  {"oracle", test_oracle},
+  {"invalid", test_invalid},
+  {"devices", test_devices},
+  {"layouts", test_layouts},
+  {"matrix", test_matrix},
+};
+
+static bool
+selected (const char *name, int argc, char **argv)
+{
+  if (argc < 2)
+    return true;
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], name) == 0)
+      return true;
+  return false;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *seed = getenv ("CLF_TEST_SEED");
+  rng_state = seed ? strtoull (seed, NULL, 0) : (uint64_t) time (NULL);
+  rng_state |= 1;
+  printf ("CLF_TEST_SEED=%" PRIu64 "\n", rng_state);
+
+  ClfError err = { 0 };
+  engine = clf_engine_new ("auto", &err);
+  if (!engine) {
+    fprintf (stderr, "no OpenCL device: %s\n%s\n", err.message,
+        err.detail ? err.detail : "");
+    return 1;
+  }
+  cl_device_type type = 0;
+  clGetDeviceInfo (clf_engine_device (engine), CL_DEVICE_TYPE, sizeof type,
+      &type, NULL);
+  device_is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  printf ("device: %s\n", clf_engine_device_name (engine));
+
+  for (size_t t = 0; t < N_OF (tests); t++) {
+    if (!selected (tests[t].name, argc, argv))
+      continue;
+    int before = failures;
+    clock_t start = clock ();
+    tests[t].run ();
+    printf ("%s %s (%.1f s cpu)\n", failures == before ? "ok  " : "FAIL",
+        tests[t].name, (double) (clock () - start) / CLOCKS_PER_SEC);
+  }
+  if (skipped_box_cases)
+    printf ("%d naive-box cases left out on this CPU device (budget %.0g "
+        "reads); separable and sliding ran them\n", skipped_box_cases,
+        CPU_BOX_READ_BUDGET);
+  clf_engine_unref (engine);
+  printf ("%d failure(s)\n", failures);
+  return failures ? 1 : 0;
+}
