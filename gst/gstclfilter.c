@@ -152,8 +152,9 @@ static gboolean gst_cl_filter_start (GstBaseTransform * trans);
 static gboolean gst_cl_filter_stop (GstBaseTransform * trans);
 static gboolean gst_cl_filter_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
-static gboolean gst_cl_filter_get_unit_size (GstBaseTransform * trans,
-    GstCaps * caps, gsize * size);
+static gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
 static gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
@@ -238,7 +239,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cl_filter_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_set_caps);
-  trans_class->get_unit_size = GST_DEBUG_FUNCPTR (gst_cl_filter_get_unit_size);
+  trans_class->transform_size =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_transform_size);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cl_filter_propose_allocation);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
@@ -508,15 +510,18 @@ no_plan:
   }
 }
 
+/* The output size follows from the output caps alone: input buffers may be
+ * larger (decoders pad their planes; the video meta says where they are). */
 static gboolean
-gst_cl_filter_get_unit_size (GstBaseTransform * trans, GstCaps * caps,
-    gsize * size)
+gst_cl_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
 {
   GstVideoInfo info;
 
-  if (!gst_video_info_from_caps (&info, caps))
+  if (!gst_video_info_from_caps (&info, othercaps))
     return FALSE;
-  *size = GST_VIDEO_INFO_SIZE (&info);
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
   return TRUE;
 }
 
