@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# gst-inspect-1.0 clfilter documents every property of DESIGN.md with a
+# description, and the plugin it shows is the one just built.
+# Usage (meson runs it): tests/inspect.sh BUILD_PLUGIN_DIR
+set -euo pipefail
+out=$(gst-inspect-1.0 clfilter)
+status=0
+grep -q "Filename *$1/libgstclfilter.so" <<<"$out" \
+  || { echo "gst-inspect did not load the plugin from $1"; status=1; }
+for prop in mode radius border device device-name last-kernel-ns \
+    mean-kernel-ns frames stats-interval; do
+  # "  name   : a description of at least 30 characters"
+  grep -Eq "^  $prop +: .{30,}" <<<"$out" \
+    || { echo "property $prop is missing or has no description"; status=1; }
+done
+for value in box separable sliding laplace clamp mirror; do
+  grep -Eq "\): $value +- .{10,}" <<<"$out" \
+    || { echo "enum value $value is missing or undescribed"; status=1; }
+done
+[ $status -eq 0 ] && echo "gst-inspect-1.0 clfilter documents every property"
+exit $status

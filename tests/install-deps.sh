@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs, on Debian 12 or newer (or Ubuntu), whatever building, testing and
+# the demo need and is missing: compiler, Meson/Ninja, GStreamer with the
+# plugins the tests and the demo use (x264 encoder, libav decoder), OpenCL
+# headers, the ICD loader and PoCL (OpenCL on the CPU).  Runs apt-get through
+# sudo when not root.  Usage: tests/install-deps.sh
+set -euo pipefail
+
+packages=(
+  gcc libc6-dev pkg-config python3 meson ninja-build
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
+  gstreamer1.0-x
+  opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \
+    || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo=()
+[ "$(id -u)" -eq 0 ] || sudo=(sudo)
+echo "Installing: ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
