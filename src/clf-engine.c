@@ -57,6 +57,8 @@ device_list_clear (DeviceList * list)
   list->n = 0;
 }
 
+/* A platform's (or, with platform NULL, a device's) string property; NULL
+ * when it cannot be read. */
 static char *
 info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
 {
@@ -64,13 +66,16 @@ info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
   cl_int status = platform ?
       clGetPlatformInfo (platform, param, 0, NULL, &size) :
       clGetDeviceInfo (device, param, 0, NULL, &size);
-  char *text = calloc (1, size + 1);
-  if (status != CL_SUCCESS || !text)
-    return text;
-  if (platform)
-    clGetPlatformInfo (platform, param, size, text, NULL);
-  else
-    clGetDeviceInfo (device, param, size, text, NULL);
+  char *text = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
+  if (!text)
+    return NULL;
+  status = platform ?
+      clGetPlatformInfo (platform, param, size, text, NULL) :
+      clGetDeviceInfo (device, param, size, text, NULL);
+  if (status != CL_SUCCESS) {
+    free (text);
+    return NULL;
+  }
   return text;
 }
 
@@ -107,8 +112,10 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     e->device = ids[d];
     e->platform_index = platform_index;
     e->device_index = d;
-    e->type = 0;
-    clGetDeviceInfo (ids[d], CL_DEVICE_TYPE, sizeof e->type, &e->type, NULL);
+    /* A device whose type cannot be read is listed as "other". */
+    if (clGetDeviceInfo (ids[d], CL_DEVICE_TYPE, sizeof e->type, &e->type,
+            NULL) != CL_SUCCESS)
+      e->type = 0;
     snprintf (e->name, sizeof e->name, "%s / %s",
         platform_name ? platform_name : "?", device_name ? device_name : "?");
     free (device_name);
@@ -377,13 +384,17 @@ static char *
 build_log (cl_program program, cl_device_id device)
 {
   size_t size = 0;
-  clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
-      &size);
-  char *log = calloc (1, size + 1);
-  if (log && size)
-    clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, size, log,
-        NULL);
-  return log;
+  cl_int status = clGetProgramBuildInfo (program, device,
+      CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+  char *log = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
+  if (log)
+    status = clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG,
+        size, log, NULL);
+  if (log && status == CL_SUCCESS)
+    return log;
+  free (log);
+  return clf_strdup_printf ("(the build log could not be read: %s)",
+      clf_cl_status_name (status));
 }
 
 static cl_program
