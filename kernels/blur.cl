@@ -1,10 +1,10 @@
 /* Box blur, three ways, identical bytes: out = (S + N/2) / N, where S is the
  * exact sum of the (2r+1)x(2r+1) window under the border rule.
  *
- *  box_2d                    naive: each pixel reads all (2r+1)^2 samples
- *  rows_direct, cols_direct  separable: a row pass into `sums`, then columns
- *  rows_sliding, cols_sliding  running sums: a cost per pixel that does not
- *                            grow with the radius
+ *  box_2d                      naive: each pixel reads all (2r+1)^2 samples
+ *  rows_direct, cols_direct    separable: a row pass into `sums`, then columns
+ *  rows_sliding, cols_sliding  running sums: the cost per pixel does not grow
+ *                              with the radius
  */
 
 __kernel void box_2d(PLANE_ARGS)
@@ -12,87 +12,55 @@ __kernel void box_2d(PLANE_ARGS)
   const int x = get_global_id(0), y = get_global_id(1);
   __global const uchar *in = src + src_off;
   uint sum[BPP];
-  for (int c = 0; c < BPP; c++)
-    sum[c] = 0;
+  clear_sum(sum);
 
   Walk wy = walk_from(y - radius, height, border);
-  for (int dy = -radius; dy <= radius; dy++, wy = walk_next(wy)) {
-    __global const uchar *row = in + walk_index(wy) * src_stride;
-    Walk wx = walk_from(x - radius, width, border);
-    for (int dx = -radius; dx <= radius; dx++, wx = walk_next(wx)) {
-      __global const uchar *px = row + walk_index(wx) * BPP;
-      for (int c = 0; c < BPP; c++)
-        if (FILTERED(c))
-          sum[c] += px[c];
-    }
-  }
+  for (int dy = -radius; dy <= radius; dy++, wy = walk_next(wy))
+    add_window_uchar(sum, in + walk_index(wy) * src_stride, BPP, x - radius,
+        width, radius, border);
   store_mean(dst + dst_off + y * dst_stride + x * BPP,
       in + y * src_stride + x * BPP, sum, window_area(radius));
 }
 
-/* Horizontal window sums of one pixel into `sums`. */
+/* The horizontal window sum of one pixel, into `sums`. */
 __kernel void rows_direct(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
-  __global const uchar *row = src + src_off + y * src_stride;
   uint sum[BPP];
-  for (int c = 0; c < BPP; c++)
-    sum[c] = 0;
+  clear_sum(sum);
 
-  Walk wx = walk_from(x - radius, width, border);
-  for (int dx = -radius; dx <= radius; dx++, wx = walk_next(wx)) {
-    __global const uchar *px = row + walk_index(wx) * BPP;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += px[c];
-  }
+  add_window_uchar(sum, src + src_off + y * src_stride, BPP, x - radius,
+      width, radius, border);
   __global uint *out = sums + (y * width + x) * BPP;
   for (int c = 0; c < BPP; c++)
     if (FILTERED(c))
       out[c] = sum[c];
 }
 
-/* Vertical sums of the row sums of one pixel, then the mean. */
+/* The vertical sum of one pixel's row sums, then the mean. */
 __kernel void cols_direct(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
-  __global const uint *col = sums + x * BPP;
   uint sum[BPP];
-  for (int c = 0; c < BPP; c++)
-    sum[c] = 0;
+  clear_sum(sum);
 
-  Walk wy = walk_from(y - radius, height, border);
-  for (int dy = -radius; dy <= radius; dy++, wy = walk_next(wy)) {
-    __global const uint *s = col + walk_index(wy) * width * BPP;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += s[c];
-  }
+  add_window_uint(sum, sums + x * BPP, width * BPP, y - radius, height,
+      radius, border);
   store_mean(dst + dst_off + y * dst_stride + x * BPP,
       src + src_off + y * src_stride + x * BPP, sum, window_area(radius));
 }
 
-/* Row sums of `seg` consecutive pixels of one row: the first window is summed
- * in full, then each step adds the sample entering on the right and takes
- * away the one leaving on the left.  Unsigned arithmetic is exact here: a
- * sample is only taken away after it was added. */
+/* Row sums of `seg` consecutive pixels of one row: the first window in
+ * full, then one slide per pixel. */
 __kernel void rows_sliding(PLANE_ARGS)
 {
   const int x0 = get_global_id(0) * seg, y = get_global_id(1);
   const int x1 = min(x0 + seg, width);
   __global const uchar *row = src + src_off + y * src_stride;
   uint sum[BPP];
-  for (int c = 0; c < BPP; c++)
-    sum[c] = 0;
+  clear_sum(sum);
 
-  Walk w = walk_from(x0 - radius, width, border);
-  for (int dx = -radius; dx <= radius; dx++, w = walk_next(w)) {
-    __global const uchar *px = row + walk_index(w) * BPP;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += px[c];
-  }
-
+  add_window_uchar(sum, row, BPP, x0 - radius, width, radius, border);
   Walk enter = walk_from(x0 + radius + 1, width, border);
   Walk leave = walk_from(x0 - radius, width, border);
   __global uint *out = sums + (y * width + x0) * BPP;
@@ -100,11 +68,8 @@ __kernel void rows_sliding(PLANE_ARGS)
     for (int c = 0; c < BPP; c++)
       if (FILTERED(c))
         out[c] = sum[c];
-    __global const uchar *in_px = row + walk_index(enter) * BPP;
-    __global const uchar *out_px = row + walk_index(leave) * BPP;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += in_px[c] - out_px[c];
+    slide_uchar(sum, row + walk_index(enter) * BPP,
+        row + walk_index(leave) * BPP);
     enter = walk_next(enter);
     leave = walk_next(leave);
   }
@@ -121,27 +86,16 @@ __kernel void cols_sliding(PLANE_ARGS)
   __global const uint *col = sums + x * BPP;
   const uint area = window_area(radius);
   uint sum[BPP];
-  for (int c = 0; c < BPP; c++)
-    sum[c] = 0;
+  clear_sum(sum);
 
-  Walk w = walk_from(y0 - radius, height, border);
-  for (int dy = -radius; dy <= radius; dy++, w = walk_next(w)) {
-    __global const uint *s = col + walk_index(w) * pitch;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += s[c];
-  }
-
+  add_window_uint(sum, col, pitch, y0 - radius, height, radius, border);
   Walk enter = walk_from(y0 + radius + 1, height, border);
   Walk leave = walk_from(y0 - radius, height, border);
   for (int y = y0; y < y1; y++) {
     store_mean(dst + dst_off + y * dst_stride + x * BPP,
         src + src_off + y * src_stride + x * BPP, sum, area);
-    __global const uint *s_in = col + walk_index(enter) * pitch;
-    __global const uint *s_out = col + walk_index(leave) * pitch;
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        sum[c] += s_in[c] - s_out[c];
+    slide_uint(sum, col + walk_index(enter) * pitch,
+        col + walk_index(leave) * pitch);
     enter = walk_next(enter);
     leave = walk_next(leave);
   }

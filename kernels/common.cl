@@ -80,6 +80,43 @@ Walk walk_next(Walk w)
   return w;
 }
 
+/* Window sums over a line of samples of type T (uchar pixels, or the uint
+ * row sums between separable passes), `step` elements from one position to
+ * the next, for the filtered bytes of a pixel:
+ *   add_window_T  adds the 2r+1 samples from position `first` on;
+ *   slide_T       moves a window one position: adds the sample entering,
+ *                 takes away the one leaving (exact in unsigned arithmetic:
+ *                 a sample is only taken away after it was added). */
+#define DEFINE_WINDOW_OPS(T)                                              \
+  void add_window_##T (uint *sum, __global const T *line, int step,       \
+      int first, int n, int radius, int border)                           \
+  {                                                                       \
+    Walk w = walk_from (first, n, border);                                \
+    for (int i = -radius; i <= radius; i++, w = walk_next (w)) {          \
+      __global const T *px = line + walk_index (w) * step;                \
+      for (int c = 0; c < BPP; c++)                                       \
+        if (FILTERED (c))                                                 \
+          sum[c] += px[c];                                                \
+    }                                                                     \
+  }                                                                       \
+                                                                          \
+  void slide_##T (uint *sum, __global const T *entering,                  \
+      __global const T *leaving)                                          \
+  {                                                                       \
+    for (int c = 0; c < BPP; c++)                                         \
+      if (FILTERED (c))                                                   \
+        sum[c] += entering[c] - leaving[c];                               \
+  }
+
+DEFINE_WINDOW_OPS (uchar)
+DEFINE_WINDOW_OPS (uint)
+
+void clear_sum (uint *sum)
+{
+  for (int c = 0; c < BPP; c++)
+    sum[c] = 0;
+}
+
 /* out = (S + N/2) / N for the filtered bytes of one pixel, the rest copied. */
 void store_mean(__global uchar *out, __global const uchar *in,
     const uint *sum, uint area)

@@ -433,39 +433,27 @@ check_params (const ClfParams * params, ClfError * err)
   return true;
 }
 
+/* Copies plane i between a host frame and the staged device frame: up into
+ * staging_in, or down from staging_out.  Rows only, never their padding. */
 static bool
-enqueue_upload (ClfPlan * plan, uint32_t i, const ClfHostFrame * host,
-    ClfError * err)
+enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
+    const ClfHostFrame * host, ClfError * err)
 {
   const ClfPlaneFormat *p = &plan->format.planes[i];
   const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
   const size_t host_origin[3] = { 0, 0, 0 };
   const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
-  CLF_TRY (err, fail, clEnqueueWriteBufferRect,
-      clf_engine_queue (plan->engine), plan->staging_in, CL_FALSE,
+  cl_command_queue queue = clf_engine_queue (plan->engine);
+  cl_event *event = next_event (plan, kind);
+  cl_int status = kind == CMD_UPLOAD ?
+      clEnqueueWriteBufferRect (queue, plan->staging_in, CL_FALSE,
       buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-      host->stride[i], 0, host->data[i], 0, NULL,
-      next_event (plan, CMD_UPLOAD));
-  event_enqueued (plan);
-  return true;
-
-fail:
-  return false;
-}
-
-static bool
-enqueue_download (ClfPlan * plan, uint32_t i, const ClfHostFrame * host,
-    ClfError * err)
-{
-  const ClfPlaneFormat *p = &plan->format.planes[i];
-  const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
-  const size_t host_origin[3] = { 0, 0, 0 };
-  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
-  CLF_TRY (err, fail, clEnqueueReadBufferRect,
-      clf_engine_queue (plan->engine), plan->staging_out, CL_FALSE,
+      host->stride[i], 0, host->data[i], 0, NULL, event) :
+      clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
       buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-      host->stride[i], 0, host->data[i], 0, NULL,
-      next_event (plan, CMD_DOWNLOAD));
+      host->stride[i], 0, host->data[i], 0, NULL, event);
+  CLF_CHECK (status, kind == CMD_UPLOAD ? "clEnqueueWriteBufferRect" :
+      "clEnqueueReadBufferRect", err, fail);
   event_enqueued (plan);
   return true;
 
@@ -507,14 +495,14 @@ clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     return false;
 
   for (uint32_t i = 0; i < n; i++)
-    if (!enqueue_upload (plan, i, src, err))
+    if (!enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
       goto fail;
   for (uint32_t i = 0; i < n; i++)
     if (!enqueue_plane_filter (plan, params, i, plan->staging_in,
             &plan->staged[i], plan->staging_out, &plan->staged[i], err))
       goto fail;
   for (uint32_t i = 0; i < n; i++)
-    if (!enqueue_download (plan, i, dst, err))
+    if (!enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, err))
       goto fail;
 
   stats->copies = 2;            /* the upload and the download */
