@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shortest run of a sliding-window work-item.  A run is also never shorter
- * than the window (2r+1), so seeding its first window costs at most one
- * extra read per pixel: the cost per pixel stays independent of r. */
-#define SLIDING_MIN_RUN 64
+/* Shortest segment of a line that one sliding-window work-item walks.  A
+ * segment is also never shorter than the window (2r+1), so seeding its first
+ * window costs at most one extra read per pixel: the cost per pixel stays
+ * independent of r. */
+#define SLIDING_MIN_SEGMENT 64
 /* Device planes of a staged frame start on this boundary (bytes). */
 #define STAGING_ALIGN 128
 /* Per plane: an upload, two filter passes, a download. */
@@ -29,14 +30,15 @@ static const char *const kernel_names[N_KERNELS] = {
   "laplace_3x3",
 };
 
-/* A filter pass: which kernel, and whether each work-item takes a run of
- * SLIDING_MIN_RUN.. samples along x or y instead of one sample. */
+/* A filter pass: which kernel, and whether each work-item walks a segment
+ * of a row (along x) or of a column (along y) instead of one sample. */
 typedef struct {
   KernelId kernel;
-  bool run_along_x;
-  bool run_along_y;
+  bool segment_along_x;
+  bool segment_along_y;
 } Pass;
 
+/* A mode's passes; two-pass modes keep row sums in between. */
 typedef struct {
   unsigned n;
   Pass pass[2];
@@ -71,7 +73,7 @@ typedef struct {
   cl_event events[MAX_COMMANDS];
   CommandKind kinds[MAX_COMMANDS];
   unsigned n;
-} Run;
+} FrameCommands;
 
 struct ClfPlan {
   ClfEngine *engine;
@@ -84,14 +86,14 @@ struct ClfPlan {
   const KernelSet *laplace_set[CLF_MAX_PLANES];
 
   size_t sums_size;
-  cl_mem sums;                  /* exact row sums, created on first blur */
+  cl_mem sums;                  /* exact row sums, created on first use */
 
   Placement staged[CLF_MAX_PLANES];
   size_t staged_size;
   cl_mem staging_in;            /* device frames for process_host, */
   cl_mem staging_out;           /* created on first use */
 
-  Run run;
+  FrameCommands commands;
 };
 
 static size_t
@@ -275,15 +277,15 @@ fail:
 static cl_event *
 next_event (ClfPlan * plan, CommandKind kind)
 {
-  plan->run.kinds[plan->run.n] = kind;
-  plan->run.events[plan->run.n] = NULL;
-  return &plan->run.events[plan->run.n];
+  plan->commands.kinds[plan->commands.n] = kind;
+  plan->commands.events[plan->commands.n] = NULL;
+  return &plan->commands.events[plan->commands.n];
 }
 
 static void
 event_enqueued (ClfPlan * plan)
 {
-  plan->run.n++;
+  plan->commands.n++;
 }
 
 static bool
@@ -304,13 +306,13 @@ fail:
 /* Waits for the frame's last command (the queue is in order, so all are
  * done then), adds up each kind's device time and releases the events. */
 static bool
-finish_run (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
+finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
 {
-  Run *run = &plan->run;
+  FrameCommands *cmds = &plan->commands;
   bool ok = true;
 
-  if (run->n > 0) {
-    cl_int status = clWaitForEvents (1, &run->events[run->n - 1]);
+  if (cmds->n > 0) {
+    cl_int status = clWaitForEvents (1, &cmds->events[cmds->n - 1]);
     if (status != CL_SUCCESS) {
       clf_error_set_cl (err, "clWaitForEvents", status);
       /* Host memory may still be in use by a failed command's neighbours. */
@@ -318,23 +320,23 @@ finish_run (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
       ok = false;
     }
   }
-  for (unsigned i = 0; i < run->n; i++) {
+  for (unsigned i = 0; i < cmds->n; i++) {
     if (ok && stats) {
-      uint64_t *total = run->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
-          run->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
+      uint64_t *total = cmds->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
+          cmds->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
           &stats->kernel_ns;
-      ok = add_command_time (run->events[i], total, err);
+      ok = add_command_time (cmds->events[i], total, err);
     }
-    clReleaseEvent (run->events[i]);
+    clReleaseEvent (cmds->events[i]);
   }
-  run->n = 0;
+  cmds->n = 0;
   return ok;
 }
 
 static bool
 set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, cl_mem sums,
-    const ClfPlaneFormat * p, const ClfParams * params, cl_int run_length,
+    const ClfPlaneFormat * p, const ClfParams * params, cl_int segment,
     ClfError * err)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
@@ -350,7 +352,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
     {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
     {sizeof radius, &radius}, {sizeof border, &border},
-    {sizeof run_length, &run_length},
+    {sizeof segment, &segment},
   };
   for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
     CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
@@ -389,24 +391,24 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
 
+  const ModePasses *passes = &mode_passes[params->mode];
   if (!set)
     return enqueue_plane_copy (plan, p, src, in, dst, out, err);
-  if (!laplace && !ensure_buffer (plan, &plan->sums, plan->sums_size,
+  if (passes->n == 2 && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))
     return false;
 
   size_t window = 2 * (size_t) params->radius + 1;
-  size_t run = window > SLIDING_MIN_RUN ? window : SLIDING_MIN_RUN;
-  const ModePasses *passes = &mode_passes[params->mode];
+  size_t segment = window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
   for (unsigned k = 0; k < passes->n; k++) {
     const Pass *pass = &passes->pass[k];
     cl_kernel kernel = set->kernels[pass->kernel];
     size_t global[2] = {
-      pass->run_along_x ? (p->width + run - 1) / run : p->width,
-      pass->run_along_y ? (p->height + run - 1) / run : p->height,
+      pass->segment_along_x ? (p->width + segment - 1) / segment : p->width,
+      pass->segment_along_y ? (p->height + segment - 1) / segment : p->height,
     };
     if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
-            (cl_int) run, err))
+            (cl_int) segment, err))
       return false;
     CLF_TRY (err, fail, clEnqueueNDRangeKernel,
         clf_engine_queue (plan->engine), kernel, 2, NULL, global, NULL, 0,
@@ -506,10 +508,10 @@ clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
       goto fail;
 
   stats->copies = 2;            /* the upload and the download */
-  return finish_run (plan, stats, err);
+  return finish_commands (plan, stats, err);
 
 fail:
   /* Wait for what was enqueued: it still reads or writes the host frames. */
-  finish_run (plan, NULL, NULL);
+  finish_commands (plan, NULL, NULL);
   return false;
 }
