@@ -31,10 +31,7 @@ __kernel void rows_direct(PLANE_ARGS)
 
   add_window_uchar(sum, src + src_off + y * src_stride, BPP, x - radius,
       width, radius, border);
-  __global uint *out = sums + (y * width + x) * BPP;
-  for (int c = 0; c < BPP; c++)
-    if (FILTERED(c))
-      out[c] = sum[c];
+  store_sums(sums + (y * width + x) * BPP, sum);
 }
 
 /* The vertical sum of one pixel's row sums, then the mean. */
@@ -65,9 +62,7 @@ __kernel void rows_sliding(PLANE_ARGS)
   Walk leave = walk_from(x0 - radius, width, border);
   __global uint *out = sums + (y * width + x0) * BPP;
   for (int x = x0; x < x1; x++, out += BPP) {
-    for (int c = 0; c < BPP; c++)
-      if (FILTERED(c))
-        out[c] = sum[c];
+    store_sums(out, sum);
     slide_uchar(sum, row + walk_index(enter) * BPP,
         row + walk_index(leave) * BPP);
     enter = walk_next(enter);

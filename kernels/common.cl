@@ -21,27 +21,11 @@
   __global uint *sums, int width, int height, int radius, int border,     \
   int seg
 
-/* The sample that position i (any integer) reads in a line of n samples:
- * clamp repeats the edge sample; mirror reflects without repeating the edge
- * (reflect-101), as often as needed, so any radius works on any size. */
-int border_index(int i, int n, int border)
-{
-  if ((uint) i < (uint) n)
-    return i;
-  if (border == BORDER_CLAMP)
-    return clamp(i, 0, n - 1);
-  if (n == 1)
-    return 0;
-  int period = 2 * (n - 1);
-  int m = i % period;
-  if (m < 0)
-    m += period;
-  return m < n ? m : period - m;
-}
-
-/* A walk along a line, one position at a time: the same indices as
- * border_index(i), border_index(i + 1), ... without a division per step.
- * For mirror, `m` counts positions modulo one reflection period. */
+/* A walk along a line of n samples, one position at a time, giving the
+ * sample each position reads: clamp repeats the edge sample; mirror reflects
+ * without repeating the edge (reflect-101), as often as needed, so any
+ * radius works on any size.  For mirror, `m` counts positions modulo one
+ * reflection period, so a step costs no division. */
 typedef struct {
   int m;
   int n;
@@ -80,6 +64,14 @@ Walk walk_next(Walk w)
   return w;
 }
 
+/* The sample that position i (any integer) reads, for a single look-up. */
+int border_index(int i, int n, int border)
+{
+  if ((uint) i < (uint) n)
+    return i;
+  return walk_index(walk_from(i, n, border));
+}
+
 /* Window sums over a line of samples of type T (uchar pixels, or the uint
  * row sums between separable passes), `step` elements from one position to
  * the next, for the filtered bytes of a pixel:
@@ -115,6 +107,14 @@ void clear_sum (uint *sum)
 {
   for (int c = 0; c < BPP; c++)
     sum[c] = 0;
+}
+
+/* The filtered bytes' sums of one pixel, into `sums` between passes. */
+void store_sums (__global uint *out, const uint *sum)
+{
+  for (int c = 0; c < BPP; c++)
+    if (FILTERED (c))
+      out[c] = sum[c];
 }
 
 /* out = (S + N/2) / N for the filtered bytes of one pixel, the rest copied. */

@@ -41,53 +41,49 @@ next_random (void)
   return rng_state * 2685821657736338717ull;
 }
 
-/* A host frame with padded rows: the padding holds a canary that must
- * survive, and the pixels random bytes. */
-typedef struct {
-  ClfHostFrame frame;
-  size_t size[CLF_MAX_PLANES];
-} TestFrame;
-
 #define CANARY 0xA5
 
+/* A host frame with padded rows: the padding holds a canary that must
+ * survive, and the pixels random bytes. */
 static void
-test_frame_init (TestFrame * t, const ClfFrameFormat * format, bool random)
+test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
 {
   memset (t, 0, sizeof *t);
   for (uint32_t i = 0; i < format->n_planes; i++) {
     const ClfPlaneFormat *p = &format->planes[i];
     size_t row = (size_t) p->width * p->bpp;
-    t->frame.stride[i] = row + next_random () % 19;
-    t->size[i] = t->frame.stride[i] * p->height;
-    t->frame.data[i] = malloc (t->size[i]);
-    memset (t->frame.data[i], CANARY, t->size[i]);
+    size_t size;
+    t->stride[i] = row + next_random () % 19;
+    size = t->stride[i] * p->height;
+    t->data[i] = malloc (size);
+    memset (t->data[i], CANARY, size);
     for (uint32_t y = 0; random && y < p->height; y++)
       for (size_t x = 0; x < row; x++)
-        t->frame.data[i][y * t->frame.stride[i] + x] =
+        t->data[i][y * t->stride[i] + x] =
             (uint8_t) (next_random () >> 56);
   }
 }
 
 static void
-test_frame_clear (TestFrame * t)
+test_frame_clear (ClfHostFrame * t)
 {
   for (int i = 0; i < CLF_MAX_PLANES; i++)
-    free (t->frame.data[i]);
+    free (t->data[i]);
 }
 
 /* Same pixels, same canaries: compares whole planes, padding included. */
 static bool
-frames_equal (const ClfFrameFormat * format, const TestFrame * got,
-    const TestFrame * want, const char *what)
+frames_equal (const ClfFrameFormat * format, const ClfHostFrame * got,
+    const ClfHostFrame * want, const char *what)
 {
   for (uint32_t i = 0; i < format->n_planes; i++) {
     const ClfPlaneFormat *p = &format->planes[i];
     size_t row = (size_t) p->width * p->bpp;
     for (uint32_t y = 0; y < p->height; y++)
-      for (size_t x = 0; x < got->frame.stride[i]; x++) {
-        uint8_t g = got->frame.data[i][y * got->frame.stride[i] + x];
+      for (size_t x = 0; x < got->stride[i]; x++) {
+        uint8_t g = got->data[i][y * got->stride[i] + x];
         uint8_t w = x < row ?
-            want->frame.data[i][y * want->frame.stride[i] + x] : CANARY;
+            want->data[i][y * want->stride[i] + x] : CANARY;
         if (g != w) {
           CHECK (false, "%s: plane %u, row %u, byte %zu%s: got %u, want %u",
               what, i, y, x, x < row ? "" : " (padding)", g, w);
@@ -123,13 +119,13 @@ static int skipped_box_cases;
  * is kept in `out` for the caller. */
 static bool
 run_and_compare (ClfPlan * plan, const ClfParams * params,
-    const ClfFrameFormat * format, const char *what, const TestFrame * in,
-    TestFrame * out, const TestFrame * want)
+    const ClfFrameFormat * format, const char *what, const ClfHostFrame * in,
+    ClfHostFrame * out, const ClfHostFrame * want)
 {
   ClfError err = { 0 };
   ClfFrameStats stats;
   test_frame_init (out, format, false);
-  bool ok = clf_plan_process_host (plan, params, &in->frame, &out->frame,
+  bool ok = clf_plan_process_host (plan, params, in, out,
       &stats, &err);
   CHECK (ok, "%s: %s", what, err.message);
   clf_error_clear (&err);
@@ -153,17 +149,17 @@ check_format_at_radius (const char *layout, const ClfFrameFormat * format,
   if (!plan)
     return;
 
-  TestFrame in;
+  ClfHostFrame in;
   test_frame_init (&in, format, true);
   for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
       border++) {
     ClfParams blur = { CLF_MODE_SEPARABLE, radius, border };
     ClfParams sharpen = { CLF_MODE_LAPLACE, radius, border };
-    TestFrame want_blur, want_sharpen, first_blur, out;
+    ClfHostFrame want_blur, want_sharpen, first_blur, out;
     test_frame_init (&want_blur, format, false);
     test_frame_init (&want_sharpen, format, false);
-    clf_ref_filter_frame (&blur, format, &in.frame, &want_blur.frame);
-    clf_ref_filter_frame (&sharpen, format, &in.frame, &want_sharpen.frame);
+    clf_ref_filter_frame (&blur, format, &in, &want_blur);
+    clf_ref_filter_frame (&sharpen, format, &in, &want_sharpen);
     bool have_first_blur = false;
 
     for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++) {
@@ -262,15 +258,15 @@ test_oracle (void)
       for (ClfBorder b = CLF_BORDER_CLAMP; b <= CLF_BORDER_MIRROR; b++) {
         ClfFrameFormat f = one_plane (sizes[s].w, sizes[s].h, 4, 0xB, 0xB);
         ClfParams params = { CLF_MODE_SEPARABLE, radii[r], b };
-        TestFrame in, a, d;
+        ClfHostFrame in, a, d;
         char what[160];
         describe (what, sizeof what, "oracle", &f, &params);
         test_frame_init (&in, &f, true);
         test_frame_init (&a, &f, false);
         test_frame_init (&d, &f, false);
-        clf_ref_filter_frame (&params, &f, &in.frame, &a.frame);
-        clf_ref_blur_by_definition (&params, &f.planes[0], in.frame.data[0],
-            in.frame.stride[0], d.frame.data[0], d.frame.stride[0]);
+        clf_ref_filter_frame (&params, &f, &in, &a);
+        clf_ref_blur_by_definition (&params, &f.planes[0], in.data[0],
+            in.stride[0], d.data[0], d.stride[0]);
         frames_equal (&f, &a, &d, what);
         test_frame_clear (&in);
         test_frame_clear (&a);
@@ -365,19 +361,19 @@ test_invalid (void)
   ClfFrameFormat f = one_plane (8, 8, 1, 1, 1);
   ClfPlan *plan = clf_plan_new (engine, &f, &err);
   CHECK (plan, "8x8 plan: %s", err.message);
-  TestFrame in, out;
+  ClfHostFrame in, out;
   test_frame_init (&in, &f, true);
   test_frame_init (&out, &f, false);
   ClfParams params = { CLF_MODE_SLIDING, CLF_MAX_RADIUS + 1,
     CLF_BORDER_CLAMP
   };
   ClfFrameStats stats;
-  CHECK (!clf_plan_process_host (plan, &params, &in.frame, &out.frame,
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
           &stats, &err) && err.code == CLF_ERROR_INVALID, "radius 1024");
   clf_error_clear (&err);
   params.radius = 1;
-  in.frame.stride[0] = 7;
-  CHECK (!clf_plan_process_host (plan, &params, &in.frame, &out.frame,
+  in.stride[0] = 7;
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
           &stats, &err) && err.code == CLF_ERROR_INVALID, "short stride");
   clf_error_clear (&err);
   test_frame_clear (&in);
