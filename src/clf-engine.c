@@ -27,6 +27,8 @@ struct ClfEngine {
   cl_context context;
   cl_command_queue queue;
   char *device_name;
+  bool host_unified;
+  size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
 
   mtx_t lock;                   /* guards programs */
   ProgramEntry programs[MAX_PROGRAMS];
@@ -268,6 +270,24 @@ effective_spec (const char *spec)
 /* ---- the engine ------------------------------------------------------ */
 
 static bool
+query_memory_model (ClfEngine * engine, ClfError * err)
+{
+  cl_bool unified = CL_FALSE;
+  cl_uint align_bits = 0;
+  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+      CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+      CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
+  const char *force = getenv ("CLFILTER_HOST_UNIFIED");
+  engine->host_unified = unified && !(force && strcmp (force, "0") == 0);
+  engine->base_align = align_bits >= 8 ? align_bits / 8 : 1;
+  return true;
+
+fail:
+  return false;
+}
+
+static bool
 engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
 {
   cl_int status;
@@ -284,7 +304,7 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
   engine->queue = clCreateCommandQueue (engine->context, e->device,
       CL_QUEUE_PROFILING_ENABLE, &status);
   CLF_CHECK (status, "clCreateCommandQueue", err, fail);
-  return true;
+  return query_memory_model (engine, err);
 
 fail:
   return false;
@@ -376,6 +396,41 @@ cl_device_id
 clf_engine_device (const ClfEngine * engine)
 {
   return engine->device;
+}
+
+bool
+clf_engine_matches (const ClfEngine * engine, const char *device_spec)
+{
+  DeviceList list = { 0 };
+  if (!list_devices (&list, NULL))
+    return false;
+  const DeviceEntry *e = match_device (&list, effective_spec (device_spec));
+  bool same = e && e->device == engine->device;
+  device_list_clear (&list);
+  return same;
+}
+
+bool
+clf_engine_host_unified (const ClfEngine * engine)
+{
+  return engine->host_unified;
+}
+
+cl_mem
+clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
+    ClfError * err)
+{
+  if (!engine->host_unified || size == 0
+      || (uintptr_t) data % engine->base_align != 0)
+    return NULL;
+  cl_int status;
+  cl_mem mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
+      | CL_MEM_USE_HOST_PTR, size, data, &status);
+  CLF_CHECK (status, "clCreateBuffer", err, fail);
+  return mem;
+
+fail:
+  return NULL;
 }
 
 /* ---- programs -------------------------------------------------------- */

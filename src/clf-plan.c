@@ -12,8 +12,9 @@
 #define SLIDING_MIN_SEGMENT 64
 /* Device planes of a staged frame start on this boundary (bytes). */
 #define STAGING_ALIGN 128
-/* Per plane: an upload, two filter passes, a download. */
-#define MAX_COMMANDS (CLF_MAX_PLANES * 4)
+/* Per plane: an upload, two filter passes, a download, and the map and
+ * unmap that hand a wrapped host buffer back to the host. */
+#define MAX_COMMANDS (CLF_MAX_PLANES * 6)
 
 typedef enum {
   K_BOX,
@@ -90,7 +91,7 @@ struct ClfPlan {
 
   Placement staged[CLF_MAX_PLANES];
   size_t staged_size;
-  cl_mem staging_in;            /* device frames for process_host, */
+  cl_mem staging_in;            /* device frames for host planes, */
   cl_mem staging_out;           /* created on first use */
 
   FrameCommands commands;
@@ -435,11 +436,12 @@ check_params (const ClfParams * params, ClfError * err)
   return true;
 }
 
-/* Copies plane i between a host frame and the staged device frame: up into
- * staging_in, or down from staging_out.  Rows only, never their padding. */
+/* Copies plane i between host memory and the staged device frame: up
+ * into staging_in, or down from staging_out.  Rows only, never their
+ * padding. */
 static bool
 enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
-    const ClfHostFrame * host, ClfError * err)
+    const ClfFrame * host, ClfError * err)
 {
   const ClfPlaneFormat *p = &plan->format.planes[i];
   const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
@@ -463,20 +465,152 @@ fail:
   return false;
 }
 
+/* A buffer over host memory (clf_engine_wrap_host) shows the device's
+ * writes to the host once mapped: map and unmap it, which moves no bytes
+ * on the host-unified devices such buffers are made for. */
 static bool
-check_host_frame (const ClfPlan * plan, const ClfHostFrame * frame,
-    ClfError * err)
+enqueue_host_handback (ClfPlan * plan, cl_mem mem, ClfError * err)
+{
+  cl_mem_flags flags = 0;
+  size_t size = 0;
+  cl_int status;
+  CLF_TRY (err, fail, clGetMemObjectInfo, mem, CL_MEM_FLAGS, sizeof flags,
+      &flags, NULL);
+  if (!(flags & CL_MEM_USE_HOST_PTR))
+    return true;
+  CLF_TRY (err, fail, clGetMemObjectInfo, mem, CL_MEM_SIZE, sizeof size,
+      &size, NULL);
+  cl_command_queue queue = clf_engine_queue (plan->engine);
+  void *mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, 0,
+      size, 0, NULL, next_event (plan, CMD_DOWNLOAD), &status);
+  CLF_CHECK (status, "clEnqueueMapBuffer", err, fail);
+  event_enqueued (plan);
+  CLF_TRY (err, fail, clEnqueueUnmapMemObject, queue, mem, mapped, 0, NULL,
+      next_event (plan, CMD_DOWNLOAD));
+  event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
+/* Checks where each plane of a frame lies: host planes need a pointer and
+ * a stride that holds a row; device planes must fit their buffer and the
+ * kernels' 32-bit offsets. */
+static bool
+check_frame (const ClfPlan * plan, const ClfFrame * frame, ClfError * err)
 {
   for (uint32_t i = 0; i < plan->format.n_planes; i++) {
-    if (!frame->data[i]
-        || frame->stride[i] < plane_row_bytes (&plan->format.planes[i])) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u of a host frame has "
-          "no data or a stride (%zu) shorter than its row (%zu bytes)", i,
-          frame->stride[i], plane_row_bytes (&plan->format.planes[i]));
+    const ClfPlaneFormat *p = &plan->format.planes[i];
+    size_t row = plane_row_bytes (p);
+    if (frame->stride[i] < row || (!frame->mem[i] && !frame->data[i])) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u of a frame has no "
+          "memory or a stride (%zu) shorter than its row (%zu bytes)", i,
+          frame->stride[i], row);
+      return false;
+    }
+    if (!frame->mem[i])
+      continue;
+    size_t size = 0;
+    CLF_TRY (err, fail, clGetMemObjectInfo, frame->mem[i], CL_MEM_SIZE,
+        sizeof size, &size, NULL);
+    uint64_t end = (uint64_t) frame->offset[i]
+        + (uint64_t) frame->stride[i] * (p->height - 1) + row;
+    if (end > size || end > UINT32_MAX) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (offset %zu, stride "
+          "%zu, %u rows of %zu bytes) does not fit its %zu-byte device "
+          "buffer", i, frame->offset[i], frame->stride[i], p->height, row,
+          size);
       return false;
     }
   }
   return true;
+
+fail:
+  return false;
+}
+
+/* Where the filter finds plane i of a frame: in the frame's own device
+ * buffer, or staged in the plan's. */
+static cl_mem
+device_plane (const ClfPlan * plan, const ClfFrame * frame, uint32_t i,
+    cl_mem staging, Placement * at)
+{
+  if (!frame->mem[i]) {
+    *at = plan->staged[i];
+    return staging;
+  }
+  at->offset = frame->offset[i];
+  at->stride = frame->stride[i];
+  return frame->mem[i];
+}
+
+static bool
+has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
+{
+  for (uint32_t i = 0; i < plan->format.n_planes; i++)
+    if (!frame->mem[i])
+      return true;
+  return false;
+}
+
+/* Hands each distinct wrapped host buffer of `dst` back to the host. */
+static bool
+enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
+{
+  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+    bool seen = false;
+    for (uint32_t j = 0; j < i; j++)
+      seen |= dst->mem[j] == dst->mem[i];
+    if (dst->mem[i] && !seen && !enqueue_host_handback (plan, dst->mem[i],
+            err))
+      return false;
+  }
+  return true;
+}
+
+bool
+clf_plan_process (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
+    ClfError * err)
+{
+  const uint32_t n = plan->format.n_planes;
+  bool upload = has_host_plane (plan, src);
+  bool download = has_host_plane (plan, dst);
+
+  memset (stats, 0, sizeof *stats);
+  if (!check_params (params, err) || !check_frame (plan, src, err)
+      || !check_frame (plan, dst, err))
+    return false;
+  if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
+              CL_MEM_READ_ONLY, err))
+      || (download && !ensure_buffer (plan, &plan->staging_out,
+              plan->staged_size, CL_MEM_WRITE_ONLY, err)))
+    return false;
+
+  for (uint32_t i = 0; i < n; i++)
+    if (!src->mem[i] && !enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
+      goto fail;
+  for (uint32_t i = 0; i < n; i++) {
+    Placement in, out;
+    cl_mem from = device_plane (plan, src, i, plan->staging_in, &in);
+    cl_mem to = device_plane (plan, dst, i, plan->staging_out, &out);
+    if (!enqueue_plane_filter (plan, params, i, from, &in, to, &out, err))
+      goto fail;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (!dst->mem[i] && !enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, err))
+      goto fail;
+  if (!enqueue_handbacks (plan, dst, err))
+    goto fail;
+
+  stats->copies = (upload ? 1 : 0) + (download ? 1 : 0);
+  return finish_commands (plan, stats, err);
+
+fail:
+  /* Wait for what was enqueued: it still reads or writes the frames. */
+  finish_commands (plan, NULL, NULL);
+  return false;
 }
 
 bool
@@ -484,34 +618,12 @@ clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,
     ClfFrameStats * stats, ClfError * err)
 {
-  const uint32_t n = plan->format.n_planes;
-
-  memset (stats, 0, sizeof *stats);
-  if (!check_params (params, err) || !check_host_frame (plan, src, err)
-      || !check_host_frame (plan, dst, err))
-    return false;
-  if (!ensure_buffer (plan, &plan->staging_in, plan->staged_size,
-          CL_MEM_READ_ONLY, err)
-      || !ensure_buffer (plan, &plan->staging_out, plan->staged_size,
-          CL_MEM_WRITE_ONLY, err))
-    return false;
-
-  for (uint32_t i = 0; i < n; i++)
-    if (!enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
-      goto fail;
-  for (uint32_t i = 0; i < n; i++)
-    if (!enqueue_plane_filter (plan, params, i, plan->staging_in,
-            &plan->staged[i], plan->staging_out, &plan->staged[i], err))
-      goto fail;
-  for (uint32_t i = 0; i < n; i++)
-    if (!enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, err))
-      goto fail;
-
-  stats->copies = 2;            /* the upload and the download */
-  return finish_commands (plan, stats, err);
-
-fail:
-  /* Wait for what was enqueued: it still reads or writes the host frames. */
-  finish_commands (plan, NULL, NULL);
-  return false;
+  ClfFrame in = { {0} }, out = { {0} };
+  for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
+    in.data[i] = src->data[i];
+    in.stride[i] = src->stride[i];
+    out.data[i] = dst->data[i];
+    out.stride[i] = dst->stride[i];
+  }
+  return clf_plan_process (plan, params, &in, &out, stats, err);
 }

@@ -79,6 +79,21 @@ const char *clf_engine_device_name (const ClfEngine * engine);
 cl_context clf_engine_context (const ClfEngine * engine);
 cl_command_queue clf_engine_queue (const ClfEngine * engine);
 cl_device_id clf_engine_device (const ClfEngine * engine);
+/* True when `device_spec` (as for clf_engine_new) selects this engine's
+ * device: two users that agree may share one engine. */
+bool clf_engine_matches (const ClfEngine * engine, const char * device_spec);
+/* True when the device works on host memory directly
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY): CPU drivers, integrated GPUs.  The
+ * environment variable CLFILTER_HOST_UNIFIED=0 makes it false, to exercise
+ * the copying paths of a discrete device on any device (tests, benchmarks). */
+bool clf_engine_host_unified (const ClfEngine * engine);
+/* A device buffer over `size` bytes of host memory at `data`
+ * (CL_MEM_USE_HOST_PTR), made only where that costs no copy: the device is
+ * host-unified and `data` meets CL_DEVICE_MEM_BASE_ADDR_ALIGN.  Otherwise
+ * NULL with `err` untouched; NULL with `err` set when OpenCL fails.  The
+ * memory must stay valid until the buffer is released. */
+cl_mem clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
+    ClfError * err);
 
 /* One plane as the filter sees it. */
 typedef struct {
@@ -108,6 +123,17 @@ typedef struct {
   size_t stride[CLF_MAX_PLANES];
 } ClfHostFrame;
 
+/* A frame the filter reads or writes, plane by plane: in a device buffer
+ * (`mem[i]` at byte `offset[i]`), or, where `mem[i]` is NULL, in host
+ * memory at `data[i]`, which the plan copies through a device buffer of
+ * its own.  Several planes may share one buffer. */
+typedef struct {
+  cl_mem mem[CLF_MAX_PLANES];
+  size_t offset[CLF_MAX_PLANES];
+  uint8_t *data[CLF_MAX_PLANES];
+  size_t stride[CLF_MAX_PLANES];  /* bytes from one row to the next */
+} ClfFrame;
+
 typedef struct {
   uint64_t kernel_ns;     /* sum of END - START of the filter's commands */
   uint64_t upload_ns;     /* the same for host -> device transfers */
@@ -124,8 +150,17 @@ ClfPlan *clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     ClfError * err);
 void clf_plan_free (ClfPlan * plan);
 
-/* Filters `src` into `dst` (both host memory): uploads the planes, runs the
- * filter, downloads the result, waits once.  Two host-side copies. */
+/* Filters `src` into `dst`: copies host planes in, runs the filter on the
+ * device, copies host planes out, waits once.  `stats->copies` counts the
+ * frame's host-side copies: one if any plane of `src` is in host memory,
+ * one more if any plane of `dst` is.  Where a plane of `dst` is in a
+ * buffer made by clf_engine_wrap_host, the buffer is mapped after the
+ * filter so the host memory holds the result. */
+bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
+    ClfError * err);
+
+/* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,
     ClfFrameStats * stats, ClfError * err);

@@ -2,7 +2,8 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|oracle|devices|invalid]...   (default: all)
+ *   test-engine [matrix|layouts|oracle|devices|invalid|frames]...
+ * (default: all)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
 #include "reference.h"
 
@@ -381,6 +382,312 @@ test_invalid (void)
   clf_plan_free (plan);
 }
 
+/* ---- frames in device buffers and wrapped host memory ---------------- */
+
+/* A frame laid out in one block of memory, as a GStreamer buffer holds
+ * it: planes at odd offsets with padded rows; every other byte a canary. */
+typedef struct {
+  uint8_t *bytes;
+  size_t size;
+  ClfFrame frame;               /* offsets and strides; data[] unset */
+} Blob;
+
+static void
+blob_init (Blob * b, const ClfFrameFormat * format, const ClfHostFrame * from,
+    uint8_t *storage)
+{
+  size_t offset = 3;
+  memset (b, 0, sizeof *b);
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    b->frame.offset[i] = offset;
+    b->frame.stride[i] = (size_t) p->width * p->bpp + 1 + next_random () % 9;
+    offset += b->frame.stride[i] * p->height + 5;
+  }
+  b->size = offset;
+  b->bytes = storage ? storage : malloc (b->size);
+  memset (b->bytes, CANARY, b->size);
+  for (uint32_t i = 0; from && i < format->n_planes; i++) {
+    const ClfPlaneFormat *p = &format->planes[i];
+    for (uint32_t y = 0; y < p->height; y++)
+      memcpy (b->bytes + b->frame.offset[i] + y * b->frame.stride[i],
+          from->data[i] + y * from->stride[i], (size_t) p->width * p->bpp);
+  }
+}
+
+/* An empty blob (all canary) with the layout of `like`. */
+static void
+blob_like (Blob * b, const Blob * like)
+{
+  *b = *like;
+  b->bytes = malloc (b->size);
+  memset (b->bytes, CANARY, b->size);
+}
+
+/* The blob's planes as a host frame, to compare with frames_equal
+ * (which also checks the canaries at the end of each row). */
+static ClfHostFrame
+blob_planes (const Blob * b)
+{
+  ClfHostFrame h = { {0} };
+  for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
+    h.data[i] = b->bytes + b->frame.offset[i];
+    h.stride[i] = b->frame.stride[i];
+  }
+  return h;
+}
+
+/* No byte outside the planes' rows changed: the gaps between planes. */
+static void
+check_blob_gaps (const ClfFrameFormat * format, const Blob * b,
+    const char *what)
+{
+  size_t at = 0;
+  for (uint32_t i = 0; i <= format->n_planes; i++) {
+    size_t end = i < format->n_planes ? b->frame.offset[i] : b->size;
+    for (; at < end; at++)
+      if (b->bytes[at] != CANARY) {
+        CHECK (false, "%s: byte %zu between planes changed", what, at);
+        return;
+      }
+    if (i < format->n_planes)
+      at = end + b->frame.stride[i] * format->planes[i].height;
+  }
+}
+
+static cl_mem
+device_copy (const Blob * b)
+{
+  cl_int status;
+  cl_mem mem = clCreateBuffer (clf_engine_context (engine),
+      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b->size, b->bytes, &status);
+  CHECK (status == CL_SUCCESS, "clCreateBuffer: %s",
+      clf_cl_status_name (status));
+  return mem;
+}
+
+static void
+read_back (cl_mem mem, Blob * b)
+{
+  cl_int status = clEnqueueReadBuffer (clf_engine_queue (engine), mem,
+      CL_TRUE, 0, b->size, b->bytes, 0, NULL, NULL);
+  CHECK (status == CL_SUCCESS, "clEnqueueReadBuffer: %s",
+      clf_cl_status_name (status));
+}
+
+/* The frame in `b` as seen from device buffer `mem`, or (mem NULL) from
+ * host memory. */
+static ClfFrame
+frame_of (const Blob * b, cl_mem mem)
+{
+  ClfFrame f = b->frame;
+  for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
+    f.mem[i] = mem;
+    f.data[i] = mem ? NULL : b->bytes + b->frame.offset[i];
+  }
+  return f;
+}
+
+static void
+process_and_check (ClfPlan * plan, const ClfParams * params,
+    const ClfFrameFormat * format, const ClfFrame * src, const ClfFrame * dst,
+    uint32_t copies, const char *what)
+{
+  ClfError err = { 0 };
+  ClfFrameStats stats;
+  bool ok = clf_plan_process (plan, params, src, dst, &stats, &err);
+  CHECK (ok, "%s: %s", what, err.message);
+  CHECK (!ok || stats.copies == copies, "%s: %u copies, want %u", what,
+      stats.copies, copies);
+  clf_error_clear (&err);
+}
+
+static void
+check_blob (const ClfFrameFormat * format, const Blob * got,
+    const ClfHostFrame * want, const char *what)
+{
+  ClfHostFrame planes = blob_planes (got);
+  frames_equal (format, &planes, want, what);
+  check_blob_gaps (format, got, what);
+}
+
+/* Every pairing of device and host frames on one format and mode. */
+static void
+check_frame_pairings (const char *layout, const ClfFrameFormat * format,
+    const ClfParams * params)
+{
+  ClfError err = { 0 };
+  ClfPlan *plan = clf_plan_new (engine, format, &err);
+  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
+  clf_error_clear (&err);
+  if (!plan)
+    return;
+
+  char what[200], pairing[160];
+  ClfHostFrame in, want;
+  Blob src, dst;
+  test_frame_init (&in, format, true);
+  test_frame_init (&want, format, false);
+  clf_ref_filter_frame (params, format, &in, &want);
+  blob_init (&src, format, &in, NULL);
+  blob_init (&dst, format, NULL, NULL);
+  cl_mem src_mem = device_copy (&src), dst_mem = device_copy (&dst);
+  describe (pairing, sizeof pairing, layout, format, params);
+
+  /* Each destination starts as canaries, so stale output cannot pass. */
+  const struct {
+    const char *name;
+    bool from_device, to_device;
+    uint32_t copies;
+  } cases[] = {
+    {"device->device", true, true, 0},
+    {"device->host", true, false, 1},
+    {"host->device", false, true, 1},
+  };
+  for (size_t c = 0; c < N_OF (cases) && src_mem; c++) {
+    Blob out;
+    blob_like (&out, &dst);
+    cl_mem out_mem = cases[c].to_device ? device_copy (&out) : NULL;
+    ClfFrame from = frame_of (&src, cases[c].from_device ? src_mem : NULL);
+    ClfFrame to = frame_of (&out, out_mem);
+    snprintf (what, sizeof what, "%s %s", pairing, cases[c].name);
+    process_and_check (plan, params, format, &from, &to, cases[c].copies,
+        what);
+    if (out_mem) {
+      read_back (out_mem, &out);
+      clReleaseMemObject (out_mem);
+    }
+    check_blob (format, &out, &want, what);
+    free (out.bytes);
+  }
+
+  /* Planes of one frame in different buffers: each plane its own. */
+  if (format->n_planes > 1 && src_mem && dst_mem) {
+    ClfFrame from = frame_of (&src, src_mem);
+    ClfFrame to = frame_of (&dst, dst_mem);
+    from.mem[1] = NULL;
+    from.data[1] = src.bytes + src.frame.offset[1];
+    snprintf (what, sizeof what, "%s one plane from host", pairing);
+    process_and_check (plan, params, format, &from, &to, 1, what);
+    read_back (dst_mem, &dst);
+    check_blob (format, &dst, &want, what);
+  }
+
+  if (src_mem)
+    clReleaseMemObject (src_mem);
+  if (dst_mem)
+    clReleaseMemObject (dst_mem);
+  free (src.bytes);
+  free (dst.bytes);
+  test_frame_clear (&in);
+  test_frame_clear (&want);
+  clf_plan_free (plan);
+}
+
+/* Host memory wrapped in device buffers: no copy where the device shares
+ * host memory and the pointer is aligned; refused otherwise. */
+static void
+check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
+{
+  ClfError err = { 0 };
+  ClfPlan *plan = clf_plan_new (engine, format, &err);
+  CHECK (plan, "clf_plan_new: %s", err.message);
+  clf_error_clear (&err);
+  if (!plan)
+    return;
+
+  ClfHostFrame in, want;
+  Blob src, dst;
+  test_frame_init (&in, format, true);
+  test_frame_init (&want, format, false);
+  clf_ref_filter_frame (params, format, &in, &want);
+  /* 4096-aligned storage, one spare byte for the unaligned case. */
+  uint8_t *src_store = aligned_alloc (4096, 1 << 20);
+  uint8_t *dst_store = aligned_alloc (4096, 1 << 20);
+  blob_init (&src, format, &in, src_store);
+  blob_init (&dst, format, NULL, dst_store);
+
+  cl_mem src_mem = clf_engine_wrap_host (engine, src.bytes, src.size, &err);
+  cl_mem dst_mem = clf_engine_wrap_host (engine, dst.bytes, dst.size, &err);
+  CHECK (err.code == CLF_ERROR_NONE, "wrap: %s", err.message);
+  CHECK (!src_mem == !clf_engine_host_unified (engine), "an aligned pointer "
+      "was %swrapped on a device that is %shost-unified", src_mem ? "" :
+      "not ", clf_engine_host_unified (engine) ? "" : "not ");
+  if (src_mem && dst_mem) {
+    ClfFrame from = frame_of (&src, src_mem), to = frame_of (&dst, dst_mem);
+    process_and_check (plan, params, format, &from, &to, 0, "wrapped host");
+    /* The result is in the host memory itself, nothing read back. */
+    check_blob (format, &dst, &want, "wrapped host");
+  }
+
+  cl_mem unaligned = clf_engine_wrap_host (engine, src_store + 1, 4096,
+      &err);
+  CHECK (!unaligned && err.code == CLF_ERROR_NONE,
+      "an unaligned pointer was wrapped");
+  if (unaligned)
+    clReleaseMemObject (unaligned);
+
+  if (src_mem)
+    clReleaseMemObject (src_mem);
+  if (dst_mem)
+    clReleaseMemObject (dst_mem);
+  free (src_store);
+  free (dst_store);
+  test_frame_clear (&in);
+  test_frame_clear (&want);
+  clf_plan_free (plan);
+}
+
+/* A plane that does not fit its device buffer is refused. */
+static void
+check_plane_outside_buffer (void)
+{
+  ClfError err = { 0 };
+  ClfFrameFormat f = one_plane (16, 4, 1, 1, 1);
+  ClfPlan *plan = clf_plan_new (engine, &f, &err);
+  ClfHostFrame in;
+  test_frame_init (&in, &f, true);
+  Blob b;
+  blob_init (&b, &f, &in, NULL);
+  cl_mem mem = device_copy (&b);
+  ClfFrame frame = frame_of (&b, mem);
+  frame.offset[0] = b.size - 16;        /* the last row would run off */
+  ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  ClfFrameStats stats;
+  CHECK (plan && !clf_plan_process (plan, &params, &frame, &frame, &stats,
+          &err) && err.code == CLF_ERROR_INVALID,
+      "a plane beyond its buffer was accepted");
+  clf_error_clear (&err);
+  if (mem)
+    clReleaseMemObject (mem);
+  free (b.bytes);
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
+static void
+test_frames (void)
+{
+  const ClfParams params[] = {
+    {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
+    {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
+  };
+  const ClfFrameFormat i420 = { 3, {{13, 11, 1, 1, 1}, {7, 6, 1, 1, 0},
+          {7, 6, 1, 1, 0}}
+  };
+  const ClfFrameFormat nv12 = { 2, {{97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}} };
+  const ClfFrameFormat rgb = one_plane (7, 1, 3, 7, 7);
+  const ClfFrameFormat tiny = one_plane (1, 1, 4, 7, 7);
+  for (size_t p = 0; p < N_OF (params); p++) {
+    check_frame_pairings ("i420", &i420, &params[p]);
+    check_frame_pairings ("nv12", &nv12, &params[p]);
+    check_frame_pairings ("rgb", &rgb, &params[p]);
+    check_frame_pairings ("rgba", &tiny, &params[p]);
+    check_wrapped_host (&nv12, &params[p]);
+  }
+  check_plane_outside_buffer ();
+}
+
 static const struct {
   const char *name;
   void (*run) (void);
@@ -390,6 +697,7 @@ static const struct {
   {"devices", test_devices},
   {"layouts", test_layouts},
   {"matrix", test_matrix},
+  {"frames", test_frames},
 };
 
 static bool
