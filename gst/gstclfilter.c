@@ -44,6 +44,9 @@
 #include "gstclfilter.h"
 
 #include "clf.h"
+#include "gstclbufferpool.h"
+#include "gstclcontext.h"
+#include "gstclmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
@@ -53,6 +56,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define DEFAULT_BORDER GST_CL_FILTER_BORDER_CLAMP
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_STATS_INTERVAL 1
+#define DEFAULT_ZERO_COPY TRUE
 
 enum
 {
@@ -66,6 +70,7 @@ enum
   PROP_MEAN_KERNEL_NS,
   PROP_FRAMES,
   PROP_STATS_INTERVAL,
+  PROP_ZERO_COPY,
 };
 
 struct _GstClFilter
@@ -78,15 +83,19 @@ struct _GstClFilter
   GstClFilterBorder border;
   gchar *device;
   guint stats_interval;
+  gboolean zero_copy;
   gchar *device_name;
   guint64 frames;
   guint64 last_kernel_ns;
   guint64 total_kernel_ns;
 
-  /* Streaming state: the engine from start() to stop(), the plan from
-   * set_caps(). */
+  /* The engine from start() to stop(), maybe shared with other elements
+   * (set under the object lock: set_context() may come from any thread). */
   ClfEngine *engine;
+
+  /* Streaming state, from set_caps(). */
   ClfPlan *plan;
+  ClfFrameFormat format;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
 };
@@ -157,6 +166,12 @@ static gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
     gsize * othersize);
 static gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
+static gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
+static gboolean gst_cl_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static void gst_cl_filter_set_context (GstElement * element,
+    GstContext * context);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 
@@ -227,7 +242,18 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "Post a clfilter-stats element message every this many frames "
           "(1 = every frame, 0 = never)", 0, G_MAXUINT,
           DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_ZERO_COPY,
+      g_param_spec_boolean ("zero-copy", "Zero copy",
+          "Share frames with the device instead of copying them: offer "
+          "upstream a pool of OpenCL-backed buffers (CL_MEM_ALLOC_HOST_PTR), "
+          "allocate the output from one, and wrap other buffers in place "
+          "where the device shares host memory (CL_MEM_USE_HOST_PTR). "
+          "FALSE copies every frame to the device and back (2 copies), for "
+          "comparison. The stats message counts the copies of each frame. "
+          "Changeable in NULL and READY only", DEFAULT_ZERO_COPY,
+          rw | GST_PARAM_MUTABLE_READY));
 
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -243,6 +269,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cl_filter_transform_size);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cl_filter_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_decide_allocation);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
   trans_class->passthrough_on_same_caps = FALSE;
 
@@ -261,6 +290,7 @@ gst_cl_filter_init (GstClFilter * self)
   self->border = DEFAULT_BORDER;
   self->device = g_strdup (DEFAULT_DEVICE);
   self->stats_interval = DEFAULT_STATS_INTERVAL;
+  self->zero_copy = DEFAULT_ZERO_COPY;
 }
 
 static void
@@ -305,6 +335,14 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
     case PROP_STATS_INTERVAL:
       self->stats_interval = g_value_get_uint (value);
       break;
+    case PROP_ZERO_COPY:
+      if (GST_STATE (self) > GST_STATE_READY) {
+        GST_WARNING_OBJECT (self, "zero-copy can only change in NULL or "
+            "READY");
+        break;
+      }
+      self->zero_copy = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -348,6 +386,9 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_STATS_INTERVAL:
       g_value_set_uint (value, self->stats_interval);
       break;
+    case PROP_ZERO_COPY:
+      g_value_set_boolean (value, self->zero_copy);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -382,20 +423,64 @@ gst_cl_filter_post_error (GstClFilter * self, const ClfError * err)
   }
 }
 
-static gboolean
-gst_cl_filter_start (GstBaseTransform * trans)
+static gchar *
+gst_cl_filter_device_spec (GstClFilter * self)
 {
-  GstClFilter *self = GST_CL_FILTER (trans);
-  ClfError err = { 0 };
   gchar *spec;
 
   GST_OBJECT_LOCK (self);
   spec = g_strdup (self->device);
   GST_OBJECT_UNLOCK (self);
+  return spec;
+}
 
-  self->engine = clf_engine_new (spec, &err);
+static void
+gst_cl_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstClFilter *self = GST_CL_FILTER (element);
+  gchar *spec = gst_cl_filter_device_spec (self);
+
+  gst_cl_take_context (element, context, spec, &self->engine);
   g_free (spec);
-  if (!self->engine)
+  GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->set_context (element,
+      context);
+}
+
+static gboolean
+gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    ClfEngine *engine;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (self);
+    engine = self->engine ? clf_engine_ref (self->engine) : NULL;
+    GST_OBJECT_UNLOCK (self);
+    answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
+        engine);
+    clf_engine_unref (engine);
+    if (answered)
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->query (trans,
+      direction, query);
+}
+
+static gboolean
+gst_cl_filter_start (GstBaseTransform * trans)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  ClfError err = { 0 };
+  gchar *spec = gst_cl_filter_device_spec (self);
+  gboolean found;
+
+  found = gst_cl_ensure_engine (GST_ELEMENT (self), spec, &self->engine,
+      &err);
+  g_free (spec);
+  if (!found)
     goto no_device;
 
   GST_INFO_OBJECT (self, "using %s", clf_engine_device_name (self->engine));
@@ -422,9 +507,14 @@ static gboolean
 gst_cl_filter_stop (GstBaseTransform * trans)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
+  ClfEngine *engine;
 
   g_clear_pointer (&self->plan, clf_plan_free);
-  g_clear_pointer (&self->engine, clf_engine_unref);
+  GST_OBJECT_LOCK (self);
+  engine = self->engine;
+  self->engine = NULL;
+  GST_OBJECT_UNLOCK (self);
+  clf_engine_unref (engine);
   return TRUE;
 }
 
@@ -480,6 +570,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   g_clear_pointer (&self->plan, clf_plan_free);
   self->plan = plan;
+  self->format = format;
   self->in_info = in_info;
   self->out_info = out_info;
   GST_DEBUG_OBJECT (self, "ready for %s %dx%d on %s",
@@ -525,26 +616,262 @@ gst_cl_filter_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* A pool of our buffers for `caps`, configured with `size`, `min` and
+ * `max`, with a GstVideoMeta on each buffer if `video_meta`. */
+static GstBufferPool *
+gst_cl_filter_configure_pool (GstClFilter * self, GstBufferPool * pool,
+    GstCaps * caps, guint size, guint min, guint max, gboolean video_meta)
+{
+  GstStructure *config;
+
+  if (!pool)
+    pool = gst_cl_buffer_pool_new (self->engine);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (video_meta)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "%" GST_PTR_FORMAT " refused the configuration "
+        "for %" GST_PTR_FORMAT, pool, caps);
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* Offers upstream our pool and allocator, so producers write frames
+ * straight into memory the device uses. */
 static gboolean
 gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+  GstBufferPool *pool;
+  GstAllocator *allocator;
+
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->propose_allocation
       (trans, decide_query, query))
     return FALSE;
   /* Upstream may pad its rows: strides and offsets come from the meta. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!self->zero_copy || !self->engine)
+    return TRUE;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (need_pool) {
+    pool = gst_cl_filter_configure_pool (self, NULL, caps, info.size, 0, 0,
+        TRUE);
+    if (!pool)
+      return FALSE;
+    gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+    gst_object_unref (pool);
+  }
+  allocator = gst_cl_allocator_new (self->engine);
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
+  return TRUE;
+}
+
+static gboolean
+gst_cl_filter_owns_pool (GstClFilter * self, GstBufferPool * pool)
+{
+  return pool && GST_IS_CL_BUFFER_POOL (pool)
+      && clf_engine_context (gst_cl_buffer_pool_get_engine
+      (GST_CL_BUFFER_POOL (pool))) == clf_engine_context (self->engine);
+}
+
+/* Output buffers come from a pool of ours: downstream's when it offers one
+ * in our OpenCL context (another clfilter), else a new one. */
+static gboolean
+gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstBufferPool *pool = NULL;
+  GstVideoInfo info;
+  GstCaps *caps;
+  guint size, min = 0, max = 0;
+  gboolean video_meta;
+
+  if (!self->zero_copy)
+    return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
+        decide_allocation (trans, query);
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    goto invalid_caps;
+  size = info.size;
+  for (guint i = 0; i < gst_query_get_n_allocation_pools (query) && !pool;
+      i++) {
+    GstBufferPool *offered;
+    guint offered_size;
+
+    gst_query_parse_nth_allocation_pool (query, i, &offered, &offered_size,
+        &min, &max);
+    if (gst_cl_filter_owns_pool (self, offered)) {
+      pool = offered;
+      size = MAX (size, offered_size);
+    } else {
+      gst_clear_object (&offered);
+    }
+  }
+  video_meta = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE,
+      NULL);
+  GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
+      pool ? "downstream's" : "our own", video_meta);
+  pool = gst_cl_filter_configure_pool (self, pool, caps, size, min, max,
+      video_meta);
+  if (!pool)
+    return FALSE;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (self, "no raw video caps in the allocation query");
+    return FALSE;
+  }
+}
+
+/* A buffer's frame as the engine takes it, and what must be undone after
+ * the filter: a CPU mapping and the buffers wrapping mapped memory. */
+typedef struct
+{
+  ClfFrame frame;
+  GstVideoFrame vframe;
+  gboolean mapped;
+  struct
+  {
+    guint8 *base;
+    cl_mem mem;
+  } wraps[GST_VIDEO_MAX_PLANES];
+  guint n_wraps;
+} FrameAccess;
+
+/* Fills `frame` with the buffer's planes when every one lies in our
+ * OpenCL memory, usable by the device as it is now. */
+static gboolean
+gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
+    const GstVideoInfo * info, ClfFrame * frame)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  cl_context context = clf_engine_context (self->engine);
+
+  for (guint i = 0; i < self->format.n_planes; i++) {
+    const ClfPlaneFormat *p = &self->format.planes[i];
+    gsize offset = meta ? meta->offset[i] : info->offset[i];
+    gint stride = meta ? meta->stride[i] : info->stride[i];
+    guint idx, n;
+    gsize skip, mem_offset;
+    GstMemory *mem;
+
+    if (stride <= 0 || !gst_buffer_find_memory (buffer, offset, 1, &idx, &n,
+            &skip))
+      return FALSE;
+    mem = gst_buffer_peek_memory (buffer, idx);
+    if (!gst_is_cl_memory (mem)
+        || clf_engine_context (gst_cl_memory_get_engine (mem)) != context
+        || skip + (gsize) stride * (p->height - 1) + (gsize) p->width * p->bpp
+        > mem->size)
+      return FALSE;
+    /* Memory still mapped (decoders keep reference frames mapped) shows
+     * the device the CPU's bytes only where both work on the same memory. */
+    if (gst_cl_memory_is_mapped (mem)
+        && !clf_engine_host_unified (self->engine))
+      return FALSE;
+    frame->mem[i] = gst_cl_memory_get_buffer (mem, &mem_offset);
+    frame->offset[i] = mem_offset + skip;
+    frame->stride[i] = (size_t) stride;
+  }
+  return TRUE;
+}
+
+/* A device buffer over the mapped memory at `region` (one per distinct
+ * memory), or NULL where only a copy can take it to the device. */
+static cl_mem
+gst_cl_filter_wrap_region (GstClFilter * self, FrameAccess * access,
+    const GstMapInfo * region, ClfError * err)
+{
+  cl_mem mem;
+
+  for (guint w = 0; w < access->n_wraps; w++)
+    if (access->wraps[w].base == region->data)
+      return access->wraps[w].mem;
+  mem = clf_engine_wrap_host (self->engine, region->data, region->size, err);
+  if (mem) {
+    access->wraps[access->n_wraps].base = region->data;
+    access->wraps[access->n_wraps++].mem = mem;
+  }
+  return mem;
+}
+
+/* Maps the buffer for the CPU; each plane is then wrapped in place where
+ * `wrap` and the device allow it, else left in host memory for the engine
+ * to copy. */
+static gboolean
+gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
+    const GstVideoInfo * info, GstMapFlags flags, gboolean wrap,
+    FrameAccess * access, ClfError * err)
+{
+  GstVideoFrame *vframe = &access->vframe;
+
+  if (!gst_video_frame_map (vframe, info, buffer, flags))
+    return FALSE;
+  access->mapped = TRUE;
+  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
+    /* With a meta each plane has its own map; without, one holds all. */
+    const GstMapInfo *region = vframe->meta ? &vframe->map[i] : &vframe->map[0];
+    cl_mem mem = wrap ? gst_cl_filter_wrap_region (self, access, region, err)
+        : NULL;
+
+    if (err->code != CLF_ERROR_NONE)
+      return FALSE;
+    access->frame.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
+    access->frame.mem[i] = mem;
+    access->frame.offset[i] = mem ? (size_t) (data - region->data) : 0;
+    access->frame.data[i] = mem ? NULL : data;
+  }
   return TRUE;
 }
 
 static void
-host_frame_from_video_frame (const GstVideoFrame * vframe, ClfHostFrame * host)
+gst_cl_filter_frame_close (FrameAccess * access)
 {
-  memset (host, 0, sizeof *host);
-  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
-    host->data[i] = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
-    host->stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
-  }
+  for (guint w = 0; w < access->n_wraps; w++)
+    clReleaseMemObject (access->wraps[w].mem);
+  access->n_wraps = 0;
+  if (access->mapped)
+    gst_video_frame_unmap (&access->vframe);
+  access->mapped = FALSE;
+}
+
+/* Gives the engine the buffer's frame: in place when it is in our memory,
+ * else through a CPU mapping. FALSE with err unset when mapping failed. */
+static gboolean
+gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
+    const GstVideoInfo * info, GstMapFlags flags, FrameAccess * access,
+    ClfError * err)
+{
+  memset (access, 0, sizeof *access);
+  if (self->zero_copy && gst_cl_filter_frame_on_device (self, buffer, info,
+          &access->frame))
+    return TRUE;
+  if (gst_cl_filter_frame_mapped (self, buffer, info, flags, self->zero_copy,
+          access, err))
+    return TRUE;
+  gst_cl_filter_frame_close (access);
+  return FALSE;
 }
 
 static void
@@ -589,8 +916,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  GstVideoFrame in_frame, out_frame;
-  ClfHostFrame src, dst;
+  FrameAccess in, out;
   ClfParams params;
   ClfFrameStats stats;
   ClfError err = { 0 };
@@ -606,25 +932,25 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   params.border = (ClfBorder) self->border;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_video_frame_map (&in_frame, &self->in_info, inbuf, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&out_frame, &self->out_info, outbuf,
-          GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&in_frame);
-    goto map_failed;
+  if (!gst_cl_filter_frame_open (self, inbuf, &self->in_info, GST_MAP_READ,
+          &in, &err))
+    goto open_failed;
+  if (!gst_cl_filter_frame_open (self, outbuf, &self->out_info,
+          GST_MAP_WRITE, &out, &err)) {
+    gst_cl_filter_frame_close (&in);
+    goto open_failed;
   }
-  host_frame_from_video_frame (&in_frame, &src);
-  host_frame_from_video_frame (&out_frame, &dst);
-  ok = clf_plan_process_host (self->plan, &params, &src, &dst, &stats, &err);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
+  ok = clf_plan_process (self->plan, &params, &in.frame, &out.frame, &stats,
+      &err);
+  gst_cl_filter_frame_close (&out);
+  gst_cl_filter_frame_close (&in);
   if (!ok)
     goto filter_failed;
 
   GST_LOG_OBJECT (self, "%s r=%u: kernel %" G_GUINT64_FORMAT " ns, upload %"
-      G_GUINT64_FORMAT " ns, download %" G_GUINT64_FORMAT " ns",
+      G_GUINT64_FORMAT " ns, download %" G_GUINT64_FORMAT " ns, %u copies",
       clf_mode_name (params.mode), params.radius, stats.kernel_ns,
-      stats.upload_ns, stats.download_ns);
+      stats.upload_ns, stats.download_ns, stats.copies);
   if (gst_cl_filter_record_frame (self, &stats, &frame))
     gst_cl_filter_post_stats (self, frame, &params, &stats,
         GST_BUFFER_PTS (inbuf));
@@ -637,8 +963,10 @@ not_negotiated:
         ("a buffer arrived before caps were set"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-map_failed:
+open_failed:
   {
+    if (err.code != CLF_ERROR_NONE)
+      goto filter_failed;
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Could not map a video frame for reading or writing"),
         ("the buffer does not match the negotiated caps %s",

@@ -1,0 +1,29 @@
+/* GStreamer
+ * gst-clfilter: a pool of video buffers in OpenCL memory.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "clf.h"
+
+G_BEGIN_DECLS
+
+/* Video buffers of one GstClMemory each.  Supports
+ * GST_BUFFER_POOL_OPTION_VIDEO_META (buffers carry a GstVideoMeta) and, with
+ * it, GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT (padded planes, as decoders
+ * ask for). */
+#define GST_TYPE_CL_BUFFER_POOL (gst_cl_buffer_pool_get_type ())
+G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,
+    CL_BUFFER_POOL, GstBufferPool);
+
+GstBufferPool *gst_cl_buffer_pool_new (ClfEngine * engine);
+ClfEngine *gst_cl_buffer_pool_get_engine (GstClBufferPool * pool);
+
+G_END_DECLS

@@ -1,0 +1,314 @@
+/* GStreamer
+ * gst-clfilter: OpenCL buffers as GstMemory.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclmemory.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_memory_debug);
+#define GST_CAT_DEFAULT gst_cl_memory_debug
+
+struct _GstClMemory
+{
+  GstMemory mem;
+  cl_mem buffer;
+
+  /* The CPU mapping, kept by the memory that owns the buffer (the root):
+   * shared sub-memories map through it. */
+  GMutex lock;
+  guint map_count;
+  gpointer map_data;
+  GstMapFlags map_access;
+};
+
+struct _GstClAllocator
+{
+  GstAllocator parent;
+  ClfEngine *engine;
+};
+
+G_DEFINE_TYPE (GstClAllocator, gst_cl_allocator, GST_TYPE_ALLOCATOR);
+
+static GstClMemory *
+root_of (GstMemory * mem)
+{
+  return (GstClMemory *) (mem->parent ? mem->parent : mem);
+}
+
+static cl_command_queue
+queue_of (GstMemory * mem)
+{
+  return clf_engine_queue (GST_CL_ALLOCATOR (mem->allocator)->engine);
+}
+
+static cl_map_flags
+cl_map_flags_from (GstMapFlags access)
+{
+  return ((access & GST_MAP_READ) ? CL_MAP_READ : 0) |
+      ((access & GST_MAP_WRITE) ? CL_MAP_WRITE : 0);
+}
+
+static gpointer
+gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
+{
+  GstClMemory *root = root_of (mem);
+  GstMapFlags access = info->flags & GST_MAP_READWRITE;
+  gpointer data = NULL;
+  cl_int status;
+
+  g_mutex_lock (&root->lock);
+  if (root->map_count == 0) {
+    /* Blocking: the CPU may touch the bytes as soon as this returns, after
+     * every command queued before on the buffer. */
+    root->map_data = clEnqueueMapBuffer (queue_of (mem), root->buffer,
+        CL_TRUE, cl_map_flags_from (access), 0, root->mem.maxsize, 0, NULL,
+        NULL, &status);
+    if (status != CL_SUCCESS)
+      goto map_failed;
+    root->map_access = access;
+  } else if (access & ~root->map_access) {
+    goto access_denied;
+  }
+  root->map_count++;
+  data = root->map_data;
+  g_mutex_unlock (&root->lock);
+  return data;
+
+  /* ERRORS */
+map_failed:
+  {
+    GST_ERROR ("clEnqueueMapBuffer of %" G_GSIZE_FORMAT " bytes failed: %s",
+        root->mem.maxsize, clf_cl_status_name (status));
+    root->map_data = NULL;
+    g_mutex_unlock (&root->lock);
+    return NULL;
+  }
+access_denied:
+  {
+    GST_ERROR ("memory %p is mapped for %s; a nested map cannot ask for %s",
+        mem, root->map_access & GST_MAP_WRITE ? "writing" : "reading",
+        access & GST_MAP_WRITE ? "writing" : "reading");
+    g_mutex_unlock (&root->lock);
+    return NULL;
+  }
+}
+
+/* Ends the root's mapping; the queue orders later device commands after
+ * it, so nothing waits here. */
+static void
+unmap_root (GstClMemory * root, cl_command_queue queue)
+{
+  cl_int status = clEnqueueUnmapMemObject (queue, root->buffer,
+      root->map_data, 0, NULL, NULL);
+  if (status != CL_SUCCESS)
+    GST_ERROR ("clEnqueueUnmapMemObject failed: %s",
+        clf_cl_status_name (status));
+  root->map_data = NULL;
+}
+
+static void
+gst_cl_memory_unmap (GstMemory * mem, GstMapInfo * info)
+{
+  GstClMemory *root = root_of (mem);
+
+  g_mutex_lock (&root->lock);
+  if (root->map_count > 0 && --root->map_count == 0)
+    unmap_root (root, queue_of (mem));
+  g_mutex_unlock (&root->lock);
+}
+
+static GstClMemory *
+memory_new (GstAllocator * allocator, GstMemoryFlags flags,
+    GstMemory * parent, gsize maxsize, gsize align, gsize offset, gsize size,
+    cl_mem buffer)
+{
+  GstClMemory *mem = g_new0 (GstClMemory, 1);
+
+  gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
+      align, offset, size);
+  g_mutex_init (&mem->lock);
+  mem->buffer = buffer;
+  return mem;
+}
+
+static GstMemory *
+gst_cl_memory_share (GstMemory * mem, gssize offset, gssize size)
+{
+  GstClMemory *root = root_of (mem);
+
+  if (size == -1)
+    size = mem->size - offset;
+  clRetainMemObject (root->buffer);
+  return GST_MEMORY_CAST (memory_new (mem->allocator,
+          GST_MINI_OBJECT_FLAGS (root) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+          GST_MEMORY_CAST (root), mem->maxsize, mem->align,
+          mem->offset + offset, size, root->buffer));
+}
+
+/* Zeroes bytes [offset, offset + size) of a new buffer, for allocations
+ * that ask for zeroed prefix or padding. */
+static gboolean
+zero_bytes (GstClAllocator * self, cl_mem buffer, gsize offset, gsize size)
+{
+  const cl_uchar zero = 0;
+  cl_event done = NULL;
+  cl_int status;
+
+  if (size == 0)
+    return TRUE;
+  status = clEnqueueFillBuffer (clf_engine_queue (self->engine), buffer,
+      &zero, sizeof zero, offset, size, 0, NULL, &done);
+  if (status == CL_SUCCESS) {
+    status = clWaitForEvents (1, &done);
+    clReleaseEvent (done);
+  }
+  if (status != CL_SUCCESS)
+    GST_ERROR_OBJECT (self, "clEnqueueFillBuffer failed: %s",
+        clf_cl_status_name (status));
+  return status == CL_SUCCESS;
+}
+
+static GstMemory *
+gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
+  gsize maxsize = params->prefix + size + params->padding;
+  cl_int status;
+  cl_mem buffer;
+  GstMemory *mem;
+
+  buffer = clCreateBuffer (clf_engine_context (self->engine),
+      CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxsize, NULL, &status);
+  if (status != CL_SUCCESS)
+    goto create_failed;
+
+  mem = GST_MEMORY_CAST (memory_new (allocator, params->flags, NULL, maxsize,
+          params->align, params->prefix, size, buffer));
+  if (((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED)
+          && !zero_bytes (self, buffer, 0, params->prefix))
+      || ((params->flags & GST_MEMORY_FLAG_ZERO_PADDED)
+          && !zero_bytes (self, buffer, params->prefix + size,
+              params->padding))) {
+    gst_memory_unref (mem);
+    return NULL;
+  }
+  return mem;
+
+  /* ERRORS */
+create_failed:
+  {
+    GST_ERROR_OBJECT (self, "clCreateBuffer of %" G_GSIZE_FORMAT " bytes "
+        "(CL_MEM_ALLOC_HOST_PTR) on %s failed: %s", maxsize,
+        clf_engine_device_name (self->engine), clf_cl_status_name (status));
+    return NULL;
+  }
+}
+
+static void
+gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
+{
+  GstClMemory *self = (GstClMemory *) mem;
+
+  if (self->map_count > 0) {
+    GST_WARNING ("memory %p freed while mapped", mem);
+    unmap_root (self, queue_of (mem));
+  }
+  clReleaseMemObject (self->buffer);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+static void
+gst_cl_allocator_finalize (GObject * object)
+{
+  GstClAllocator *self = GST_CL_ALLOCATOR (object);
+
+  clf_engine_unref (self->engine);
+  G_OBJECT_CLASS (gst_cl_allocator_parent_class)->finalize (object);
+}
+
+static void
+gst_cl_allocator_class_init (GstClAllocatorClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  gobject_class->finalize = gst_cl_allocator_finalize;
+  allocator_class->alloc = GST_DEBUG_FUNCPTR (gst_cl_allocator_alloc);
+  allocator_class->free = GST_DEBUG_FUNCPTR (gst_cl_allocator_free);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cl_memory_debug, "clmemory", 0,
+      "OpenCL memory for clfilter");
+}
+
+static void
+gst_cl_allocator_init (GstClAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
+
+  allocator->mem_type = GST_CL_MEMORY_TYPE;
+  allocator->mem_map_full = gst_cl_memory_map;
+  allocator->mem_unmap_full = gst_cl_memory_unmap;
+  allocator->mem_share = gst_cl_memory_share;
+}
+
+GstAllocator *
+gst_cl_allocator_new (ClfEngine * engine)
+{
+  GstClAllocator *self = g_object_new (GST_TYPE_CL_ALLOCATOR, NULL);
+
+  gst_object_ref_sink (self);
+  self->engine = clf_engine_ref (engine);
+  return GST_ALLOCATOR_CAST (self);
+}
+
+ClfEngine *
+gst_cl_allocator_get_engine (GstClAllocator * allocator)
+{
+  return allocator->engine;
+}
+
+gboolean
+gst_is_cl_memory (GstMemory * mem)
+{
+  return mem && mem->allocator && GST_IS_CL_ALLOCATOR (mem->allocator);
+}
+
+cl_mem
+gst_cl_memory_get_buffer (GstMemory * mem, gsize * offset)
+{
+  g_return_val_if_fail (gst_is_cl_memory (mem), NULL);
+  if (offset)
+    *offset = mem->offset;
+  return root_of (mem)->buffer;
+}
+
+ClfEngine *
+gst_cl_memory_get_engine (GstMemory * mem)
+{
+  g_return_val_if_fail (gst_is_cl_memory (mem), NULL);
+  return GST_CL_ALLOCATOR (mem->allocator)->engine;
+}
+
+gboolean
+gst_cl_memory_is_mapped (GstMemory * mem)
+{
+  GstClMemory *root;
+  gboolean mapped;
+
+  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  mapped = root->map_count > 0;
+  g_mutex_unlock (&root->lock);
+  return mapped;
+}

@@ -1,0 +1,44 @@
+/* GStreamer
+ * gst-clfilter: OpenCL buffers as GstMemory.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+#include "clf.h"
+
+G_BEGIN_DECLS
+
+/* The mem_type of GstClMemory. */
+#define GST_CL_MEMORY_TYPE "ClMemory"
+
+/* Memory backed by one OpenCL buffer made with CL_MEM_ALLOC_HOST_PTR, so
+ * the device filters it in place and the CPU reaches it through
+ * clEnqueueMapBuffer: gst_memory_map() maps it, gst_memory_unmap() unmaps
+ * it.  Nested maps share one mapping; a nested map cannot ask for access
+ * the outer one lacks.  Shared sub-memories map through their parent. */
+typedef struct _GstClMemory GstClMemory;
+
+#define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstClAllocator, gst_cl_allocator, GST, CL_ALLOCATOR,
+    GstAllocator);
+
+/* An allocator of GstClMemory in `engine`'s OpenCL context. */
+GstAllocator *gst_cl_allocator_new (ClfEngine * engine);
+ClfEngine *gst_cl_allocator_get_engine (GstClAllocator * allocator);
+
+gboolean gst_is_cl_memory (GstMemory * mem);
+/* The OpenCL buffer behind `mem`, and the offset of mem's first byte in
+ * it. */
+cl_mem gst_cl_memory_get_buffer (GstMemory * mem, gsize * offset);
+/* The engine whose context holds `mem`'s buffer. */
+ClfEngine *gst_cl_memory_get_engine (GstMemory * mem);
+/* TRUE while `mem` (or memory sharing its buffer) is mapped for the CPU. */
+gboolean gst_cl_memory_is_mapped (GstMemory * mem);
+
+G_END_DECLS
