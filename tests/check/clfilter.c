@@ -9,6 +9,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "gstclmemory.h"
 #include "reference.h"
 
 static GRand *rng;
@@ -79,15 +80,90 @@ caps_string (const gchar * format, guint width, guint height)
 }
 
 static GstBuffer *
-random_buffer (gsize size)
+fill_random (GstBuffer * buf)
 {
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
   GstMapInfo map;
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
   for (gsize i = 0; i < map.size; i++)
     map.data[i] = (guint8) g_rand_int (rng);
   gst_buffer_unmap (buf, &map);
   return buf;
+}
+
+static GstBuffer *
+random_buffer (gsize size)
+{
+  return fill_random (gst_buffer_new_allocate (NULL, size, NULL));
+}
+
+/* How a test frame reaches the element. */
+typedef enum
+{
+  INPUT_FROM_POOL,              /* the pool clfilter proposed: in place */
+  INPUT_PADDED,                 /* system memory, padded rows and gaps
+                                 * between planes, described by a meta */
+  INPUT_UNALIGNED,              /* system memory 1 byte off alignment */
+  N_INPUT_KINDS
+} InputKind;
+
+static const gchar *const input_names[] = { "pool", "padded", "unaligned" };
+
+/* System memory starting `misalign` bytes after a 4096-byte boundary. */
+static GstBuffer *
+system_buffer (gsize size, gsize misalign)
+{
+  GstAllocationParams params;
+  GstBuffer *buf = gst_buffer_new ();
+
+  gst_allocation_params_init (&params);
+  params.align = 4095;
+  params.prefix = misalign;
+  gst_buffer_append_memory (buf, gst_allocator_alloc (NULL, size, &params));
+  return buf;
+}
+
+/* A frame whose planes have rows longer than their pixels (by an odd
+ * number of bytes) and gaps between them, all random: only a meta says
+ * where the pixels are. */
+static GstBuffer *
+padded_buffer (const FormatCase * fc, const GstVideoInfo * info)
+{
+  ClfFrameFormat format = frame_format (fc, info->width, info->height);
+  gsize offset[GST_VIDEO_MAX_PLANES], size = 0;
+  gint stride[GST_VIDEO_MAX_PLANES];
+  GstBuffer *buf;
+
+  for (guint i = 0; i < format.n_planes; i++) {
+    offset[i] = size + g_rand_int_range (rng, 0, 7);
+    stride[i] = format.planes[i].width * format.planes[i].bpp + 1 +
+        2 * g_rand_int_range (rng, 0, 7);
+    size = offset[i] + (gsize) stride[i] * format.planes[i].height;
+  }
+  buf = fill_random (system_buffer (size, 0));
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), info->width, info->height,
+      format.n_planes, offset, stride);
+  return buf;
+}
+
+static GstBuffer *
+input_buffer (GstHarness * h, const FormatCase * fc,
+    const GstVideoInfo * info, InputKind kind)
+{
+  GstBuffer *buf;
+
+  switch (kind) {
+    case INPUT_FROM_POOL:
+      buf = gst_harness_create_buffer (h, GST_VIDEO_INFO_SIZE (info));
+      fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+              GST_CL_MEMORY_TYPE),
+          "the harness did not get clfilter's pool");
+      return fill_random (buf);
+    case INPUT_PADDED:
+      return padded_buffer (fc, info);
+    default:
+      return fill_random (system_buffer (GST_VIDEO_INFO_SIZE (info), 1));
+  }
 }
 
 static void
@@ -103,7 +179,8 @@ host_frame (GstVideoFrame * vframe, ClfHostFrame * host)
 /* Compares the element's output with the reference, plane by plane. */
 static void
 check_output (const FormatCase * fc, const GstVideoInfo * info,
-    const ClfParams * params, GstBuffer * in, GstBuffer * out)
+    const ClfParams * params, const gchar * source, GstBuffer * in,
+    GstBuffer * out)
 {
   ClfFrameFormat format = frame_format (fc, info->width, info->height);
   GstVideoFrame vin, vout;
@@ -125,10 +202,11 @@ check_output (const FormatCase * fc, const GstVideoInfo * info,
       const guint8 *g = got.data[i] + y * got.stride[i];
       const guint8 *w = want.data[i] + y * want.stride[i];
       for (gsize x = 0; x < want.stride[i]; x++)
-        fail_unless (g[x] == w[x], "%s %dx%d %s border=%s r=%u: plane %u "
+        fail_unless (g[x] == w[x], "%s %dx%d %s border=%s r=%u, %s input: plane %u "
             "row %u byte %" G_GSIZE_FORMAT ": got %u, want %u", fc->name,
             info->width, info->height, clf_mode_name (params->mode),
-            clf_border_name (params->border), params->radius, i, y, x, g[x],
+            clf_border_name (params->border), params->radius, source, i, y,
+            x, g[x],
             w[x]);
     }
     g_free (want.data[i]);
@@ -140,18 +218,18 @@ check_output (const FormatCase * fc, const GstVideoInfo * info,
 /* Pushes one random frame with the current settings and checks it. */
 static void
 push_and_check (GstHarness * h, const FormatCase * fc,
-    const GstVideoInfo * info, const ClfParams * params)
+    const GstVideoInfo * info, const ClfParams * params, InputKind kind)
 {
   GstBuffer *in, *out;
 
   g_object_set (h->element, "mode", params->mode, "radius", params->radius,
       "border", params->border, NULL);
-  in = random_buffer (GST_VIDEO_INFO_SIZE (info));
+  in = input_buffer (h, fc, info, kind);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
   out = gst_harness_pull (h);
   fail_unless (out != NULL);
-  check_output (fc, info, params, in, out);
+  check_output (fc, info, params, input_names[kind], in, out);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
 }
@@ -168,7 +246,8 @@ set_caps (GstHarness * h, const gchar * format, guint width, guint height,
 }
 
 /* Every format, every mode, both borders, at odd sizes (renegotiating the
- * same element between sizes). */
+ * same element between sizes), each frame from clfilter's own pool, with
+ * padded rows, and unaligned. */
 GST_START_TEST (test_every_format_matches_reference)
 {
   static const guint sizes[][2] = { {13, 11}, {1, 1}, {70, 5} };
@@ -182,7 +261,8 @@ GST_START_TEST (test_every_format_matches_reference)
       for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
           border++) {
         ClfParams params = { mode, mode == CLF_MODE_BOX ? 2 : 5, border };
-        push_and_check (h, fc, &info, &params);
+        for (InputKind kind = 0; kind < N_INPUT_KINDS; kind++)
+          push_and_check (h, fc, &info, &params, kind);
       }
   }
   gst_harness_teardown (h);
@@ -304,7 +384,7 @@ GST_START_TEST (test_property_changes_between_buffers)
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
         GST_FLOW_OK);
     out = gst_harness_pull (h);
-    check_output (fc, &info, &steps[i], in, out);
+    check_output (fc, &info, &steps[i], "system", in, out);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in));
     fail_unless_equals_uint64 (GST_BUFFER_DURATION (out),
         GST_BUFFER_DURATION (in));
@@ -582,7 +662,7 @@ GST_START_TEST (test_decoded_h264_matches_reference)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (gst_sample_get_buffer (a)),
         GST_BUFFER_PTS (gst_sample_get_buffer (b)));
     check_output (format_case (gst_video_format_to_string
-            (GST_VIDEO_INFO_FORMAT (&info))), &info, &params,
+            (GST_VIDEO_INFO_FORMAT (&info))), &info, &params, "decoded",
         gst_sample_get_buffer (a), gst_sample_get_buffer (b));
   }
 
