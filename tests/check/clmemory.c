@@ -1,0 +1,312 @@
+/* GStreamer
+ * gst-check tests of clfilter's OpenCL memory and buffer pool, without the
+ * element: CPU writes through a map reach the device, device writes reach
+ * a later map, nested and shared maps, zeroed edges, and the pool's video
+ * meta and alignment options.
+ */
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include "gstclbufferpool.h"
+#include "gstclmemory.h"
+#include "reference.h"
+
+static ClfEngine *engine;
+static GstAllocator *allocator;
+
+static void
+setup (void)
+{
+  ClfError err = { 0 };
+
+  engine = clf_engine_new ("auto", &err);
+  fail_unless (engine != NULL, "no OpenCL device: %s", err.message);
+  allocator = gst_cl_allocator_new (engine);
+}
+
+static void
+teardown (void)
+{
+  gst_object_unref (allocator);
+  clf_engine_unref (engine);
+}
+
+static void
+fill_random (guint8 * data, gsize size)
+{
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) g_random_int ();
+}
+
+/* A 37x23 gray plane at byte 8 of the memory, rows 40 bytes apart: the
+ * CPU writes it through a map, the device sharpens it into a second
+ * memory, and a map of that shows the reference's bytes. */
+GST_START_TEST (test_map_write_kernel_map_read)
+{
+  const ClfFrameFormat format = { 1, {{37, 23, 1, 1, 1}} };
+  const ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR };
+  const gsize offset = 8, stride = 40, size = offset + stride * 23;
+  GstMemory *in = gst_allocator_alloc (allocator, size, NULL);
+  GstMemory *out = gst_allocator_alloc (allocator, size, NULL);
+  guint8 *written = g_malloc (size), *want = g_malloc (size);
+  ClfFrame src = { {0} }, dst = { {0} };
+  ClfFrameStats stats;
+  ClfError err = { 0 };
+  ClfPlan *plan;
+  GstMapInfo map;
+  gsize mem_offset;
+
+  fail_unless (gst_is_cl_memory (in) && gst_is_cl_memory (out));
+  fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
+  fail_unless (gst_cl_memory_is_mapped (in));
+  fill_random (map.data, size);
+  memcpy (written, map.data, size);
+  gst_memory_unmap (in, &map);
+  fail_if (gst_cl_memory_is_mapped (in));
+
+  src.mem[0] = gst_cl_memory_get_buffer (in, &mem_offset);
+  src.offset[0] = mem_offset + offset;
+  src.stride[0] = stride;
+  dst.mem[0] = gst_cl_memory_get_buffer (out, &mem_offset);
+  dst.offset[0] = mem_offset + offset;
+  dst.stride[0] = stride;
+  plan = clf_plan_new (engine, &format, &err);
+  fail_unless (plan != NULL, "%s", err.message);
+  fail_unless (clf_plan_process (plan, &params, &src, &dst, &stats, &err),
+      "%s", err.message);
+  fail_unless_equals_int (stats.copies, 0);
+
+  clf_ref_filter_plane (&params, &format.planes[0], written + offset, stride,
+      want + offset, stride);
+  fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
+  for (guint y = 0; y < 23; y++)
+    fail_unless (memcmp (map.data + offset + y * stride,
+            want + offset + y * stride, 37) == 0, "row %u differs", y);
+  gst_memory_unmap (out, &map);
+  /* The input still holds what the CPU wrote. */
+  fail_unless (gst_memory_map (in, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, written, size) == 0);
+  gst_memory_unmap (in, &map);
+
+  clf_plan_free (plan);
+  g_free (written);
+  g_free (want);
+  gst_memory_unref (in);
+  gst_memory_unref (out);
+}
+
+GST_END_TEST;
+
+/* Nested maps share one mapping, and cannot widen its access. */
+GST_START_TEST (test_nested_maps)
+{
+  GstMemory *mem = gst_allocator_alloc (allocator, 4096, NULL);
+  GstMapInfo outer, inner, write;
+
+  fail_unless (gst_memory_map (mem, &outer, GST_MAP_READWRITE));
+  fail_unless (gst_memory_map (mem, &inner, GST_MAP_READ));
+  fail_unless (inner.data == outer.data);
+  memset (outer.data, 0x5a, 4096);
+  fail_unless_equals_int (inner.data[4095], 0x5a);
+  gst_memory_unmap (mem, &inner);
+  fail_unless (gst_cl_memory_is_mapped (mem));
+  gst_memory_unmap (mem, &outer);
+  fail_if (gst_cl_memory_is_mapped (mem));
+
+  fail_unless (gst_memory_map (mem, &outer, GST_MAP_READ));
+  fail_if (gst_memory_map (mem, &write, GST_MAP_WRITE),
+      "a write map nested in a read map");
+  fail_unless_equals_int (outer.data[17], 0x5a);
+  gst_memory_unmap (mem, &outer);
+  fail_if (gst_cl_memory_is_mapped (mem));
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
+/* A shared sub-memory is a window on the same OpenCL buffer and maps
+ * through its parent. */
+GST_START_TEST (test_shared_memory)
+{
+  GstMemory *mem = gst_allocator_alloc (allocator, 1000, NULL);
+  GstMemory *sub = gst_memory_share (mem, 100, 50);
+  GstMapInfo parent_map, sub_map;
+  gsize parent_offset, sub_offset;
+
+  fail_unless (gst_is_cl_memory (sub));
+  fail_unless_equals_int (gst_memory_get_sizes (sub, NULL, NULL), 50);
+  fail_unless (gst_cl_memory_get_buffer (sub, &sub_offset) ==
+      gst_cl_memory_get_buffer (mem, &parent_offset));
+  fail_unless_equals_int (sub_offset, parent_offset + 100);
+
+  fail_unless (gst_memory_map (mem, &parent_map, GST_MAP_READWRITE));
+  parent_map.data[100] = 42;
+  fail_unless (gst_memory_map (sub, &sub_map, GST_MAP_READ));
+  fail_unless (sub_map.data == parent_map.data + 100);
+  fail_unless_equals_int (sub_map.data[0], 42);
+  gst_memory_unmap (sub, &sub_map);
+  gst_memory_unmap (mem, &parent_map);
+  fail_if (gst_cl_memory_is_mapped (sub));
+
+  gst_memory_unref (sub);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
+/* Allocation parameters: prefix and padding, zeroed when asked. */
+GST_START_TEST (test_zeroed_prefix_and_padding)
+{
+  GstAllocationParams params;
+  GstMemory *mem;
+  GstMapInfo map;
+  gsize offset, maxsize;
+
+  gst_allocation_params_init (&params);
+  params.prefix = 64;
+  params.padding = 32;
+  params.flags = GST_MEMORY_FLAG_ZERO_PREFIXED | GST_MEMORY_FLAG_ZERO_PADDED;
+  mem = gst_allocator_alloc (allocator, 100, &params);
+  fail_unless_equals_int (gst_memory_get_sizes (mem, &offset, &maxsize), 100);
+  fail_unless_equals_int (offset, 64);
+  fail_unless_equals_int (maxsize, 196);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  for (gint i = -64; i < 0; i++)
+    fail_unless_equals_int (map.data[i], 0);
+  for (gsize i = 100; i < 132; i++)
+    fail_unless_equals_int (map.data[i], 0);
+  gst_memory_unmap (mem, &map);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
+static GstBufferPool *
+configured_pool (const gchar * caps_string, gboolean meta,
+    const GstVideoAlignment * align)
+{
+  GstBufferPool *pool = gst_cl_buffer_pool_new (engine);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstCaps *caps = gst_caps_from_string (caps_string);
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_buffer_pool_config_set_params (config, caps, info.size, 2, 4);
+  if (meta)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (align) {
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+    gst_buffer_pool_config_set_video_alignment (config, align);
+  }
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_caps_unref (caps);
+  return pool;
+}
+
+/* What a decoder asks for: padding around the frame and aligned strides;
+ * the buffer's meta says where each plane is, as gst_video_info_align
+ * lays them out. */
+GST_START_TEST (test_pool_video_alignment)
+{
+  const gchar *caps = "video/x-raw,format=I420,width=13,height=11";
+  GstVideoAlignment align, adjusted;
+  GstVideoInfo want;
+  GstCaps *c = gst_caps_from_string (caps);
+  GstBufferPool *pool;
+  GstBuffer *buf = NULL;
+  GstVideoMeta *meta;
+
+  fail_unless (gst_buffer_pool_has_option (pool =
+          gst_cl_buffer_pool_new (engine), GST_BUFFER_POOL_OPTION_VIDEO_META));
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT));
+  gst_object_unref (pool);
+
+  gst_video_alignment_reset (&align);
+  align.padding_top = 2;
+  align.padding_left = 32;
+  align.padding_right = 3;
+  align.padding_bottom = 5;
+  align.stride_align[0] = 63;
+  align.stride_align[1] = align.stride_align[2] = 31;
+  fail_unless (gst_video_info_from_caps (&want, c));
+  /* Aligning may widen the padding; the pool must do the same. */
+  adjusted = align;
+  fail_unless (gst_video_info_align (&want, &adjusted));
+  pool = configured_pool (caps, TRUE, &align);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_is_cl_memory (gst_buffer_peek_memory (buf, 0)));
+  fail_unless (gst_buffer_get_size (buf) >= want.size);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  for (guint i = 0; i < 3; i++) {
+    fail_unless_equals_int (meta->stride[i], want.stride[i]);
+    fail_unless_equals_uint64 (meta->offset[i], want.offset[i]);
+    fail_unless_equals_int (meta->stride[i] % (i ? 32 : 64), 0);
+  }
+  fail_unless_equals_int (meta->alignment.padding_left,
+      adjusted.padding_left);
+  fail_unless_equals_int (meta->alignment.padding_bottom,
+      adjusted.padding_bottom);
+  gst_buffer_unref (buf);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+
+  /* Without the meta option: plain layout, no meta. */
+  pool = configured_pool (caps, FALSE, NULL);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_buffer_get_video_meta (buf) == NULL);
+  gst_buffer_unref (buf);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_caps_unref (c);
+}
+
+GST_END_TEST;
+
+/* Buffers go back to the pool and come out again: 100 acquisitions use
+ * only the pool's 2 preallocated buffers. */
+GST_START_TEST (test_pool_reuses_buffers)
+{
+  GstBufferPool *pool = configured_pool
+      ("video/x-raw,format=RGBA,width=64,height=48", TRUE, NULL);
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+
+  for (guint i = 0; i < 100; i++) {
+    GstBuffer *buf = NULL;
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+            NULL), GST_FLOW_OK);
+    g_hash_table_add (seen, gst_buffer_peek_memory (buf, 0));
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (g_hash_table_size (seen), 2);
+  g_hash_table_unref (seen);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
+static Suite *
+clmemory_suite (void)
+{
+  Suite *s = suite_create ("clmemory");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup, teardown);
+  tcase_add_test (tc, test_map_write_kernel_map_read);
+  tcase_add_test (tc, test_nested_maps);
+  tcase_add_test (tc, test_shared_memory);
+  tcase_add_test (tc, test_zeroed_prefix_and_padding);
+  tcase_add_test (tc, test_pool_video_alignment);
+  tcase_add_test (tc, test_pool_reuses_buffers);
+  return s;
+}
+
+GST_CHECK_MAIN (clmemory);
