@@ -4,6 +4,7 @@
  * message, refused caps, device errors, and a real H.264 decode.
  */
 #include <glib/gstdio.h>
+#include <unistd.h>
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -677,6 +678,416 @@ GST_START_TEST (test_decoded_h264_matches_reference)
 
 GST_END_TEST;
 
+/* ---- zero copy ------------------------------------------------------- */
+
+/* Frames and copies reported by each clfilter in a pipeline. */
+typedef struct
+{
+  const gchar *name;
+  guint frames;
+  guint copies;
+} FilterCount;
+
+static void
+count_message (GstMessage * msg, FilterCount * counts, guint n)
+{
+  guint copies = 0;
+
+  if (!gst_message_has_name (msg, "clfilter-stats"))
+    return;
+  fail_unless (gst_structure_get_uint (gst_message_get_structure (msg),
+          "copies", &copies));
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+            counts[i].name)) {
+      counts[i].frames++;
+      counts[i].copies += copies;
+    }
+}
+
+static void
+count_stats (GstBus * bus, FilterCount * counts, guint n)
+{
+  GstMessage *msg;
+
+  while ((msg = pop_stats (bus))) {
+    count_message (msg, counts, n);
+    gst_message_unref (msg);
+  }
+}
+
+/* Plays a pipeline to EOS, counting what each named filter reports. */
+static void
+play_pipeline_and_count (GstElement * pipeline, FilterCount * counts,
+    guint n)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  gboolean eos = FALSE;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while (!eos) {
+    GstMessage *msg = gst_bus_timed_pop (bus, GST_CLOCK_TIME_NONE);
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "%s: error",
+        GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)));
+    eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    count_message (msg, counts, n);
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+}
+
+static void
+play_and_count (const gchar * description, FilterCount * counts, guint n)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  fail_unless (pipeline != NULL, "%s: %s", description,
+      error ? error->message : "?");
+  play_pipeline_and_count (pipeline, counts, n);
+  gst_object_unref (pipeline);
+}
+
+/* The issue's pipelines: the source writes into clfilter's pool, the
+ * output comes from one, and two filters in a row pass OpenCL memory. */
+GST_START_TEST (test_no_copies_in_common_pipelines)
+{
+  FilterCount one[] = { {"f"} };
+  FilterCount two[] = { {"a"}, {"b"} };
+  FilterCount forced[] = { {"f"} };
+
+  play_and_count ("videotestsrc num-buffers=20 ! video/x-raw,format=RGBA,"
+      "width=1280,height=720 ! clfilter name=f mode=sliding ! fakesink",
+      one, 1);
+  fail_unless_equals_int (one[0].frames, 20);
+  fail_unless_equals_int (one[0].copies, 0);
+
+  play_and_count ("videotestsrc num-buffers=20 ! video/x-raw,format=NV12,"
+      "width=1280,height=720 ! clfilter name=a mode=sliding ! "
+      "clfilter name=b mode=laplace ! fakesink", two, 2);
+  for (guint i = 0; i < 2; i++) {
+    fail_unless_equals_int (two[i].frames, 20);
+    fail_unless_equals_int (two[i].copies, 0);
+  }
+
+  /* The count is real: the copying path reports its two copies. */
+  play_and_count ("videotestsrc num-buffers=5 ! video/x-raw,format=RGBA,"
+      "width=320,height=240 ! clfilter name=f zero-copy=false ! fakesink",
+      forced, 1);
+  fail_unless_equals_int (forced[0].frames, 5);
+  fail_unless_equals_int (forced[0].copies, 10);
+}
+
+GST_END_TEST;
+
+static ClfEngine *
+context_engine (GstElement * element)
+{
+  GstContext *context = gst_element_get_context (element,
+      "gst.clfilter.engine");
+  ClfEngine *engine;
+
+  fail_unless (context != NULL, "%s has no engine context",
+      GST_OBJECT_NAME (element));
+  engine = g_value_get_boxed (gst_structure_get_value
+      (gst_context_get_structure (context), "engine"));
+  gst_context_unref (context);
+  return engine;
+}
+
+/* Two filters in a row share one engine, hand each other OpenCL memory,
+ * and give the reference's bytes for both steps. */
+GST_START_TEST (test_chained_filters)
+{
+  const FormatCase *fc = format_case ("NV12");
+  const ClfParams blur = { CLF_MODE_SLIDING, 3, CLF_BORDER_MIRROR };
+  const ClfParams sharpen = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  GstHarness *h = gst_harness_new_parse ("clfilter name=a mode=sliding "
+      "radius=3 border=mirror ! clfilter name=b mode=laplace");
+  GstElement *a = gst_bin_get_by_name (GST_BIN (h->element), "a");
+  GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
+  GstBus *bus = gst_bus_new ();
+  FilterCount counts[] = { {"a"}, {"b"} };
+  GstVideoInfo info;
+
+  gst_element_set_bus (h->element, bus);
+  set_caps (h, "NV12", 37, 23, &info);
+  for (guint i = 0; i < 3; i++) {
+    GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+    GstBuffer *middle = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstBuffer *out;
+    GstVideoFrame vin, vmid;
+    ClfHostFrame src, mid;
+    ClfFrameFormat format = frame_format (fc, 37, 23);
+
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+            GST_CL_MEMORY_TYPE));
+    /* The blurred frame, by the reference, is what b sharpened. */
+    fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&vmid, &info, middle, GST_MAP_WRITE));
+    host_frame (&vin, &src);
+    host_frame (&vmid, &mid);
+    clf_ref_filter_frame (&blur, &format, &src, &mid);
+    gst_video_frame_unmap (&vmid);
+    gst_video_frame_unmap (&vin);
+    check_output (fc, &info, &sharpen, "chained", middle, out);
+    gst_buffer_unref (out);
+    gst_buffer_unref (middle);
+    gst_buffer_unref (in);
+  }
+  count_stats (bus, counts, 2);
+  for (guint i = 0; i < 2; i++) {
+    fail_unless_equals_int (counts[i].frames, 3);
+    fail_unless_equals_int (counts[i].copies, 0);
+  }
+  fail_unless (context_engine (a) == context_engine (b),
+      "the filters do not share one engine");
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Pushes one frame of `kind` and returns the copies reported for it. */
+static guint
+copies_for (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
+    InputKind kind)
+{
+  const ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_CLAMP };
+  GstBuffer *in = input_buffer (h, format_case ("RGBA"), info, kind);
+  GstBuffer *out;
+  GstMessage *msg;
+  guint copies = 99;
+
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  check_output (format_case ("RGBA"), info, &params, input_names[kind], in,
+      out);
+  msg = pop_stats (bus);
+  fail_unless (msg != NULL);
+  fail_unless (gst_structure_get_uint (gst_message_get_structure (msg),
+          "copies", &copies));
+  /* The output comes from clfilter's pool: nothing is downloaded. */
+  fail_unless_equals_uint64 (stats_uint64 (msg, "download-ns"), 0);
+  gst_message_unref (msg);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  return copies;
+}
+
+static gboolean
+device_shares_host_memory (void)
+{
+  ClfError err = { 0 };
+  ClfEngine *engine = clf_engine_new ("auto", &err);
+  gboolean unified;
+
+  fail_unless (engine != NULL, "%s", err.message);
+  unified = clf_engine_host_unified (engine);
+  clf_engine_unref (engine);
+  return unified;
+}
+
+/* Buffers that are not ours: wrapped in place where the device shares
+ * host memory and the data is aligned, else copied exactly once. */
+GST_START_TEST (test_foreign_buffers)
+{
+  for (guint discrete = 0; discrete < 2; discrete++) {
+    GstHarness *h;
+    GstBus *bus = gst_bus_new ();
+    GstVideoInfo info;
+    gboolean unified;
+
+    /* Test switch: the copying path of a device without shared memory. */
+    if (discrete)
+      g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+    unified = device_shares_host_memory ();
+    h = gst_harness_new ("clfilter");
+    gst_element_set_bus (h->element, bus);
+    set_caps (h, "RGBA", 64, 48, &info);
+
+    fail_unless_equals_int (copies_for (h, bus, &info, INPUT_FROM_POOL), 0);
+    fail_unless_equals_int (copies_for (h, bus, &info, INPUT_UNALIGNED), 1);
+    fail_unless_equals_int (copies_for (h, bus, &info, INPUT_PADDED),
+        unified ? 0 : 1);
+    fail_if (discrete && unified);
+
+    gst_element_set_bus (h->element, NULL);
+    gst_object_unref (bus);
+    gst_harness_teardown (h);
+    g_unsetenv ("CLFILTER_HOST_UNIFIED");
+  }
+}
+
+GST_END_TEST;
+
+static GstBusSyncReply
+answer_need_context (GstBus * bus, GstMessage * msg, gpointer context)
+{
+  const gchar *type;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT
+      && gst_message_parse_context_type (msg, &type)
+      && g_str_equal (type, "gst.clfilter.engine"))
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), context);
+  return GST_BUS_PASS;
+}
+
+/* An application shares one engine between pipelines: by setting the
+ * context on the element, or by answering need-context. */
+GST_START_TEST (test_application_context)
+{
+  const gchar *launch = "videotestsrc num-buffers=3 ! video/x-raw,"
+      "width=64,height=48 ! clfilter name=f ! fakesink";
+  GstElement *first = gst_parse_launch (launch, NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (first), "f");
+  GstContext *context;
+  ClfEngine *engine;
+
+  fail_unless (gst_element_set_state (first, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (first, NULL, NULL,
+          GST_CLOCK_TIME_NONE) == GST_STATE_CHANGE_SUCCESS);
+  engine = context_engine (f);
+  context = gst_element_get_context (f, "gst.clfilter.engine");
+
+  for (guint how = 0; how < 2; how++) {
+    GstElement *second = gst_parse_launch (launch, NULL);
+    GstElement *g = gst_bin_get_by_name (GST_BIN (second), "f");
+    GstBus *bus = gst_element_get_bus (second);
+    GstMessage *msg;
+
+    if (how == 0)
+      gst_element_set_context (g, context);
+    else
+      gst_bus_set_sync_handler (bus, answer_need_context,
+          gst_context_ref (context), (GDestroyNotify) gst_context_unref);
+    fail_unless (gst_element_set_state (second, GST_STATE_PLAYING) !=
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    fail_unless (context_engine (g) == engine, "%s: not the application's "
+        "engine", how == 0 ? "set_context" : "need-context");
+    gst_element_set_state (second, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (g);
+    gst_object_unref (second);
+  }
+
+  gst_context_unref (context);
+  gst_element_set_state (first, GST_STATE_NULL);
+  gst_object_unref (f);
+  gst_object_unref (first);
+}
+
+GST_END_TEST;
+
+static GQuark seen_quark;
+
+/* Counts memories a pad has not carried before (marked, not compared by
+ * address: a freed and reallocated memory may reuse an address). */
+static GstPadProbeReturn
+count_new_memories (GstPad * pad, GstPadProbeInfo * info, gpointer counter)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GstMiniObject *mem = GST_MINI_OBJECT (gst_buffer_peek_memory (buf, i));
+    if (!gst_mini_object_get_qdata (mem, seen_quark)) {
+      gst_mini_object_set_qdata (mem, seen_quark, GINT_TO_POINTER (1), NULL);
+      (*(guint *) counter)++;
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gsize
+resident_bytes (void)
+{
+  gchar *statm = NULL;
+  gsize pages = 0;
+
+  if (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL))
+    pages = g_ascii_strtoull (strchr (statm, ' ') + 1, NULL, 10);
+  g_free (statm);
+  return pages * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+typedef struct
+{
+  guint frames;
+  gsize resident_at_500;
+} RunState;
+
+static GstPadProbeReturn
+sample_resident (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  RunState *state = data;
+  if (++state->frames == 500)
+    state->resident_at_500 = resident_bytes ();
+  return GST_PAD_PROBE_OK;
+}
+
+/* 5,000 frames: the pools stop allocating after the first few frames and
+ * resident memory stays flat. */
+GST_START_TEST (test_long_run_bounded)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=5000 ! "
+      "video/x-raw,format=RGBA,width=320,height=240 ! clfilter name=f "
+      "mode=laplace stats-interval=50 ! fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstPad *sink = gst_element_get_static_pad (f, "sink");
+  GstPad *src = gst_element_get_static_pad (f, "src");
+  FilterCount counts[] = { {"f"} };
+  guint new_in = 0, new_out = 0;
+  RunState state = { 0 };
+  gsize resident_end;
+
+  seen_quark = g_quark_from_static_string ("clfilter-test-seen");
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, count_new_memories,
+      &new_in, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, count_new_memories,
+      &new_out, NULL);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, sample_resident, &state,
+      NULL);
+  play_pipeline_and_count (pipeline, counts, 1);
+  resident_end = resident_bytes ();
+
+  fail_unless_equals_int (state.frames, 5000);
+  fail_unless_equals_int (counts[0].frames, 100);
+  fail_unless_equals_int (counts[0].copies, 0);
+  fail_unless (new_in <= 8 && new_out <= 8, "the pools made %u input and "
+      "%u output memories for 5000 frames", new_in, new_out);
+  fail_unless (resident_end < state.resident_at_500 + 8 * 1024 * 1024,
+      "resident memory grew from %" G_GSIZE_FORMAT " to %" G_GSIZE_FORMAT
+      " bytes", state.resident_at_500, resident_end);
+  g_print ("5000 frames: %u input and %u output memories; resident %"
+      G_GSIZE_FORMAT " KiB at frame 500, %" G_GSIZE_FORMAT " KiB at the "
+      "end\n", new_in, new_out, state.resident_at_500 / 1024,
+      resident_end / 1024);
+
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* The element under test is the one just built, not an installed one. */
 GST_START_TEST (test_plugin_from_build_dir)
 {
@@ -714,6 +1125,14 @@ clfilter_suite (void)
   tcase_add_test (tc, test_device_not_found_error);
   tcase_add_test (tc, test_device_fixed_while_running);
   tcase_add_test (tc, test_decoded_h264_matches_reference);
+
+  tc = tcase_create ("zero-copy");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_no_copies_in_common_pipelines);
+  tcase_add_test (tc, test_chained_filters);
+  tcase_add_test (tc, test_foreign_buffers);
+  tcase_add_test (tc, test_application_context);
+  tcase_add_test (tc, test_long_run_bounded);
   return s;
 }
 
