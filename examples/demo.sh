@@ -25,20 +25,6 @@ done
 ninja -C "$build"
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
-if [ -z "$movie" ]; then
-  movie=$root/examples/media/clip-720p.mp4
-  if [ ! -s "$movie" ]; then
-    echo "Making a 10 s 720p H.264 clip (once): $movie"
-    mkdir -p "$(dirname "$movie")"
-    # A moving zone plate: fine detail everywhere, so blur and sharpening show.
-    gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=zone-plate \
-        kx2=20 ky2=20 kt=1 \
-      ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
-      ! timeoverlay font-desc="Sans 48" \
-      ! x264enc speed-preset=veryfast bitrate=8000 key-int-max=30 \
-      ! mp4mux ! filesink location="$movie.part"
-    mv "$movie.part" "$movie"
-  fi
-fi
+[ -n "$movie" ] || movie=$("$root/examples/make-clip.sh")
 
 exec "$build/examples/clfilter-demo" "${args[@]}" "$movie"

@@ -22,17 +22,36 @@ struct _GstClMemory
   cl_mem buffer;
 
   /* The CPU mapping, kept by the memory that owns the buffer (the root):
-   * shared sub-memories map through it. */
+   * shared sub-memories map through it.  `resident`: mapped once for the
+   * buffer's life (see gst_cl_allocator_alloc). */
   GMutex lock;
   guint map_count;
   gpointer map_data;
   GstMapFlags map_access;
+  gboolean resident;
 };
+
+/* The buffers of freed memory are kept for the next allocations of the
+ * same size: a decoder copies each frame it still holds mapped
+ * (GstVideoDecoder must, to make it writable), and would otherwise create,
+ * fault in and map a new OpenCL buffer for every frame. */
+#define MAX_SPARE_BUFFERS 8
+
+typedef struct
+{
+  cl_mem buffer;
+  gsize maxsize;
+  gpointer map_data;            /* its resident mapping, if any */
+} SpareBuffer;
 
 struct _GstClAllocator
 {
   GstAllocator parent;
   ClfEngine *engine;
+
+  GMutex lock;
+  SpareBuffer spare[MAX_SPARE_BUFFERS];
+  guint n_spare;
 };
 
 G_DEFINE_TYPE (GstClAllocator, gst_cl_allocator, GST_TYPE_ALLOCATOR);
@@ -65,6 +84,12 @@ gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
   cl_int status;
 
   g_mutex_lock (&root->lock);
+  if (root->resident) {
+    root->map_count++;
+    data = root->map_data;
+    g_mutex_unlock (&root->lock);
+    return data;
+  }
   if (root->map_count == 0) {
     /* Blocking: the CPU may touch the bytes as soon as this returns, after
      * every command queued before on the buffer. */
@@ -120,7 +145,7 @@ gst_cl_memory_unmap (GstMemory * mem, GstMapInfo * info)
   GstClMemory *root = root_of (mem);
 
   g_mutex_lock (&root->lock);
-  if (root->map_count > 0 && --root->map_count == 0)
+  if (root->map_count > 0 && --root->map_count == 0 && !root->resident)
     unmap_root (root, queue_of (mem));
   g_mutex_unlock (&root->lock);
 }
@@ -176,28 +201,93 @@ zero_bytes (GstClAllocator * self, cl_mem buffer, gsize offset, gsize size)
   return status == CL_SUCCESS;
 }
 
+/* A spare buffer of `spare->maxsize` bytes, if one is kept. */
+static gboolean
+take_spare (GstClAllocator * self, SpareBuffer * spare)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->n_spare && !found; i++) {
+    if (self->spare[i].maxsize == spare->maxsize) {
+      *spare = self->spare[i];
+      self->spare[i] = self->spare[--self->n_spare];
+      found = TRUE;
+    }
+  }
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+static gboolean
+keep_spare (GstClAllocator * self, const SpareBuffer * spare)
+{
+  gboolean kept = FALSE;
+
+  g_mutex_lock (&self->lock);
+  if (self->n_spare < MAX_SPARE_BUFFERS) {
+    self->spare[self->n_spare++] = *spare;
+    kept = TRUE;
+  }
+  g_mutex_unlock (&self->lock);
+  return kept;
+}
+
+/* Where the device works on host memory itself, a mapping is the buffer's
+ * own storage: map it once, for the buffer's life, so that a CPU map never
+ * waits in the queue behind another frame's kernels (a decoder allocating
+ * its next frame would otherwise stall until the filter is done).  The
+ * element waits for its kernels before it passes a buffer on, so the CPU
+ * and the device never work on a frame at the same time. */
+static gboolean
+map_resident (GstClAllocator * self, GstClMemory * mem)
+{
+  cl_int status;
+
+  mem->map_data = clEnqueueMapBuffer (clf_engine_queue (self->engine),
+      mem->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, mem->mem.maxsize,
+      0, NULL, NULL, &status);
+  if (status != CL_SUCCESS) {
+    GST_ERROR_OBJECT (self, "clEnqueueMapBuffer failed: %s",
+        clf_cl_status_name (status));
+    mem->map_data = NULL;
+    return FALSE;
+  }
+  mem->resident = TRUE;
+  mem->map_access = GST_MAP_READWRITE;
+  return TRUE;
+}
+
 static GstMemory *
 gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
   gsize maxsize = params->prefix + size + params->padding;
-  cl_int status;
-  cl_mem buffer;
+  SpareBuffer spare = { NULL, maxsize, NULL };
+  cl_int status = CL_SUCCESS;
   GstMemory *mem;
 
-  buffer = clCreateBuffer (clf_engine_context (self->engine),
-      CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxsize, NULL, &status);
+  if (!take_spare (self, &spare))
+    spare.buffer = clCreateBuffer (clf_engine_context (self->engine),
+        CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxsize, NULL, &status);
   if (status != CL_SUCCESS)
     goto create_failed;
 
   mem = GST_MEMORY_CAST (memory_new (allocator, params->flags, NULL, maxsize,
-          params->align, params->prefix, size, buffer));
+          params->align, params->prefix, size, spare.buffer));
+  if (spare.map_data) {
+    ((GstClMemory *) mem)->map_data = spare.map_data;
+    ((GstClMemory *) mem)->map_access = GST_MAP_READWRITE;
+    ((GstClMemory *) mem)->resident = TRUE;
+  }
   if (((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED)
-          && !zero_bytes (self, buffer, 0, params->prefix))
+          && !zero_bytes (self, spare.buffer, 0, params->prefix))
       || ((params->flags & GST_MEMORY_FLAG_ZERO_PADDED)
-          && !zero_bytes (self, buffer, params->prefix + size,
-              params->padding))) {
+          && !zero_bytes (self, spare.buffer, params->prefix + size,
+              params->padding))
+      || (clf_engine_host_unified (self->engine) && !spare.map_data
+          && !map_resident (self, (GstClMemory *) mem))) {
     gst_memory_unref (mem);
     return NULL;
   }
@@ -217,12 +307,17 @@ static void
 gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
   GstClMemory *self = (GstClMemory *) mem;
+  SpareBuffer spare = { self->buffer, mem->maxsize, self->map_data };
 
-  if (self->map_count > 0) {
+  if (self->map_count > 0)
     GST_WARNING ("memory %p freed while mapped", mem);
-    unmap_root (self, queue_of (mem));
+  /* Shared sub-memories only hold a reference on their parent's buffer. */
+  if (mem->parent || self->map_count > 0
+      || !keep_spare (GST_CL_ALLOCATOR (allocator), &spare)) {
+    if (self->map_data)
+      unmap_root (self, queue_of (mem));
+    clReleaseMemObject (self->buffer);
   }
-  clReleaseMemObject (self->buffer);
   g_mutex_clear (&self->lock);
   g_free (self);
 }
@@ -231,6 +326,15 @@ static void
 gst_cl_allocator_finalize (GObject * object)
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (object);
+  cl_command_queue queue = clf_engine_queue (self->engine);
+
+  for (guint i = 0; i < self->n_spare; i++) {
+    if (self->spare[i].map_data)
+      clEnqueueUnmapMemObject (queue, self->spare[i].buffer,
+          self->spare[i].map_data, 0, NULL, NULL);
+    clReleaseMemObject (self->spare[i].buffer);
+  }
+  g_mutex_clear (&self->lock);
 
   clf_engine_unref (self->engine);
   G_OBJECT_CLASS (gst_cl_allocator_parent_class)->finalize (object);
@@ -255,6 +359,7 @@ gst_cl_allocator_init (GstClAllocator * self)
 {
   GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
 
+  g_mutex_init (&self->lock);
   allocator->mem_type = GST_CL_MEMORY_TYPE;
   allocator->mem_map_full = gst_cl_memory_map;
   allocator->mem_unmap_full = gst_cl_memory_unmap;

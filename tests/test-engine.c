@@ -326,6 +326,12 @@ test_devices (void)
   expect_device ("9:9", false, NULL);
   expect_device ("0:0x", false, NULL);
 
+  /* Engines are shared between users whose choices select one device. */
+  CHECK (clf_engine_matches (engine, "auto"), "auto does not match");
+  CHECK (clf_engine_matches (engine, upper), "%s does not match", upper);
+  CHECK (!clf_engine_matches (engine, "no-such-device"),
+      "no-such-device matches");
+
   /* CLFILTER_DEVICE applies to auto, not to an explicit choice. */
   const char *saved = getenv ("CLFILTER_DEVICE");
   char *saved_copy = saved ? strdup (saved) : NULL;

@@ -591,6 +591,19 @@ run_to_eos (const gchar * description)
   gst_object_unref (pipeline);
 }
 
+static gboolean
+device_shares_host_memory (void)
+{
+  ClfError err = { 0 };
+  ClfEngine *engine = clf_engine_new ("auto", &err);
+  gboolean unified;
+
+  fail_unless (engine != NULL, "%s", err.message);
+  unified = clf_engine_host_unified (engine);
+  clf_engine_unref (engine);
+  return unified;
+}
+
 /* Decodes `path` through `middle` into an appsink; returns the samples,
  * counts the clfilter-stats messages and adds up their copies. */
 static GPtrArray *
@@ -632,8 +645,8 @@ decode (const gchar * path, const gchar * middle, guint * n_stats,
 
 /* A real H.264 clip through decodebin: the decoded frames, filtered, equal
  * the reference applied to the same decoded frames.  The decoder writes
- * into our pool (padded, and still mapped while it keeps references), so
- * no frame is copied on the host. */
+ * into our memory (padded, and still mapped while it keeps references),
+ * which the device reads in place. */
 GST_START_TEST (test_decoded_h264_matches_reference)
 {
   static const guint n_frames = 8;
@@ -652,7 +665,10 @@ GST_START_TEST (test_decoded_h264_matches_reference)
   fail_unless_equals_int (raw->len, n_frames);
   fail_unless_equals_int (filtered->len, n_frames);
   fail_unless_equals_int (filtered_stats, n_frames);
-  fail_unless_equals_int (copies, 0);
+  /* Where the device has its own memory, frames the decoder still holds
+   * mapped are copied to it: at most one copy each. */
+  fail_unless (device_shares_host_memory () ? copies == 0 :
+      copies <= n_frames, "%u copies", copies);
 
   for (guint i = 0; i < n_frames; i++) {
     GstSample *a = g_ptr_array_index (raw, i);
@@ -885,19 +901,6 @@ copies_for (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   return copies;
-}
-
-static gboolean
-device_shares_host_memory (void)
-{
-  ClfError err = { 0 };
-  ClfEngine *engine = clf_engine_new ("auto", &err);
-  gboolean unified;
-
-  fail_unless (engine != NULL, "%s", err.message);
-  unified = clf_engine_host_unified (engine);
-  clf_engine_unref (engine);
-  return unified;
 }
 
 /* Buffers that are not ours: wrapped in place where the device shares

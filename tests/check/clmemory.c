@@ -181,6 +181,33 @@ GST_START_TEST (test_zeroed_prefix_and_padding)
 
 GST_END_TEST;
 
+/* A freed buffer is kept for the next allocation of its size (decoders
+ * copy every frame they still reference), up to a bound. */
+GST_START_TEST (test_freed_buffers_reused)
+{
+  GstMemory *mem = gst_allocator_alloc (allocator, 5000, NULL);
+  cl_mem buffer = gst_cl_memory_get_buffer (mem, NULL);
+  GstMemory *many[20];
+
+  gst_memory_unref (mem);
+  mem = gst_allocator_alloc (allocator, 5000, NULL);
+  fail_unless (gst_cl_memory_get_buffer (mem, NULL) == buffer);
+  gst_memory_unref (mem);
+  mem = gst_allocator_alloc (allocator, 6000, NULL);
+  fail_if (gst_cl_memory_get_buffer (mem, NULL) == buffer, "a buffer of "
+      "another size was reused");
+  gst_memory_unref (mem);
+
+  /* Freeing many at once keeps a bounded number; the rest are released
+   * (the leaks tracer and valgrind check that). */
+  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
+    many[i] = gst_allocator_alloc (allocator, 7000, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
+    gst_memory_unref (many[i]);
+}
+
+GST_END_TEST;
+
 static GstBufferPool *
 configured_pool (const gchar * caps_string, gboolean meta,
     const GstVideoAlignment * align)
@@ -304,6 +331,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_nested_maps);
   tcase_add_test (tc, test_shared_memory);
   tcase_add_test (tc, test_zeroed_prefix_and_padding);
+  tcase_add_test (tc, test_freed_buffers_reused);
   tcase_add_test (tc, test_pool_video_alignment);
   tcase_add_test (tc, test_pool_reuses_buffers);
   return s;
