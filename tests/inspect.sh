@@ -8,7 +8,7 @@ status=0
 grep -q "Filename *$1/libgstclfilter.so" <<<"$out" \
   || { echo "gst-inspect did not load the plugin from $1"; status=1; }
 for prop in mode radius border device device-name last-kernel-ns \
-    mean-kernel-ns frames stats-interval; do
+    mean-kernel-ns frames stats-interval zero-copy; do
   # "  name   : a description of at least 30 characters"
   grep -Eq "^  $prop +: .{30,}" <<<"$out" \
     || { echo "property $prop is missing or has no description"; status=1; }

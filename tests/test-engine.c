@@ -116,6 +116,17 @@ box_reads (const ClfFrameFormat * format, uint32_t radius)
 
 static int skipped_box_cases;
 
+/* A plan for `format`, or NULL with the failure recorded. */
+static ClfPlan *
+plan_for (const char *layout, const ClfFrameFormat * format)
+{
+  ClfError err = { 0 };
+  ClfPlan *plan = clf_plan_new (engine, format, &err);
+  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
+  clf_error_clear (&err);
+  return plan;
+}
+
 /* Runs one mode on `in` and compares the result with `want`; the output
  * is kept in `out` for the caller. */
 static bool
@@ -143,10 +154,7 @@ static void
 check_format_at_radius (const char *layout, const ClfFrameFormat * format,
     uint32_t radius)
 {
-  ClfError err = { 0 };
-  ClfPlan *plan = clf_plan_new (engine, format, &err);
-  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
-  clf_error_clear (&err);
+  ClfPlan *plan = plan_for (layout, format);
   if (!plan)
     return;
 
@@ -522,10 +530,7 @@ static void
 check_frame_pairings (const char *layout, const ClfFrameFormat * format,
     const ClfParams * params)
 {
-  ClfError err = { 0 };
-  ClfPlan *plan = clf_plan_new (engine, format, &err);
-  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
-  clf_error_clear (&err);
+  ClfPlan *plan = plan_for (layout, format);
   if (!plan)
     return;
 
@@ -596,9 +601,7 @@ static void
 check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
 {
   ClfError err = { 0 };
-  ClfPlan *plan = clf_plan_new (engine, format, &err);
-  CHECK (plan, "clf_plan_new: %s", err.message);
-  clf_error_clear (&err);
+  ClfPlan *plan = plan_for ("wrapped", format);
   if (!plan)
     return;
 
