@@ -22,21 +22,32 @@ typedef enum {
   K_COLS_DIRECT,
   K_ROWS_SLIDING,
   K_COLS_SLIDING,
-  K_LAPLACE,
+  K_LAPLACE_PIXELS,
+  K_LAPLACE_RUNS,
   N_KERNELS
 } KernelId;
 
 static const char *const kernel_names[N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "rows_sliding", "cols_sliding",
-  "laplace_3x3",
+  "laplace_pixels", "laplace_runs",
 };
 
-/* A filter pass: which kernel, and whether each work-item walks a segment
- * of a row (along x) or of a column (along y) instead of one sample. */
+/* Bytes of a row that one laplace work-item takes (RUN in laplace.cl),
+ * and how many rows. */
+#define LAPLACE_RUN_BYTES 16
+#define LAPLACE_ROWS 4
+
+/* What one work-item of a pass covers. */
+typedef enum {
+  ONE_PIXEL,
+  ROW_SEGMENT,                  /* a segment of a row: `seg` pixels */
+  COLUMN_SEGMENT,               /* a segment of a column: `seg` pixels */
+  BYTE_RUN,                     /* LAPLACE_RUN_BYTES bytes of `seg` rows */
+} WorkShape;
+
 typedef struct {
   KernelId kernel;
-  bool segment_along_x;
-  bool segment_along_y;
+  WorkShape shape;
 } Pass;
 
 /* A mode's passes; two-pass modes keep row sums in between. */
@@ -46,13 +57,16 @@ typedef struct {
 } ModePasses;
 
 static const ModePasses mode_passes[] = {
-  [CLF_MODE_BOX] = {1, {{K_BOX, false, false}}},
-  [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, false, false},
-          {K_COLS_DIRECT, false, false}}},
-  [CLF_MODE_SLIDING] = {2, {{K_ROWS_SLIDING, true, false},
-          {K_COLS_SLIDING, false, true}}},
-  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE, false, false}}},
+  [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
+  [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, ONE_PIXEL},
+          {K_COLS_DIRECT, ONE_PIXEL}}},
+  [CLF_MODE_SLIDING] = {2, {{K_ROWS_SLIDING, ROW_SEGMENT},
+          {K_COLS_SLIDING, COLUMN_SEGMENT}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_PIXELS, ONE_PIXEL}}},
 };
+
+/* CPUs filter runs of bytes with vectors (see laplace.cl). */
+static const ModePasses laplace_on_cpu = {1, {{K_LAPLACE_RUNS, BYTE_RUN}}};
 
 /* The kernels of one pixel layout. */
 typedef struct {
@@ -79,6 +93,7 @@ typedef struct {
 struct ClfPlan {
   ClfEngine *engine;
   ClfFrameFormat format;
+  bool cpu_device;
 
   KernelSet sets[2 * CLF_MAX_PLANES];
   unsigned n_sets;
@@ -207,6 +222,10 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
   }
   plan->engine = clf_engine_ref (engine);
   plan->format = *format;
+  cl_device_type type = 0;
+  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
+      CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  plan->cpu_device = (type & CL_DEVICE_TYPE_CPU) != 0;
 
   for (uint32_t i = 0; i < format->n_planes; i++) {
     const ClfPlaneFormat *p = &format->planes[i];
@@ -383,6 +402,38 @@ fail:
   return false;
 }
 
+static size_t
+ceil_div (size_t n, size_t d)
+{
+  return (n + d - 1) / d;
+}
+
+/* The global size of a pass over plane p, and its `seg` argument. */
+static size_t
+work_shape_size (WorkShape shape, const ClfPlaneFormat * p,
+    const ClfParams * params, size_t global[2])
+{
+  size_t window = 2 * (size_t) params->radius + 1;
+  size_t segment = window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
+
+  global[0] = p->width;
+  global[1] = p->height;
+  switch (shape) {
+    case ROW_SEGMENT:
+      global[0] = ceil_div (p->width, segment);
+      return segment;
+    case COLUMN_SEGMENT:
+      global[1] = ceil_div (p->height, segment);
+      return segment;
+    case BYTE_RUN:
+      global[0] = ceil_div (plane_row_bytes (p), LAPLACE_RUN_BYTES);
+      global[1] = ceil_div (p->height, LAPLACE_ROWS);
+      return LAPLACE_ROWS;
+    default:
+      return segment;
+  }
+}
+
 static bool
 enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
@@ -392,24 +443,21 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
 
-  const ModePasses *passes = &mode_passes[params->mode];
+  const ModePasses *passes = laplace && plan->cpu_device ? &laplace_on_cpu :
+      &mode_passes[params->mode];
   if (!set)
     return enqueue_plane_copy (plan, p, src, in, dst, out, err);
   if (passes->n == 2 && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))
     return false;
 
-  size_t window = 2 * (size_t) params->radius + 1;
-  size_t segment = window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
   for (unsigned k = 0; k < passes->n; k++) {
     const Pass *pass = &passes->pass[k];
     cl_kernel kernel = set->kernels[pass->kernel];
-    size_t global[2] = {
-      pass->segment_along_x ? (p->width + segment - 1) / segment : p->width,
-      pass->segment_along_y ? (p->height + segment - 1) / segment : p->height,
-    };
+    size_t global[2];
+    size_t seg = work_shape_size (pass->shape, p, params, global);
     if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
-            (cl_int) segment, err))
+            (cl_int) seg, err))
       return false;
     CLF_TRY (err, fail, clEnqueueNDRangeKernel,
         clf_engine_queue (plan->engine), kernel, 2, NULL, global, NULL, 0,
