@@ -19,7 +19,8 @@ __kernel void box_2d(PLANE_ARGS)
     add_window_uchar(sum, in + walk_index(wy) * src_stride, BPP, x - radius,
         width, radius, border);
   store_mean(dst + dst_off + y * dst_stride + x * BPP,
-      in + y * src_stride + x * BPP, sum, window_area(radius));
+      in + y * src_stride + x * BPP, sum,
+      mean_for(radius, mean_mul, mean_shift));
 }
 
 /* The horizontal window sum of one pixel, into `sums`. */
@@ -44,7 +45,8 @@ __kernel void cols_direct(PLANE_ARGS)
   add_window_uint(sum, sums + x * BPP, width * BPP, y - radius, height,
       radius, border);
   store_mean(dst + dst_off + y * dst_stride + x * BPP,
-      src + src_off + y * src_stride + x * BPP, sum, window_area(radius));
+      src + src_off + y * src_stride + x * BPP, sum,
+      mean_for(radius, mean_mul, mean_shift));
 }
 
 /* Row sums of `seg` consecutive pixels of one row: the first window in
@@ -79,7 +81,7 @@ __kernel void cols_sliding(PLANE_ARGS)
   const int y1 = min(y0 + seg, height);
   const int pitch = width * BPP;
   __global const uint *col = sums + x * BPP;
-  const uint area = window_area(radius);
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
   uint sum[BPP];
   clear_sum(sum);
 
@@ -88,7 +90,7 @@ __kernel void cols_sliding(PLANE_ARGS)
   Walk leave = walk_from(y0 - radius, height, border);
   for (int y = y0; y < y1; y++) {
     store_mean(dst + dst_off + y * dst_stride + x * BPP,
-        src + src_off + y * src_stride + x * BPP, sum, area);
+        src + src_off + y * src_stride + x * BPP, sum, mean);
     slide_uint(sum, col + walk_index(enter) * pitch,
         col + walk_index(leave) * pitch);
     enter = walk_next(enter);

@@ -19,7 +19,7 @@
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride,                     \
   __global uint *sums, int width, int height, int radius, int border,     \
-  int seg
+  int seg, ulong mean_mul, int mean_shift
 
 /* A walk along a line of n samples, one position at a time, giving the
  * sample each position reads: clamp repeats the edge sample; mirror reflects
@@ -117,12 +117,35 @@ void store_sums (__global uint *out, const uint *sum)
       out[c] = sum[c];
 }
 
+/* Division by the window's area N as a multiply and a shift: the host
+ * passes mean_mul = ceil(2^mean_shift / N) with mean_shift = 30 +
+ * ceil(log2 N), which gives floor(D / N) exactly for every D < 2^30, and
+ * D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30.  A division per sample would
+ * cost more than the rest of a sliding-window blur. */
+typedef struct {
+  uint rounding;                 /* N / 2 */
+  ulong mul;
+  int shift;
+} Mean;
+
+uint window_area(int radius);
+
+Mean mean_for(int radius, ulong mul, int shift)
+{
+  Mean m;
+  m.rounding = window_area(radius) / 2;
+  m.mul = mul;
+  m.shift = shift;
+  return m;
+}
+
 /* out = (S + N/2) / N for the filtered bytes of one pixel, the rest copied. */
 void store_mean(__global uchar *out, __global const uchar *in,
-    const uint *sum, uint area)
+    const uint *sum, Mean m)
 {
   for (int c = 0; c < BPP; c++)
-    out[c] = FILTERED(c) ? (uchar) ((sum[c] + area / 2) / area) : in[c];
+    out[c] = FILTERED(c) ?
+        (uchar) (((ulong) (sum[c] + m.rounding) * m.mul) >> m.shift) : in[c];
 }
 
 uint window_area(int radius)

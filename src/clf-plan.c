@@ -353,6 +353,20 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
   return ok;
 }
 
+/* The multiplier and shift that divide by the window's area in the
+ * kernels (see store_mean in common.cl): shift = 30 + ceil(log2 N),
+ * mul = ceil(2^shift / N). */
+static void
+mean_divider (uint32_t radius, cl_ulong * mul, cl_int * shift)
+{
+  uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
+  int log2_ceil = 0;
+  while ((UINT64_C (1) << log2_ceil) < area)
+    log2_ceil++;
+  *shift = 30 + log2_ceil;
+  *mul = ((UINT64_C (1) << *shift) + area - 1) / area;
+}
+
 static bool
 set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, cl_mem sums,
@@ -363,6 +377,9 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
   cl_int width = (cl_int) p->width, height = (cl_int) p->height;
   cl_int radius = (cl_int) params->radius, border = (cl_int) params->border;
+  cl_ulong mean_mul;
+  cl_int mean_shift;
+  mean_divider (params->radius, &mean_mul, &mean_shift);
   const struct {
     size_t size;
     const void *value;
@@ -372,7 +389,8 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
     {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
     {sizeof radius, &radius}, {sizeof border, &border},
-    {sizeof segment, &segment},
+    {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
+    {sizeof mean_shift, &mean_shift},
   };
   for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
     CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
