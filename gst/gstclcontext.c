@@ -48,8 +48,13 @@ void
 gst_cl_take_context (GstElement * element, GstContext * context,
     const gchar * device_spec, ClfEngine ** engine)
 {
-  ClfEngine *offered = gst_cl_context_get_engine (context);
+  ClfEngine *offered;
 
+  /* Bins set their contexts again on every state change: an element that
+   * has its engine keeps it, without listing the devices again. */
+  GST_OBJECT_LOCK (element);
+  offered = *engine ? NULL : gst_cl_context_get_engine (context);
+  GST_OBJECT_UNLOCK (element);
   if (!offered)
     return;
   if (!clf_engine_matches (offered, device_spec)) {

@@ -678,12 +678,19 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* Memory of `other` is usable in place: it lives in our OpenCL context. */
+static gboolean
+gst_cl_filter_shares_context (GstClFilter * self, ClfEngine * other)
+{
+  return clf_engine_context (other) == clf_engine_context (self->engine);
+}
+
 static gboolean
 gst_cl_filter_owns_pool (GstClFilter * self, GstBufferPool * pool)
 {
   return pool && GST_IS_CL_BUFFER_POOL (pool)
-      && clf_engine_context (gst_cl_buffer_pool_get_engine
-      (GST_CL_BUFFER_POOL (pool))) == clf_engine_context (self->engine);
+      && gst_cl_filter_shares_context (self,
+      gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
 }
 
 /* Output buffers come from a pool of ours: downstream's when it offers one
@@ -765,7 +772,6 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, ClfFrame * frame)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-  cl_context context = clf_engine_context (self->engine);
 
   for (guint i = 0; i < self->format.n_planes; i++) {
     const ClfPlaneFormat *p = &self->format.planes[i];
@@ -780,7 +786,7 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
       return FALSE;
     mem = gst_buffer_peek_memory (buffer, idx);
     if (!gst_is_cl_memory (mem)
-        || clf_engine_context (gst_cl_memory_get_engine (mem)) != context
+        || !gst_cl_filter_shares_context (self, gst_cl_memory_get_engine (mem))
         || skip + (gsize) stride * (p->height - 1) + (gsize) p->width * p->bpp
         > mem->size)
       return FALSE;

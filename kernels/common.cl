@@ -128,7 +128,11 @@ typedef struct {
   int shift;
 } Mean;
 
-uint window_area(int radius);
+uint window_area(int radius)
+{
+  uint side = 2 * (uint) radius + 1;
+  return side * side;
+}
 
 Mean mean_for(int radius, ulong mul, int shift)
 {
@@ -148,8 +152,3 @@ void store_mean(__global uchar *out, __global const uchar *in,
         (uchar) (((ulong) (sum[c] + m.rounding) * m.mul) >> m.shift) : in[c];
 }
 
-uint window_area(int radius)
-{
-  uint side = 2 * (uint) radius + 1;
-  return side * side;
-}
