@@ -97,3 +97,161 @@ __kernel void cols_sliding(PLANE_ARGS)
     leave = walk_next(leave);
   }
 }
+
+/* ---- CPUs: strips ---------------------------------------------------
+ * On a CPU a work-item is a core's task rather than a lane.  Each takes a
+ * strip of `seg` rows and keeps the column sums of its current window, one
+ * per byte of a row, in its own row of `sums`, which stays in cache: the
+ * frame is read about once and no sums travel through memory between
+ * passes.  Column sums move 16 bytes at a time; the row pass works on whole
+ * pixels (PIX vectors).
+ *   separable_strips  each row's column sums added afresh: O(r) per pixel
+ *   sliding_strips    a row enters the column sums and a row leaves them,
+ *                     then a running sum along the row: O(1) per pixel */
+
+#define COLUMN_RUN 16
+
+/* Exact in unsigned arithmetic: the leaving row was added before. */
+void columns_slide(__global uint *v, __global const uchar *enter,
+    __global const uchar *leave, int n)
+{
+  int b = 0;
+  for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
+    vstore16(vload16(0, v + b) + convert_uint16(vload16(0, enter + b))
+        - convert_uint16(vload16(0, leave + b)), 0, v + b);
+  for (; b < n; b++)
+    v[b] += enter[b] - leave[b];
+}
+
+/* The column sums of bytes b .. b + L - 1 (L = 16, or 1 at the tail) over
+ * the window of rows first .. first + 2r, summed in registers. */
+#define DEFINE_COLUMN_WINDOW(L, T, LOAD, STORE)                            \
+  void column_window_##L (__global uint *v, __global const uchar *plane,   \
+      int stride, int b, int first, int height, int radius, int border)    \
+  {                                                                        \
+    T acc = 0;                                                             \
+    if (first >= 0 && first + 2 * radius < height) {                       \
+      __global const uchar *row = plane + first * stride + b;              \
+      for (int i = -radius; i <= radius; i++, row += stride)               \
+        acc += LOAD (row);                                                 \
+    } else {                                                               \
+      Walk w = walk_from (first, height, border);                          \
+      for (int i = -radius; i <= radius; i++, w = walk_next (w))           \
+        acc += LOAD (plane + walk_index (w) * stride + b);                 \
+    }                                                                      \
+    STORE (acc, v + b);                                                    \
+  }
+
+#define LOAD_RUN(p) convert_uint16 (vload16 (0, (p)))
+#define STORE_RUN(a, p) vstore16 ((a), 0, (p))
+#define LOAD_BYTE(p) ((uint) *(p))
+#define STORE_BYTE(a, p) (*(p) = (a))
+DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN, STORE_RUN)
+DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE, STORE_BYTE)
+
+/* The column sums of a row's n bytes over the window of rows first ..
+ * first + 2r. */
+void columns_window(__global uint *v, __global const uchar *plane,
+    int stride, int n, int first, int height, int radius, int border)
+{
+  int b = 0;
+  for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
+    column_window_16(v, plane, stride, b, first, height, radius, border);
+  for (; b < n; b++)
+    column_window_1(v, plane, stride, b, first, height, radius, border);
+}
+
+/* The sum of column sums x - r .. x + r of pixel x. */
+PIX(uint) pixel_window(__global const uint *v, int x, int width, int radius,
+    int border)
+{
+  PIX(uint) sum = 0;
+  if (x >= radius && x + radius < width) {
+    for (int i = x - radius; i <= x + radius; i++)
+      sum += LOAD_PIX(i, v);
+    return sum;
+  }
+  Walk w = walk_from(x - radius, width, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+    sum += LOAD_PIX(walk_index(w), v);
+  return sum;
+}
+
+/* One row's means, each pixel's window summed afresh from the column sums. */
+void row_means_direct(__global uchar *out, __global const uchar *in,
+    __global const uint *v, int width, int radius, int border, Mean m)
+{
+  for (int x = 0; x < width; x++)
+    store_mean_pix(out, in, x, pixel_window(v, x, width, radius, border), m);
+}
+
+/* Means of pixels x .. end - 1 of a row, sliding the running sum `sum`
+ * with the border rule; returns where it stopped. */
+int row_means_walking(__global uchar *out, __global const uchar *in,
+    __global const uint *v, PIX(uint) *sum, int x, int end, int width,
+    int radius, int border, Mean m)
+{
+  Walk enter = walk_from(x + radius + 1, width, border);
+  Walk leave = walk_from(x - radius, width, border);
+  for (; x < end; x++, enter = walk_next(enter), leave = walk_next(leave)) {
+    store_mean_pix(out, in, x, *sum, m);
+    *sum += LOAD_PIX(walk_index(enter), v) - LOAD_PIX(walk_index(leave), v);
+  }
+  return x;
+}
+
+/* One row's means with a running sum along the row.  Between the edges,
+ * where the entering and leaving pixels need no border rule, no walk. */
+void row_means_sliding(__global uchar *out, __global const uchar *in,
+    __global const uint *v, int width, int radius, int border, Mean m)
+{
+  const int inner_first = min(radius, width);
+  const int inner_end = max(inner_first, width - radius - 1);
+  PIX(uint) sum = pixel_window(v, 0, width, radius, border);
+  int x = row_means_walking(out, in, v, &sum, 0, inner_first, width, radius,
+      border, m);
+  for (; x < inner_end; x++) {
+    store_mean_pix(out, in, x, sum, m);
+    sum += LOAD_PIX(x + radius + 1, v) - LOAD_PIX(x - radius, v);
+  }
+  row_means_walking(out, in, v, &sum, x, width, width, radius, border, m);
+}
+
+__kernel void separable_strips(PLANE_ARGS)
+{
+  const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
+  const int row_bytes = width * BPP;
+  __global uint *v = sums + get_global_id(0) * row_bytes;
+  __global const uchar *in = src + src_off;
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+
+  for (int y = y0; y < y1; y++) {
+    columns_window(v, in, src_stride, row_bytes, y - radius, height, radius,
+        border);
+    row_means_direct(dst + dst_off + y * dst_stride, in + y * src_stride, v,
+        width, radius, border, mean);
+  }
+}
+
+__kernel void sliding_strips(PLANE_ARGS)
+{
+  const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
+  const int row_bytes = width * BPP;
+  __global uint *v = sums + get_global_id(0) * row_bytes;
+  __global const uchar *in = src + src_off;
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+
+  columns_window(v, in, src_stride, row_bytes, y0 - radius, height, radius,
+      border);
+  Walk enter = walk_from(y0 + radius + 1, height, border);
+  Walk leave = walk_from(y0 - radius, height, border);
+  for (int y = y0; y < y1; y++) {
+    row_means_sliding(dst + dst_off + y * dst_stride, in + y * src_stride, v,
+        width, radius, border, mean);
+    if (y + 1 < y1)
+      columns_slide(v, in + walk_index(enter) * src_stride,
+          in + walk_index(leave) * src_stride, row_bytes);
+    enter = walk_next(enter);
+    leave = walk_next(leave);
+  }
+}

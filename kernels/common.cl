@@ -19,7 +19,7 @@
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride,                     \
   __global uint *sums, int width, int height, int radius, int border,     \
-  int seg, ulong mean_mul, int mean_shift
+  int seg, uint mean_mul, int mean_shift
 
 /* A walk along a line of n samples, one position at a time, giving the
  * sample each position reads: clamp repeats the edge sample; mirror reflects
@@ -120,11 +120,12 @@ void store_sums (__global uint *out, const uint *sum)
 /* Division by the window's area N as a multiply and a shift: the host
  * passes mean_mul = ceil(2^mean_shift / N) with mean_shift = 30 +
  * ceil(log2 N), which gives floor(D / N) exactly for every D < 2^30, and
- * D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30.  A division per sample would
- * cost more than the rest of a sliding-window blur. */
+ * D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30.  mean_mul < 2^31, so the
+ * product is one 32x32->64-bit multiply.  A division per sample would cost
+ * more than the rest of a sliding-window blur. */
 typedef struct {
   uint rounding;                 /* N / 2 */
-  ulong mul;
+  uint mul;
   int shift;
 } Mean;
 
@@ -134,7 +135,7 @@ uint window_area(int radius)
   return side * side;
 }
 
-Mean mean_for(int radius, ulong mul, int shift)
+Mean mean_for(int radius, uint mul, int shift)
 {
   Mean m;
   m.rounding = window_area(radius) / 2;
@@ -150,5 +151,46 @@ void store_mean(__global uchar *out, __global const uchar *in,
   for (int c = 0; c < BPP; c++)
     out[c] = FILTERED(c) ?
         (uchar) (((ulong) (sum[c] + m.rounding) * m.mul) >> m.shift) : in[c];
+}
+
+/* A pixel as one vector of BPP lanes (a scalar when BPP is 1): PIX(uint)
+ * is uint4 for RGBA.  LOAD_PIX/STORE_PIX take a pixel index. */
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+#if BPP == 1
+#define PIX(T) T
+#define LOAD_PIX(i, p) ((p)[i])
+#define STORE_PIX(v, i, p) ((p)[i] = (v))
+#define CONVERT_PIX(T) PASTE(convert_, T)
+#else
+#define PIX(T) PASTE(T, BPP)
+#define LOAD_PIX(i, p) PASTE(vload, BPP)(i, p)
+#define STORE_PIX(v, i, p) PASTE(vstore, BPP)(v, i, p)
+#define CONVERT_PIX(T) PASTE(convert_, PIX(T))
+#endif
+
+/* All ones in the lanes of filtered bytes, zero in the copied ones. */
+#define LANE_MASK(c) (FILTERED(c) ? 0xffffffffu : 0u)
+#if BPP == 1
+#define FILTERED_LANES LANE_MASK(0)
+#elif BPP == 2
+#define FILTERED_LANES ((uint2)(LANE_MASK(0), LANE_MASK(1)))
+#elif BPP == 3
+#define FILTERED_LANES ((uint3)(LANE_MASK(0), LANE_MASK(1), LANE_MASK(2)))
+#else
+#define FILTERED_LANES ((uint4)(LANE_MASK(0), LANE_MASK(1), LANE_MASK(2), \
+        LANE_MASK(3)))
+#endif
+
+/* store_mean for a whole pixel at once: the means of its filtered lanes,
+ * its other bytes copied from `in`. */
+void store_mean_pix(__global uchar *out, __global const uchar *in, int x,
+    PIX(uint) sum, Mean m)
+{
+  const PIX(ulong) wide = CONVERT_PIX(ulong)(sum + m.rounding) * m.mul;
+  const PIX(uint) mean = CONVERT_PIX(uint)(wide >> (ulong) m.shift);
+  const PIX(uint) keep = CONVERT_PIX(uint)(LOAD_PIX(x, in));
+  STORE_PIX(CONVERT_PIX(uchar)((mean & FILTERED_LANES)
+          | (keep & ~FILTERED_LANES)), x, out);
 }
 

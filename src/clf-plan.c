@@ -24,12 +24,14 @@ typedef enum {
   K_COLS_SLIDING,
   K_LAPLACE_PIXELS,
   K_LAPLACE_RUNS,
+  K_SEPARABLE_STRIPS,
+  K_SLIDING_STRIPS,
   N_KERNELS
 } KernelId;
 
 static const char *const kernel_names[N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "rows_sliding", "cols_sliding",
-  "laplace_pixels", "laplace_runs",
+  "laplace_pixels", "laplace_runs", "separable_strips", "sliding_strips",
 };
 
 /* Bytes of a row that one laplace work-item takes (RUN in laplace.cl),
@@ -43,6 +45,7 @@ typedef enum {
   ROW_SEGMENT,                  /* a segment of a row: `seg` pixels */
   COLUMN_SEGMENT,               /* a segment of a column: `seg` pixels */
   BYTE_RUN,                     /* LAPLACE_RUN_BYTES bytes of `seg` rows */
+  STRIP,                        /* `seg` whole rows, alone in a work-group */
 } WorkShape;
 
 typedef struct {
@@ -50,7 +53,8 @@ typedef struct {
   WorkShape shape;
 } Pass;
 
-/* A mode's passes; two-pass modes keep row sums in between. */
+/* A mode's passes; two-pass modes keep row sums in between, STRIP
+ * passes their column sums (both in `sums`). */
 typedef struct {
   unsigned n;
   Pass pass[2];
@@ -65,8 +69,19 @@ static const ModePasses mode_passes[] = {
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_PIXELS, ONE_PIXEL}}},
 };
 
-/* CPUs filter runs of bytes with vectors (see laplace.cl). */
-static const ModePasses laplace_on_cpu = {1, {{K_LAPLACE_RUNS, BYTE_RUN}}};
+/* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
+static const ModePasses cpu_mode_passes[] = {
+  [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
+  [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_STRIPS, STRIP}}},
+  [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_RUNS, BYTE_RUN}}},
+};
+
+/* Strips per compute unit: two, so a core that finishes early takes
+ * another; but a strip is not made shorter than the window (while there
+ * are strips for every unit), since seeding its first window costs about
+ * as much as 2r+1 rows. */
+#define STRIPS_PER_COMPUTE_UNIT 2
 
 /* The kernels of one pixel layout. */
 typedef struct {
@@ -94,6 +109,7 @@ struct ClfPlan {
   ClfEngine *engine;
   ClfFrameFormat format;
   bool cpu_device;
+  cl_uint compute_units;
 
   KernelSet sets[2 * CLF_MAX_PLANES];
   unsigned n_sets;
@@ -226,6 +242,9 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
   CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_TYPE, sizeof type, &type, NULL);
   plan->cpu_device = (type & CL_DEVICE_TYPE_CPU) != 0;
+  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
+      CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
+      &plan->compute_units, NULL);
 
   for (uint32_t i = 0; i < format->n_planes; i++) {
     const ClfPlaneFormat *p = &format->planes[i];
@@ -355,16 +374,16 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
 
 /* The multiplier and shift that divide by the window's area in the
  * kernels (see store_mean in common.cl): shift = 30 + ceil(log2 N),
- * mul = ceil(2^shift / N). */
+ * mul = ceil(2^shift / N), which is below 2^31 since N > 2^(shift-31). */
 static void
-mean_divider (uint32_t radius, cl_ulong * mul, cl_int * shift)
+mean_divider (uint32_t radius, cl_uint * mul, cl_int * shift)
 {
   uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
   int log2_ceil = 0;
   while ((UINT64_C (1) << log2_ceil) < area)
     log2_ceil++;
   *shift = 30 + log2_ceil;
-  *mul = ((UINT64_C (1) << *shift) + area - 1) / area;
+  *mul = (cl_uint) (((UINT64_C (1) << *shift) + area - 1) / area);
 }
 
 static bool
@@ -377,7 +396,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
   cl_int width = (cl_int) p->width, height = (cl_int) p->height;
   cl_int radius = (cl_int) params->radius, border = (cl_int) params->border;
-  cl_ulong mean_mul;
+  cl_uint mean_mul;
   cl_int mean_shift;
   mean_divider (params->radius, &mean_mul, &mean_shift);
   const struct {
@@ -428,8 +447,8 @@ ceil_div (size_t n, size_t d)
 
 /* The global size of a pass over plane p, and its `seg` argument. */
 static size_t
-work_shape_size (WorkShape shape, const ClfPlaneFormat * p,
-    const ClfParams * params, size_t global[2])
+work_shape_size (const ClfPlan * plan, WorkShape shape,
+    const ClfPlaneFormat * p, const ClfParams * params, size_t global[2])
 {
   size_t window = 2 * (size_t) params->radius + 1;
   size_t segment = window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
@@ -447,6 +466,16 @@ work_shape_size (WorkShape shape, const ClfPlaneFormat * p,
       global[0] = ceil_div (plane_row_bytes (p), LAPLACE_RUN_BYTES);
       global[1] = ceil_div (p->height, LAPLACE_ROWS);
       return LAPLACE_ROWS;
+    case STRIP:{
+      size_t shortest = ceil_div (p->height, (size_t) plan->compute_units *
+          STRIPS_PER_COMPUTE_UNIT);
+      size_t longest = ceil_div (p->height, plan->compute_units);
+      segment = window < longest ? window : longest;
+      segment = segment > shortest ? segment : shortest;
+      global[0] = ceil_div (p->height, segment);
+      global[1] = 1;
+      return segment;
+    }
     default:
       return segment;
   }
@@ -461,11 +490,12 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
 
-  const ModePasses *passes = laplace && plan->cpu_device ? &laplace_on_cpu :
-      &mode_passes[params->mode];
+  const ModePasses *passes = plan->cpu_device ?
+      &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
   if (!set)
     return enqueue_plane_copy (plan, p, src, in, dst, out, err);
-  if (passes->n == 2 && !ensure_buffer (plan, &plan->sums, plan->sums_size,
+  bool uses_sums = passes->n == 2 || passes->pass[0].shape == STRIP;
+  if (uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))
     return false;
 
@@ -473,12 +503,16 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     const Pass *pass = &passes->pass[k];
     cl_kernel kernel = set->kernels[pass->kernel];
     size_t global[2];
-    size_t seg = work_shape_size (pass->shape, p, params, global);
+    size_t seg = work_shape_size (plan, pass->shape, p, params, global);
+    /* A strip is a task for one core: alone in its work-group, so the
+     * device spreads the strips over its cores. */
+    static const size_t alone[2] = { 1, 1 };
+    const size_t *local = pass->shape == STRIP ? alone : NULL;
     if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
             (cl_int) seg, err))
       return false;
     CLF_TRY (err, fail, clEnqueueNDRangeKernel,
-        clf_engine_queue (plan->engine), kernel, 2, NULL, global, NULL, 0,
+        clf_engine_queue (plan->engine), kernel, 2, NULL, global, local, 0,
         NULL, next_event (plan, CMD_KERNEL));
     event_enqueued (plan);
   }
