@@ -1,0 +1,87 @@
+#!/usr/bin/python3
+"""OpenCV's box blur and 3x3 sharpen, timed per call, for comparison with
+clfilter (the same bytes: cv2.blur and cv2.filter2D with BORDER_REFLECT_101
+are clfilter's blur and laplace with border=mirror).
+
+Usage: opencv-bench.py [--sizes 1280x720,3840x2160] [--radii 7,31] [--reps N]
+
+One tab-separated line per case on stdout:
+  backend  device  function  size  radius  median-ms  frames/s
+backend "cpu" runs on numpy arrays; "opencl" on cv2.UMat with
+cv2.ocl.finish() after every call, so the time is the device's whole call.
+Frames are 4-channel uint8 (OpenCV filters all four channels, alpha too).
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+# With a configuration string and no device type, OpenCV tries GPUs, then
+# CPUs (like clfilter's device=auto); left unset it takes GPUs only, and on
+# a machine with PoCL alone it would silently run the "OpenCL" cases on the CPU.
+os.environ.setdefault("OPENCV_OPENCL_DEVICE", "::")
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+SHARPEN = np.array([[-1, -1, -1], [-1, 9, -1], [-1, -1, -1]], np.float32)
+BORDER = cv2.BORDER_REFLECT_101
+
+
+def median_ms(call, sync, reps):
+    """Median wall time of one call, after two warm-up calls (kernel builds)."""
+    times = []
+    for i in range(reps + 2):
+        start = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - start)
+    return 1e3 * statistics.median(times[2:])
+
+
+def cases(sizes, radii):
+    """(function label, radius, call taking src and dst) for every case."""
+    for size in sizes:
+        for r in radii:
+            k = 2 * r + 1
+            yield size, "blur", r, lambda s, d, k=k: cv2.blur(
+                s, (k, k), dst=d, borderType=BORDER)
+        yield size, "filter2D sharpen", "-", lambda s, d: cv2.filter2D(
+            s, -1, SHARPEN, dst=d, borderType=BORDER)
+
+
+def backends():
+    """(name, device, wrap a numpy frame, sync) for every backend usable."""
+    yield ("cpu", f"CPU, {cv2.getNumThreads()} threads",
+           lambda a: a, lambda: None)
+    cv2.ocl.setUseOpenCL(True)
+    if cv2.ocl.useOpenCL():
+        yield ("opencl", cv2.ocl.Device.getDefault().name(),
+               cv2.UMat, cv2.ocl.finish)
+    else:
+        print("opencv-bench: OpenCV has no OpenCL device; "
+              "OpenCL cases skipped", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="1280x720,3840x2160")
+    parser.add_argument("--radii", default="7,31")
+    parser.add_argument("--reps", type=int, default=30)
+    args = parser.parse_args()
+    sizes = [tuple(map(int, s.split("x"))) for s in args.sizes.split(",")]
+    radii = [int(r) for r in args.radii.split(",")]
+
+    rng = np.random.default_rng(1)
+    print("backend\tdevice\tfunction\tsize\tradius\tmedian-ms\tframes/s")
+    for name, device, wrap, sync in backends():
+        for (w, h), label, r, filt in cases(sizes, radii):
+            src = wrap(rng.integers(0, 256, (h, w, 4), np.uint8))
+            dst = wrap(np.empty((h, w, 4), np.uint8))
+            ms = median_ms(lambda: filt(src, dst), sync, args.reps)
+            print(f"{name}\t{device}\t{label}\t{w}x{h}\t{r}\t{ms:.3f}"
+                  f"\t{1e3 / ms:.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
