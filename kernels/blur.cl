@@ -3,13 +3,16 @@
  *
  *  box_2d                      naive: each pixel reads all (2r+1)^2 samples
  *  rows_direct, cols_direct    separable: a row pass into `sums`, then columns
- *  rows_sliding, cols_sliding  running sums: the cost per pixel does not grow
- *                              with the radius
+ *  sliding                     running sums: the cost per pixel does not grow
+ *                              with the radius (GPUs: column_sums then
+ *                              row_means_scan; CPUs: sliding_strips)
  */
 
 __kernel void box_2d(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height)
+    return;
   __global const uchar *in = src + src_off;
   uint sum[BPP];
   clear_sum(sum);
@@ -27,6 +30,8 @@ __kernel void box_2d(PLANE_ARGS)
 __kernel void rows_direct(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height)
+    return;
   uint sum[BPP];
   clear_sum(sum);
 
@@ -39,6 +44,8 @@ __kernel void rows_direct(PLANE_ARGS)
 __kernel void cols_direct(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height)
+    return;
   uint sum[BPP];
   clear_sum(sum);
 
@@ -49,53 +56,109 @@ __kernel void cols_direct(PLANE_ARGS)
       mean_for(radius, mean_mul, mean_shift));
 }
 
-/* Row sums of `seg` consecutive pixels of one row: the first window in
- * full, then one slide per pixel. */
-__kernel void rows_sliding(PLANE_ARGS)
-{
-  const int x0 = get_global_id(0) * seg, y = get_global_id(1);
-  const int x1 = min(x0 + seg, width);
-  __global const uchar *row = src + src_off + y * src_stride;
-  uint sum[BPP];
-  clear_sum(sum);
+/* ---- GPUs: sliding window in two passes ------------------------------
+ * column_sums  a work-item per byte column and segment of `seg` rows: its
+ *              first window in full, then a row enters and a row leaves per
+ *              step; neighbouring work-items read and write neighbouring
+ *              bytes, so every row step is one coalesced access.
+ * row_means_scan  a work-group per row turns the row's column sums into
+ *              prefix sums in place (a scan: chunk totals, then a scan of
+ *              them in local memory), and each pixel's window is the
+ *              difference of two prefix sums, extended past the edges in
+ *              closed form.  Sums are exact modulo 2^32, and so is every
+ *              window sum (< 2^30). */
 
-  add_window_uchar(sum, row, BPP, x0 - radius, width, radius, border);
-  Walk enter = walk_from(x0 + radius + 1, width, border);
-  Walk leave = walk_from(x0 - radius, width, border);
-  __global uint *out = sums + (y * width + x0) * BPP;
-  for (int x = x0; x < x1; x++, out += BPP) {
-    store_sums(out, sum);
-    slide_uchar(sum, row + walk_index(enter) * BPP,
-        row + walk_index(leave) * BPP);
+__kernel void column_sums(PLANE_ARGS)
+{
+  const int b = get_global_id(0), y0 = get_global_id(1) * seg;
+  const int y1 = min(y0 + seg, height), row_bytes = width * BPP;
+  if (b >= row_bytes)
+    return;
+  __global const uchar *column = src + src_off + b;
+  uint sum = 0;
+  Walk w = walk_from(y0 - radius, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+    sum += column[walk_index(w) * src_stride];
+  Walk enter = walk_from(y0 + radius + 1, height, border);
+  Walk leave = walk_from(y0 - radius, height, border);
+  for (int y = y0; y < y1; y++) {
+    sums[y * row_bytes + b] = sum;
+    sum += column[walk_index(enter) * src_stride]
+        - column[walk_index(leave) * src_stride];
     enter = walk_next(enter);
     leave = walk_next(leave);
   }
 }
 
-/* Column sums of `seg` consecutive rows of one pixel column, the same way,
- * then the mean.  Neighbouring work-items take neighbouring columns, so each
- * row step reads one contiguous run of `sums`. */
-__kernel void cols_sliding(PLANE_ARGS)
-{
-  const int x = get_global_id(0), y0 = get_global_id(1) * seg;
-  const int y1 = min(y0 + seg, height);
-  const int pitch = width * BPP;
-  __global const uint *col = sums + x * BPP;
-  const Mean mean = mean_for(radius, mean_mul, mean_shift);
-  uint sum[BPP];
-  clear_sum(sum);
+#define SCAN_GROUP 256
 
-  add_window_uint(sum, col, pitch, y0 - radius, height, radius, border);
-  Walk enter = walk_from(y0 + radius + 1, height, border);
-  Walk leave = walk_from(y0 - radius, height, border);
-  for (int y = y0; y < y1; y++) {
-    store_mean(dst + dst_off + y * dst_stride + x * BPP,
-        src + src_off + y * src_stride + x * BPP, sum, mean);
-    slide_uint(sum, col + walk_index(enter) * pitch,
-        col + walk_index(leave) * pitch);
-    enter = walk_next(enter);
-    leave = walk_next(leave);
+/* P(j), the sum of pixels 0 .. j-1 of a row of prefix sums p (p[x] holds
+ * P(x + 1)), for 0 <= j <= width. */
+PIX(uint) prefix(__global const uint *p, int j)
+{
+  return j == 0 ? (PIX(uint)) 0 : LOAD_PIX(j - 1, p);
+}
+
+/* P(j) for any j, as if the row went on under the border rule (P(j) < 0
+ * for j < 0 counts the samples left of 0 negatively).  Clamp repeats the
+ * edge pixels; mirror repeats a period 0, 1, .., w-1, w-2, .., 1 whose
+ * running sum is known from P. */
+PIX(uint) extended_prefix(__global const uint *p, int j, int width,
+    int border)
+{
+  if (j >= 0 && j <= width)
+    return prefix(p, j);
+  const PIX(uint) total = prefix(p, width), first = prefix(p, 1);
+  const PIX(uint) last = total - prefix(p, width - 1);
+  if (border == BORDER_CLAMP)
+    return j < 0 ? (uint) j * first : total + (uint) (j - width) * last;
+  if (width == 1)
+    return (uint) j * total;
+  const int period = 2 * (width - 1);
+  int q = j / period, m = j % period;
+  if (m < 0) {
+    m += period;
+    q--;
   }
+  const PIX(uint) rest = m <= width ? prefix(p, m) :
+      total + prefix(p, width - 1) - prefix(p, 2 * width - 1 - m);
+  return (uint) q * (2 * total - first - last) + rest;
+}
+
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void row_means_scan(PLANE_ARGS)
+{
+  __local PIX(uint) scan[SCAN_GROUP];
+  const int lid = get_local_id(0), y = get_global_id(1);
+  const int chunk = (width + SCAN_GROUP - 1) / SCAN_GROUP;
+  const int x0 = min(lid * chunk, width), x1 = min(x0 + chunk, width);
+  __global uint *p = sums + y * width * BPP;
+
+  /* This work-item's chunk total, then the totals' inclusive scan. */
+  PIX(uint) total = 0;
+  for (int x = x0; x < x1; x++)
+    total += LOAD_PIX(x, p);
+  scan[lid] = total;
+  for (int step = 1; step < SCAN_GROUP; step *= 2) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const PIX(uint) add = lid >= step ? scan[lid - step] : 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    scan[lid] += add;
+  }
+  PIX(uint) running = scan[lid] - total;
+  for (int x = x0; x < x1; x++) {
+    running += LOAD_PIX(x, p);
+    STORE_PIX(running, x, p);
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE);
+
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+  __global uchar *out = dst + dst_off + y * dst_stride;
+  __global const uchar *in = src + src_off + y * src_stride;
+  for (int x = lid; x < width; x += SCAN_GROUP)
+    store_mean_pix(out, in, x,
+        extended_prefix(p, x + radius + 1, width, border)
+        - extended_prefix(p, x - radius, width, border), mean);
 }
 
 /* ---- CPUs: strips ---------------------------------------------------

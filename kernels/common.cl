@@ -72,13 +72,10 @@ int border_index(int i, int n, int border)
   return walk_index(walk_from(i, n, border));
 }
 
-/* Window sums over a line of samples of type T (uchar pixels, or the uint
- * row sums between separable passes), `step` elements from one position to
- * the next, for the filtered bytes of a pixel:
- *   add_window_T  adds the 2r+1 samples from position `first` on;
- *   slide_T       moves a window one position: adds the sample entering,
- *                 takes away the one leaving (exact in unsigned arithmetic:
- *                 a sample is only taken away after it was added). */
+/* The window sum over a line of samples of type T (uchar pixels, or the
+ * uint row sums between separable passes), `step` elements from one
+ * position to the next, for the filtered bytes of a pixel: add_window_T
+ * adds the 2r+1 samples from position `first` on. */
 #define DEFINE_WINDOW_OPS(T)                                              \
   void add_window_##T (uint *sum, __global const T *line, int step,       \
       int first, int n, int radius, int border)                           \
@@ -90,14 +87,6 @@ int border_index(int i, int n, int border)
         if (FILTERED (c))                                                 \
           sum[c] += px[c];                                                \
     }                                                                     \
-  }                                                                       \
-                                                                          \
-  void slide_##T (uint *sum, __global const T *entering,                  \
-      __global const T *leaving)                                          \
-  {                                                                       \
-    for (int c = 0; c < BPP; c++)                                         \
-      if (FILTERED (c))                                                   \
-        sum[c] += entering[c] - leaving[c];                               \
   }
 
 DEFINE_WINDOW_OPS (uchar)

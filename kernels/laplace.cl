@@ -59,6 +59,8 @@ uchar laplace_byte(__global const uchar *up, __global const uchar *mid,
 __kernel void laplace_pixels(PLANE_ARGS)
 {
   const int x = get_global_id(0), y = get_global_id(1);
+  if (x >= width || y >= height)
+    return;
   __global const uchar *in = src + src_off;
   __global const uchar *up = in + border_index(y - 1, height, border) * src_stride;
   __global const uchar *mid = in + y * src_stride;

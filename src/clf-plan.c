@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The work-group of row_means_scan (SCAN_GROUP in blur.cl). */
+#define ROW_SCAN_GROUP 256
+/* Work-items per work-group that GPUs get, at most (a multiple of the
+ * kernel's preferred size, within its limit). */
+#define GPU_GROUP_TARGET 128
 /* Shortest segment of a line that one sliding-window work-item walks.  A
  * segment is also never shorter than the window (2r+1), so seeding its first
  * window costs at most one extra read per pixel: the cost per pixel stays
@@ -20,8 +25,8 @@ typedef enum {
   K_BOX,
   K_ROWS_DIRECT,
   K_COLS_DIRECT,
-  K_ROWS_SLIDING,
-  K_COLS_SLIDING,
+  K_COLUMN_SUMS,
+  K_ROW_MEANS_SCAN,
   K_LAPLACE_PIXELS,
   K_LAPLACE_RUNS,
   K_SEPARABLE_STRIPS,
@@ -30,7 +35,7 @@ typedef enum {
 } KernelId;
 
 static const char *const kernel_names[N_KERNELS] = {
-  "box_2d", "rows_direct", "cols_direct", "rows_sliding", "cols_sliding",
+  "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_pixels", "laplace_runs", "separable_strips", "sliding_strips",
 };
 
@@ -42,8 +47,8 @@ static const char *const kernel_names[N_KERNELS] = {
 /* What one work-item of a pass covers. */
 typedef enum {
   ONE_PIXEL,
-  ROW_SEGMENT,                  /* a segment of a row: `seg` pixels */
-  COLUMN_SEGMENT,               /* a segment of a column: `seg` pixels */
+  BYTE_COLUMN_SEGMENT,          /* one byte of `seg` consecutive rows */
+  ROW_GROUP,                    /* a row per work-group of ROW_SCAN_GROUP */
   BYTE_RUN,                     /* LAPLACE_RUN_BYTES bytes of `seg` rows */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
 } WorkShape;
@@ -64,8 +69,8 @@ static const ModePasses mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, ONE_PIXEL},
           {K_COLS_DIRECT, ONE_PIXEL}}},
-  [CLF_MODE_SLIDING] = {2, {{K_ROWS_SLIDING, ROW_SEGMENT},
-          {K_COLS_SLIDING, COLUMN_SEGMENT}}},
+  [CLF_MODE_SLIDING] = {2, {{K_COLUMN_SUMS, BYTE_COLUMN_SEGMENT},
+          {K_ROW_MEANS_SCAN, ROW_GROUP}}},
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_PIXELS, ONE_PIXEL}}},
 };
 
@@ -108,7 +113,7 @@ typedef struct {
 struct ClfPlan {
   ClfEngine *engine;
   ClfFrameFormat format;
-  bool cpu_device;
+  bool cpu_kernels;
   cl_uint compute_units;
 
   KernelSet sets[2 * CLF_MAX_PLANES];
@@ -224,6 +229,20 @@ fail:
   return false;
 }
 
+/* Which family of kernels a device runs: CPUs' (strips, byte runs) or
+ * GPUs'.  CLFILTER_KERNELS=cpu or =gpu picks one on any device, so the
+ * tests check both families' bytes on whatever device they have. */
+static bool
+uses_cpu_kernels (cl_device_type type)
+{
+  const char *force = getenv ("CLFILTER_KERNELS");
+  if (force && !strcmp (force, "gpu"))
+    return false;
+  if (force && !strcmp (force, "cpu"))
+    return true;
+  return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 ClfPlan *
 clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     ClfError * err)
@@ -241,7 +260,7 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
   cl_device_type type = 0;
   CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  plan->cpu_device = (type & CL_DEVICE_TYPE_CPU) != 0;
+  plan->cpu_kernels = uses_cpu_kernels (type);
   CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
@@ -456,11 +475,12 @@ work_shape_size (const ClfPlan * plan, WorkShape shape,
   global[0] = p->width;
   global[1] = p->height;
   switch (shape) {
-    case ROW_SEGMENT:
-      global[0] = ceil_div (p->width, segment);
-      return segment;
-    case COLUMN_SEGMENT:
+    case BYTE_COLUMN_SEGMENT:
+      global[0] = plane_row_bytes (p);
       global[1] = ceil_div (p->height, segment);
+      return segment;
+    case ROW_GROUP:
+      global[0] = ROW_SCAN_GROUP;
       return segment;
     case BYTE_RUN:
       global[0] = ceil_div (plane_row_bytes (p), LAPLACE_RUN_BYTES);
@@ -481,6 +501,43 @@ work_shape_size (const ClfPlan * plan, WorkShape shape,
   }
 }
 
+/* The work-group size of a pass, or NULL for the driver's choice.  A strip
+ * is a task for one core: alone in its work-group, so the device spreads
+ * the strips over its cores.  On GPUs a group is one row of work-items, a
+ * multiple of the kernel's preferred size (the warp), and the global size
+ * is rounded up to it: the kernels skip work-items past the plane. */
+static const size_t *
+pass_local_size (const ClfPlan * plan, cl_kernel kernel, WorkShape shape,
+    size_t global[2], size_t local[2], ClfError * err)
+{
+  local[0] = local[1] = 1;
+  if (shape == STRIP)
+    return local;
+  if (shape == ROW_GROUP) {
+    local[0] = ROW_SCAN_GROUP;
+    return local;
+  }
+  if (plan->cpu_kernels)
+    return NULL;
+  size_t multiple = 0, limit = 0;
+  cl_device_id device = clf_engine_device (plan->engine);
+  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+      CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
+      &multiple, NULL);
+  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+      CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
+  if (multiple < 1 || multiple > limit)
+    multiple = 1;
+  size_t size = GPU_GROUP_TARGET < limit ? GPU_GROUP_TARGET : limit;
+  local[0] = size / multiple * multiple;
+  global[0] = ceil_div (global[0], local[0]) * local[0];
+  return local;
+
+fail:
+  local[0] = 0;
+  return NULL;
+}
+
 static bool
 enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
@@ -490,7 +547,7 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
 
-  const ModePasses *passes = plan->cpu_device ?
+  const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
   if (!set)
     return enqueue_plane_copy (plan, p, src, in, dst, out, err);
@@ -504,10 +561,11 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_kernel kernel = set->kernels[pass->kernel];
     size_t global[2];
     size_t seg = work_shape_size (plan, pass->shape, p, params, global);
-    /* A strip is a task for one core: alone in its work-group, so the
-     * device spreads the strips over its cores. */
-    static const size_t alone[2] = { 1, 1 };
-    const size_t *local = pass->shape == STRIP ? alone : NULL;
+    size_t local_size[2];
+    const size_t *local = pass_local_size (plan, kernel, pass->shape, global,
+        local_size, err);
+    if (!local && local_size[0] == 0)
+      return false;
     if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
             (cl_int) seg, err))
       return false;
