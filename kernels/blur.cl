@@ -62,8 +62,8 @@ __kernel void cols_direct(PLANE_ARGS)
  *              step; neighbouring work-items read and write neighbouring
  *              bytes, so every row step is one coalesced access.
  * row_means_scan  a work-group per row turns the row's column sums into
- *              prefix sums in place (a scan: chunk totals, then a scan of
- *              them in local memory), and each pixel's window is the
+ *              prefix sums in place (scans of SCAN_GROUP pixels in local
+ *              memory, carried along the row), and each pixel's window is the
  *              difference of two prefix sums, extended past the edges in
  *              closed form.  Sums are exact modulo 2^32, and so is every
  *              window sum (< 2^30). */
@@ -92,11 +92,21 @@ __kernel void column_sums(PLANE_ARGS)
 
 #define SCAN_GROUP 256
 
+/* The row of sums as whole pixels: one aligned load of 8 or 16 bytes where
+ * BPP is 2 or 4 (rows of sums start on such a boundary). */
+#if BPP == 2 || BPP == 4
+#define LOAD_SUMS(i, p) (((__global const PIX(uint) *) (p))[i])
+#define STORE_SUMS(v, i, p) (((__global PIX(uint) *) (p))[i] = (v))
+#else
+#define LOAD_SUMS(i, p) LOAD_PIX(i, p)
+#define STORE_SUMS(v, i, p) STORE_PIX(v, i, p)
+#endif
+
 /* P(j), the sum of pixels 0 .. j-1 of a row of prefix sums p (p[x] holds
  * P(x + 1)), for 0 <= j <= width. */
 PIX(uint) prefix(__global const uint *p, int j)
 {
-  return j == 0 ? (PIX(uint)) 0 : LOAD_PIX(j - 1, p);
+  return j == 0 ? (PIX(uint)) 0 : LOAD_SUMS(j - 1, p);
 }
 
 /* P(j) for any j, as if the row went on under the border rule (P(j) < 0
@@ -125,30 +135,38 @@ PIX(uint) extended_prefix(__global const uint *p, int j, int width,
   return (uint) q * (2 * total - first - last) + rest;
 }
 
-__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
-void row_means_scan(PLANE_ARGS)
+/* The inclusive scan of `value` over the work-group, through `scan`. */
+PIX(uint) group_scan(__local PIX(uint) *scan, int lid, PIX(uint) value)
 {
-  __local PIX(uint) scan[SCAN_GROUP];
-  const int lid = get_local_id(0), y = get_global_id(1);
-  const int chunk = (width + SCAN_GROUP - 1) / SCAN_GROUP;
-  const int x0 = min(lid * chunk, width), x1 = min(x0 + chunk, width);
-  __global uint *p = sums + y * width * BPP;
-
-  /* This work-item's chunk total, then the totals' inclusive scan. */
-  PIX(uint) total = 0;
-  for (int x = x0; x < x1; x++)
-    total += LOAD_PIX(x, p);
-  scan[lid] = total;
+  scan[lid] = value;
   for (int step = 1; step < SCAN_GROUP; step *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const PIX(uint) add = lid >= step ? scan[lid - step] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     scan[lid] += add;
   }
-  PIX(uint) running = scan[lid] - total;
-  for (int x = x0; x < x1; x++) {
-    running += LOAD_PIX(x, p);
-    STORE_PIX(running, x, p);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return scan[lid];
+}
+
+__kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
+void row_means_scan(PLANE_ARGS)
+{
+  __local PIX(uint) scan[SCAN_GROUP];
+  const int lid = get_local_id(0), y = get_global_id(1);
+  __global uint *p = sums + y * width * BPP;
+
+  /* The prefix sums, SCAN_GROUP neighbouring pixels at a time, so every
+   * load and store is one coalesced access. */
+  PIX(uint) carry = 0;
+  for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
+    const int x = x0 + lid;
+    const PIX(uint) sum = group_scan(scan, lid,
+        x < width ? LOAD_SUMS(x, p) : (PIX(uint)) 0) + carry;
+    if (x < width)
+      STORE_SUMS(sum, x, p);
+    carry += scan[SCAN_GROUP - 1];
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
 
