@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """OpenCV's box blur and 3x3 sharpen, timed per call, for comparison with
-clfilter (the same bytes: cv2.blur and cv2.filter2D with BORDER_REFLECT_101
-are clfilter's blur and laplace with border=mirror).
+clfilter (cv2.blur and cv2.filter2D with BORDER_REFLECT_101 do the work of
+clfilter's blur and laplace with border=mirror; OpenCV rounds its own way,
+so the bytes are not compared).
 
 Usage: opencv-bench.py [--sizes 1280x720,3840x2160] [--radii 7,31] [--reps N]
 

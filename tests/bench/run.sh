@@ -466,7 +466,7 @@ md_opencv() {
   echo "Median time of one call on a random 4-channel uint8 frame (OpenCV filters"
   echo "alpha too): \`cv2.blur(frame, (2r+1, 2r+1), dst, borderType=BORDER_REFLECT_101)\`"
   echo "and \`cv2.filter2D(frame, -1, sharpen 3x3, dst, borderType=BORDER_REFLECT_101)\`:"
-  echo "clfilter's bytes with border=mirror. opencl: on cv2.UMat, with cv2.ocl.finish()"
+  echo "the operations of clfilter's blur and laplace with border=mirror (OpenCV rounds in its own way: bytes not compared). opencl: on cv2.UMat, with cv2.ocl.finish()"
   echo "after every call. Compare with the kernel tables above (frames on the device)."
   echo
   md_table <"$out/opencv.tsv"
