@@ -298,40 +298,52 @@ void row_means_sliding(__global uchar *out, __global const uchar *in,
   row_means_walking(out, in, v, &sum, x, width, width, radius, border, m);
 }
 
+/* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`. */
+typedef struct {
+  int y0, y1, row_bytes;
+  __global uint *v;
+} Strip;
+
+Strip strip_for(__global uint *sums, int seg, int width, int height)
+{
+  Strip s;
+  s.y0 = get_global_id(0) * seg;
+  s.y1 = min(s.y0 + seg, height);
+  s.row_bytes = width * BPP;
+  s.v = sums + get_global_id(0) * s.row_bytes;
+  return s;
+}
+
 __kernel void separable_strips(PLANE_ARGS)
 {
-  const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
-  const int row_bytes = width * BPP;
-  __global uint *v = sums + get_global_id(0) * row_bytes;
+  const Strip s = strip_for(sums, seg, width, height);
   __global const uchar *in = src + src_off;
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
-  for (int y = y0; y < y1; y++) {
-    columns_window(v, in, src_stride, row_bytes, y - radius, height, radius,
-        border);
-    row_means_direct(dst + dst_off + y * dst_stride, in + y * src_stride, v,
+  for (int y = s.y0; y < s.y1; y++) {
+    columns_window(s.v, in, src_stride, s.row_bytes, y - radius, height,
+        radius, border);
+    row_means_direct(dst + dst_off + y * dst_stride, in + y * src_stride, s.v,
         width, radius, border, mean);
   }
 }
 
 __kernel void sliding_strips(PLANE_ARGS)
 {
-  const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
-  const int row_bytes = width * BPP;
-  __global uint *v = sums + get_global_id(0) * row_bytes;
+  const Strip s = strip_for(sums, seg, width, height);
   __global const uchar *in = src + src_off;
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
-  columns_window(v, in, src_stride, row_bytes, y0 - radius, height, radius,
-      border);
-  Walk enter = walk_from(y0 + radius + 1, height, border);
-  Walk leave = walk_from(y0 - radius, height, border);
-  for (int y = y0; y < y1; y++) {
-    row_means_sliding(dst + dst_off + y * dst_stride, in + y * src_stride, v,
+  columns_window(s.v, in, src_stride, s.row_bytes, s.y0 - radius, height,
+      radius, border);
+  Walk enter = walk_from(s.y0 + radius + 1, height, border);
+  Walk leave = walk_from(s.y0 - radius, height, border);
+  for (int y = s.y0; y < s.y1; y++) {
+    row_means_sliding(dst + dst_off + y * dst_stride, in + y * src_stride, s.v,
         width, radius, border, mean);
-    if (y + 1 < y1)
-      columns_slide(v, in + walk_index(enter) * src_stride,
-          in + walk_index(leave) * src_stride, row_bytes);
+    if (y + 1 < s.y1)
+      columns_slide(s.v, in + walk_index(enter) * src_stride,
+          in + walk_index(leave) * src_stride, s.row_bytes);
     enter = walk_next(enter);
     leave = walk_next(leave);
   }
