@@ -56,6 +56,30 @@ __kernel void cols_direct(PLANE_ARGS)
       mean_for(radius, mean_mul, mean_shift));
 }
 
+/* The sums over the window of rows first .. first + 2r of bytes b ..
+ * b + L - 1 of a row (L = 16, or a single byte), summed in registers. */
+#define DEFINE_COLUMN_WINDOW(L, T, LOAD)                                   \
+  T column_window_##L (__global const uchar *plane, int stride, int b,     \
+      int first, int height, int radius, int border)                       \
+  {                                                                        \
+    T acc = 0;                                                             \
+    if (first >= 0 && first + 2 * radius < height) {                       \
+      __global const uchar *row = plane + first * stride + b;              \
+      for (int i = -radius; i <= radius; i++, row += stride)               \
+        acc += LOAD (row);                                                 \
+    } else {                                                               \
+      Walk w = walk_from (first, height, border);                          \
+      for (int i = -radius; i <= radius; i++, w = walk_next (w))           \
+        acc += LOAD (plane + walk_index (w) * stride + b);                 \
+    }                                                                      \
+    return acc;                                                            \
+  }
+
+#define LOAD_RUN(p) convert_uint16 (vload16 (0, (p)))
+#define LOAD_BYTE(p) ((uint) *(p))
+DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN)
+DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE)
+
 /* ---- GPUs: sliding window in two passes ------------------------------
  * column_sums  a work-item per byte column and segment of `seg` rows: its
  *              first window in full, then a row enters and a row leaves per
@@ -75,10 +99,8 @@ __kernel void column_sums(PLANE_ARGS)
   if (b >= row_bytes)
     return;
   __global const uchar *column = src + src_off + b;
-  uint sum = 0;
-  Walk w = walk_from(y0 - radius, height, border);
-  for (int i = -radius; i <= radius; i++, w = walk_next(w))
-    sum += column[walk_index(w) * src_stride];
+  uint sum = column_window_1(src + src_off, src_stride, b, y0 - radius,
+      height, radius, border);
   Walk enter = walk_from(y0 + radius + 1, height, border);
   Walk leave = walk_from(y0 - radius, height, border);
   for (int y = y0; y < y1; y++) {
@@ -204,32 +226,6 @@ void columns_slide(__global uint *v, __global const uchar *enter,
     v[b] += enter[b] - leave[b];
 }
 
-/* The column sums of bytes b .. b + L - 1 (L = 16, or 1 at the tail) over
- * the window of rows first .. first + 2r, summed in registers. */
-#define DEFINE_COLUMN_WINDOW(L, T, LOAD, STORE)                            \
-  void column_window_##L (__global uint *v, __global const uchar *plane,   \
-      int stride, int b, int first, int height, int radius, int border)    \
-  {                                                                        \
-    T acc = 0;                                                             \
-    if (first >= 0 && first + 2 * radius < height) {                       \
-      __global const uchar *row = plane + first * stride + b;              \
-      for (int i = -radius; i <= radius; i++, row += stride)               \
-        acc += LOAD (row);                                                 \
-    } else {                                                               \
-      Walk w = walk_from (first, height, border);                          \
-      for (int i = -radius; i <= radius; i++, w = walk_next (w))           \
-        acc += LOAD (plane + walk_index (w) * stride + b);                 \
-    }                                                                      \
-    STORE (acc, v + b);                                                    \
-  }
-
-#define LOAD_RUN(p) convert_uint16 (vload16 (0, (p)))
-#define STORE_RUN(a, p) vstore16 ((a), 0, (p))
-#define LOAD_BYTE(p) ((uint) *(p))
-#define STORE_BYTE(a, p) (*(p) = (a))
-DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN, STORE_RUN)
-DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE, STORE_BYTE)
-
 /* The column sums of a row's n bytes over the window of rows first ..
  * first + 2r. */
 void columns_window(__global uint *v, __global const uchar *plane,
@@ -237,9 +233,10 @@ void columns_window(__global uint *v, __global const uchar *plane,
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    column_window_16(v, plane, stride, b, first, height, radius, border);
+    vstore16(column_window_16(plane, stride, b, first, height, radius,
+            border), 0, v + b);
   for (; b < n; b++)
-    column_window_1(v, plane, stride, b, first, height, radius, border);
+    v[b] = column_window_1(plane, stride, b, first, height, radius, border);
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */

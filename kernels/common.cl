@@ -124,6 +124,9 @@ uint window_area(int radius)
   return side * side;
 }
 
+/* floor(D / N) for D widened to 64 bits (a scalar or a vector). */
+#define MEAN_OF(wide_d, m) (((wide_d) * (m).mul) >> (m).shift)
+
 Mean mean_for(int radius, uint mul, int shift)
 {
   Mean m;
@@ -139,7 +142,7 @@ void store_mean(__global uchar *out, __global const uchar *in,
 {
   for (int c = 0; c < BPP; c++)
     out[c] = FILTERED(c) ?
-        (uchar) (((ulong) (sum[c] + m.rounding) * m.mul) >> m.shift) : in[c];
+        (uchar) MEAN_OF((ulong) (sum[c] + m.rounding), m) : in[c];
 }
 
 /* A pixel as one vector of BPP lanes (a scalar when BPP is 1): PIX(uint)
@@ -176,8 +179,8 @@ void store_mean(__global uchar *out, __global const uchar *in,
 void store_mean_pix(__global uchar *out, __global const uchar *in, int x,
     PIX(uint) sum, Mean m)
 {
-  const PIX(ulong) wide = CONVERT_PIX(ulong)(sum + m.rounding) * m.mul;
-  const PIX(uint) mean = CONVERT_PIX(uint)(wide >> (ulong) m.shift);
+  const PIX(uint) mean = CONVERT_PIX(uint)(
+      MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m));
   const PIX(uint) keep = CONVERT_PIX(uint)(LOAD_PIX(x, in));
   STORE_PIX(CONVERT_PIX(uchar)((mean & FILTERED_LANES)
           | (keep & ~FILTERED_LANES)), x, out);

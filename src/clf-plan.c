@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The work-group of row_means_scan (SCAN_GROUP in blur.cl). */
-#define ROW_SCAN_GROUP 256
 /* Work-items per work-group that GPUs get, at most (a multiple of the
  * kernel's preferred size, within its limit). */
 #define GPU_GROUP_TARGET 128
@@ -48,7 +46,7 @@ static const char *const kernel_names[N_KERNELS] = {
 typedef enum {
   ONE_PIXEL,
   BYTE_COLUMN_SEGMENT,          /* one byte of `seg` consecutive rows */
-  ROW_GROUP,                    /* a row per work-group of ROW_SCAN_GROUP */
+  ROW_GROUP,                    /* a row per work-group (the kernel's size) */
   BYTE_RUN,                     /* LAPLACE_RUN_BYTES bytes of `seg` rows */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
 } WorkShape;
@@ -58,27 +56,28 @@ typedef struct {
   WorkShape shape;
 } Pass;
 
-/* A mode's passes; two-pass modes keep row sums in between, STRIP
- * passes their column sums (both in `sums`). */
+/* A mode's passes, and whether they keep sums in `sums`: row sums
+ * between two passes, or a strip's column sums. */
 typedef struct {
   unsigned n;
   Pass pass[2];
+  bool uses_sums;
 } ModePasses;
 
 static const ModePasses mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, ONE_PIXEL},
-          {K_COLS_DIRECT, ONE_PIXEL}}},
+          {K_COLS_DIRECT, ONE_PIXEL}}, true},
   [CLF_MODE_SLIDING] = {2, {{K_COLUMN_SUMS, BYTE_COLUMN_SEGMENT},
-          {K_ROW_MEANS_SCAN, ROW_GROUP}}},
+          {K_ROW_MEANS_SCAN, ROW_GROUP}}, true},
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_PIXELS, ONE_PIXEL}}},
 };
 
 /* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
 static const ModePasses cpu_mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
-  [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_STRIPS, STRIP}}},
-  [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}},
+  [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_STRIPS, STRIP}}, true},
+  [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}, true},
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_RUNS, BYTE_RUN}}},
 };
 
@@ -88,11 +87,13 @@ static const ModePasses cpu_mode_passes[] = {
  * as much as 2r+1 rows. */
 #define STRIPS_PER_COMPUTE_UNIT 2
 
-/* The kernels of one pixel layout. */
+/* The kernels of one pixel layout, and the work-group size each gets on
+ * GPUs (see kernel_group_size). */
 typedef struct {
   uint32_t bpp;
   uint32_t mask;
   cl_kernel kernels[N_KERNELS];
+  size_t group[N_KERNELS];
 } KernelSet;
 
 /* Where a plane lies in a device buffer. */
@@ -169,6 +170,36 @@ check_format (const ClfFrameFormat * format, ClfError * err)
   return true;
 }
 
+/* A kernel's work-group size on GPUs: the size it was compiled for
+ * (reqd_work_group_size), else one row of work-items, a multiple of its
+ * preferred size (the warp) up to GPU_GROUP_TARGET and within its limit.
+ * Asked once, when the kernel is made. */
+static bool
+kernel_group_size (cl_kernel kernel, cl_device_id device, size_t * group,
+    ClfError * err)
+{
+  size_t compiled[3] = { 0 }, multiple = 0, limit = 0;
+  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+      CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof compiled, compiled, NULL);
+  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+      CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
+      &multiple, NULL);
+  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+      CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
+  if (compiled[0]) {
+    *group = compiled[0];
+    return true;
+  }
+  if (multiple < 1 || multiple > limit)
+    multiple = 1;
+  size_t size = GPU_GROUP_TARGET < limit ? GPU_GROUP_TARGET : limit;
+  *group = size / multiple * multiple;
+  return true;
+
+fail:
+  return false;
+}
+
 static const KernelSet *
 kernel_set_for (ClfPlan * plan, uint32_t bpp, uint32_t mask, ClfError * err)
 {
@@ -189,6 +220,10 @@ kernel_set_for (ClfPlan * plan, uint32_t bpp, uint32_t mask, ClfError * err)
     set->kernels[k] = clCreateKernel (program, kernel_names[k], &status);
   clReleaseProgram (program);
   CLF_CHECK (status, "clCreateKernel", err, fail);
+  for (int k = 0; k < N_KERNELS; k++)
+    if (!kernel_group_size (set->kernels[k], clf_engine_device (plan->engine),
+            &set->group[k], err))
+      goto fail;
   return set;
 
 fail:
@@ -480,7 +515,7 @@ work_shape_size (const ClfPlan * plan, WorkShape shape,
       global[1] = ceil_div (p->height, segment);
       return segment;
     case ROW_GROUP:
-      global[0] = ROW_SCAN_GROUP;
+      global[0] = 1;            /* rounded up to one work-group */
       return segment;
     case BYTE_RUN:
       global[0] = ceil_div (plane_row_bytes (p), LAPLACE_RUN_BYTES);
@@ -503,39 +538,21 @@ work_shape_size (const ClfPlan * plan, WorkShape shape,
 
 /* The work-group size of a pass, or NULL for the driver's choice.  A strip
  * is a task for one core: alone in its work-group, so the device spreads
- * the strips over its cores.  On GPUs a group is one row of work-items, a
- * multiple of the kernel's preferred size (the warp), and the global size
- * is rounded up to it: the kernels skip work-items past the plane. */
+ * the strips over its cores.  GPU kernels get their group size, and the
+ * global size is rounded up to it: the kernels skip work-items past the
+ * plane. */
 static const size_t *
-pass_local_size (const ClfPlan * plan, cl_kernel kernel, WorkShape shape,
-    size_t global[2], size_t local[2], ClfError * err)
+pass_local_size (const ClfPlan * plan, const KernelSet * set,
+    const Pass * pass, size_t global[2], size_t local[2])
 {
   local[0] = local[1] = 1;
-  if (shape == STRIP)
+  if (pass->shape == STRIP)
     return local;
-  if (shape == ROW_GROUP) {
-    local[0] = ROW_SCAN_GROUP;
-    return local;
-  }
   if (plan->cpu_kernels)
     return NULL;
-  size_t multiple = 0, limit = 0;
-  cl_device_id device = clf_engine_device (plan->engine);
-  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
-      CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
-      &multiple, NULL);
-  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
-      CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
-  if (multiple < 1 || multiple > limit)
-    multiple = 1;
-  size_t size = GPU_GROUP_TARGET < limit ? GPU_GROUP_TARGET : limit;
-  local[0] = size / multiple * multiple;
+  local[0] = set->group[pass->kernel];
   global[0] = ceil_div (global[0], local[0]) * local[0];
   return local;
-
-fail:
-  local[0] = 0;
-  return NULL;
 }
 
 static bool
@@ -551,8 +568,7 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
   if (!set)
     return enqueue_plane_copy (plan, p, src, in, dst, out, err);
-  bool uses_sums = passes->n == 2 || passes->pass[0].shape == STRIP;
-  if (uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
+  if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))
     return false;
 
@@ -562,10 +578,8 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     size_t global[2];
     size_t seg = work_shape_size (plan, pass->shape, p, params, global);
     size_t local_size[2];
-    const size_t *local = pass_local_size (plan, kernel, pass->shape, global,
-        local_size, err);
-    if (!local && local_size[0] == 0)
-      return false;
+    const size_t *local = pass_local_size (plan, set, pass, global,
+        local_size);
     if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
             (cl_int) seg, err))
       return false;
