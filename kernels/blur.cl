@@ -57,7 +57,7 @@ __kernel void cols_direct(PLANE_ARGS)
 }
 
 /* The sums over the window of rows first .. first + 2r of bytes b ..
- * b + L - 1 of a row (L = 16, or a single byte), summed in registers. */
+ * b + L - 1 of a row (L = 16, 4 or a single byte), summed in registers. */
 #define DEFINE_COLUMN_WINDOW(L, T, LOAD)                                   \
   T column_window_##L (__global const uchar *plane, int stride, int b,     \
       int first, int height, int radius, int border)                       \
@@ -76,12 +76,14 @@ __kernel void cols_direct(PLANE_ARGS)
   }
 
 #define LOAD_RUN(p) convert_uint16 (vload16 (0, (p)))
+#define LOAD_WORD(p) convert_uint4 (vload4 (0, (p)))
 #define LOAD_BYTE(p) ((uint) *(p))
 DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN)
+DEFINE_COLUMN_WINDOW (4, uint4, LOAD_WORD)
 DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE)
 
 /* ---- GPUs: sliding window in two passes ------------------------------
- * column_sums  a work-item per byte column and segment of `seg` rows: its
+ * column_sums  a work-item per 4 bytes of a row and segment of `seg` rows: its
  *              first window in full, then a row enters and a row leaves per
  *              step; neighbouring work-items read and write neighbouring
  *              bytes, so every row step is one coalesced access.
@@ -92,24 +94,47 @@ DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE)
  *              closed form.  Sums are exact modulo 2^32, and so is every
  *              window sum (< 2^30). */
 
+/* Slides the window of rows down bytes b .. b + L - 1 from row y0 to
+ * y1, writing each row's column sums to out (a row of sums every `step`
+ * entries). */
+#define DEFINE_COLUMN_SLIDE(L, T, LOAD, STORE)                             \
+  void column_slide_##L (__global const uchar *plane, int stride,          \
+      __global uint *out, int step, int b, int y0, int y1, int height,     \
+      int radius, int border)                                              \
+  {                                                                        \
+    __global const uchar *column = plane + b;                              \
+    T sum = column_window_##L (plane, stride, b, y0 - radius, height,      \
+        radius, border);                                                   \
+    Walk enter = walk_from (y0 + radius + 1, height, border);              \
+    Walk leave = walk_from (y0 - radius, height, border);                  \
+    for (int y = y0; y < y1; y++) {                                        \
+      STORE (sum, out + y * step);                                         \
+      sum += LOAD (column + walk_index (enter) * stride)                   \
+          - LOAD (column + walk_index (leave) * stride);                   \
+      enter = walk_next (enter);                                           \
+      leave = walk_next (leave);                                           \
+    }                                                                      \
+  }
+
+#define STORE_WORD_SUMS(v, p) vstore4 ((v), 0, (p))
+#define STORE_BYTE_SUM(v, p) (*(p) = (v))
+DEFINE_COLUMN_SLIDE (4, uint4, LOAD_WORD, STORE_WORD_SUMS)
+DEFINE_COLUMN_SLIDE (1, uint, LOAD_BYTE, STORE_BYTE_SUM)
+
 __kernel void column_sums(PLANE_ARGS)
 {
-  const int b = get_global_id(0), y0 = get_global_id(1) * seg;
+  const int b = get_global_id(0) * 4, y0 = get_global_id(1) * seg;
   const int y1 = min(y0 + seg, height), row_bytes = width * BPP;
   if (b >= row_bytes)
     return;
-  __global const uchar *column = src + src_off + b;
-  uint sum = column_window_1(src + src_off, src_stride, b, y0 - radius,
-      height, radius, border);
-  Walk enter = walk_from(y0 + radius + 1, height, border);
-  Walk leave = walk_from(y0 - radius, height, border);
-  for (int y = y0; y < y1; y++) {
-    sums[y * row_bytes + b] = sum;
-    sum += column[walk_index(enter) * src_stride]
-        - column[walk_index(leave) * src_stride];
-    enter = walk_next(enter);
-    leave = walk_next(leave);
+  if (b + 4 > row_bytes) {
+    for (int i = b; i < row_bytes; i++)
+      column_slide_1(src + src_off, src_stride, sums + i, row_bytes, i, y0,
+          y1, height, radius, border);
+    return;
   }
+  column_slide_4(src + src_off, src_stride, sums + b, row_bytes, b, y0, y1,
+      height, radius, border);
 }
 
 #define SCAN_GROUP 256

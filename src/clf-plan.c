@@ -8,11 +8,13 @@
 /* Work-items per work-group that GPUs get, at most (a multiple of the
  * kernel's preferred size, within its limit). */
 #define GPU_GROUP_TARGET 128
-/* Shortest segment of a line that one sliding-window work-item walks.  A
- * segment is also never shorter than the window (2r+1), so seeding its first
- * window costs at most one extra read per pixel: the cost per pixel stays
- * independent of r. */
+/* The rows of a column segment that one column_sums work-item walks: as
+ * long as the window (2r+1), so seeding the first window costs at most one
+ * extra read per pixel, but within these bounds.  Longer segments leave
+ * too few work-items to hide memory latency: at 3840x2160 on an H100,
+ * r=255 took 0.52 ms with 511-row segments and 0.37 ms with 128. */
 #define SLIDING_MIN_SEGMENT 64
+#define SLIDING_MAX_SEGMENT 128
 /* Device planes of a staged frame start on this boundary (bytes). */
 #define STAGING_ALIGN 128
 /* Per plane: an upload, two filter passes, a download, and the map and
@@ -25,7 +27,7 @@ typedef enum {
   K_COLS_DIRECT,
   K_COLUMN_SUMS,
   K_ROW_MEANS_SCAN,
-  K_LAPLACE_PIXELS,
+  K_LAPLACE_WORDS,
   K_LAPLACE_RUNS,
   K_SEPARABLE_STRIPS,
   K_SLIDING_STRIPS,
@@ -34,26 +36,24 @@ typedef enum {
 
 static const char *const kernel_names[N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
-  "laplace_pixels", "laplace_runs", "separable_strips", "sliding_strips",
+  "laplace_words", "laplace_runs", "separable_strips", "sliding_strips",
 };
 
-/* Bytes of a row that one laplace work-item takes (RUN in laplace.cl),
- * and how many rows. */
-#define LAPLACE_RUN_BYTES 16
-#define LAPLACE_ROWS 4
 
 /* What one work-item of a pass covers. */
 typedef enum {
   ONE_PIXEL,
-  BYTE_COLUMN_SEGMENT,          /* one byte of `seg` consecutive rows */
+  COLUMN_SEGMENT,               /* `bytes` bytes of `seg` consecutive rows */
   ROW_GROUP,                    /* a row per work-group (the kernel's size) */
-  BYTE_RUN,                     /* LAPLACE_RUN_BYTES bytes of `seg` rows */
+  ROW_RUN,                      /* `bytes` bytes of `rows` rows */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
 } WorkShape;
 
 typedef struct {
   KernelId kernel;
   WorkShape shape;
+  unsigned bytes;               /* of a row, for COLUMN_SEGMENT and ROW_RUN */
+  unsigned rows;                /* for ROW_RUN */
 } Pass;
 
 /* A mode's passes, and whether they keep sums in `sums`: row sums
@@ -64,13 +64,17 @@ typedef struct {
   bool uses_sums;
 } ModePasses;
 
+/* GPUs.  The bytes of a laplace run are 4 * WORD_RUN (laplace_words) or RUN
+ * (laplace_runs) in laplace.cl.  Two rows per laplace work-item measured
+ * fastest at 3840x2160 on an H100 (0.051 ms; 0.053 with one, 0.057 with
+ * four). */
 static const ModePasses mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, ONE_PIXEL},
           {K_COLS_DIRECT, ONE_PIXEL}}, true},
-  [CLF_MODE_SLIDING] = {2, {{K_COLUMN_SUMS, BYTE_COLUMN_SEGMENT},
+  [CLF_MODE_SLIDING] = {2, {{K_COLUMN_SUMS, COLUMN_SEGMENT, 4},
           {K_ROW_MEANS_SCAN, ROW_GROUP}}, true},
-  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_PIXELS, ONE_PIXEL}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_WORDS, ROW_RUN, 16, 2}}},
 };
 
 /* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
@@ -78,7 +82,7 @@ static const ModePasses cpu_mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_STRIPS, STRIP}}, true},
   [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}, true},
-  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_RUNS, BYTE_RUN}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_RUNS, ROW_RUN, 16, 4}}},
 };
 
 /* Strips per compute unit: two, so a core that finishes early takes
@@ -501,26 +505,27 @@ ceil_div (size_t n, size_t d)
 
 /* The global size of a pass over plane p, and its `seg` argument. */
 static size_t
-work_shape_size (const ClfPlan * plan, WorkShape shape,
+work_shape_size (const ClfPlan * plan, const Pass * pass,
     const ClfPlaneFormat * p, const ClfParams * params, size_t global[2])
 {
   size_t window = 2 * (size_t) params->radius + 1;
-  size_t segment = window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
+  size_t segment = window > SLIDING_MAX_SEGMENT ? SLIDING_MAX_SEGMENT :
+      window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
 
   global[0] = p->width;
   global[1] = p->height;
-  switch (shape) {
-    case BYTE_COLUMN_SEGMENT:
-      global[0] = plane_row_bytes (p);
+  switch (pass->shape) {
+    case COLUMN_SEGMENT:
+      global[0] = ceil_div (plane_row_bytes (p), pass->bytes);
       global[1] = ceil_div (p->height, segment);
       return segment;
     case ROW_GROUP:
       global[0] = 1;            /* rounded up to one work-group */
       return segment;
-    case BYTE_RUN:
-      global[0] = ceil_div (plane_row_bytes (p), LAPLACE_RUN_BYTES);
-      global[1] = ceil_div (p->height, LAPLACE_ROWS);
-      return LAPLACE_ROWS;
+    case ROW_RUN:
+      global[0] = ceil_div (plane_row_bytes (p), pass->bytes);
+      global[1] = ceil_div (p->height, pass->rows);
+      return pass->rows;
     case STRIP:{
       size_t shortest = ceil_div (p->height, (size_t) plan->compute_units *
           STRIPS_PER_COMPUTE_UNIT);
@@ -576,7 +581,7 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     const Pass *pass = &passes->pass[k];
     cl_kernel kernel = set->kernels[pass->kernel];
     size_t global[2];
-    size_t seg = work_shape_size (plan, pass->shape, p, params, global);
+    size_t seg = work_shape_size (plan, pass, p, params, global);
     size_t local_size[2];
     const size_t *local = pass_local_size (plan, set, pass, global,
         local_size);
