@@ -1,0 +1,187 @@
+/* The memory floor of a frame on a device: how long the device takes to
+ * copy an RGBA frame (clEnqueueCopyBuffer), and to run a kernel that reads
+ * three rows per output row and writes one with 16-byte accesses and no
+ * arithmetic beyond a sum, which is the memory traffic of a 3x3 filter.
+ * clfilter's kernel times are read against these: a kernel near them is
+ * limited by memory, one far above them by its own instructions.
+ *
+ *   clf-floor [--device SPEC] [--size WxH] [--reps N]
+ *
+ * One tab-separated line per measurement on stdout:
+ *   device  size  what  median-us  min-us  GB/s (bytes read + written over
+ *   the median) */
+#include "clf.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *stencil_source =
+    "__kernel void three_rows(__global const uint4 *in, __global uint4 *out,\n"
+    "    int width, int height)\n"
+    "{\n"
+    "  const int x = get_global_id(0), y = get_global_id(1);\n"
+    "  if (x >= width || y >= height)\n"
+    "    return;\n"
+    "  const int up = max(y - 1, 0), down = min(y + 1, height - 1);\n"
+    "  out[y * width + x] = in[up * width + x] + in[y * width + x]\n"
+    "      + in[down * width + x];\n" "}\n";
+
+#define CHECK(call, ...)                                                  \
+  do {                                                                    \
+    cl_int status_ = call (__VA_ARGS__);                                  \
+    if (status_ != CL_SUCCESS)                                            \
+      fail_cl (#call, status_);                                           \
+  } while (0)
+
+static void
+fail_cl (const char *call, cl_int status)
+{
+  fprintf (stderr, "clf-floor: %s failed: %s (%d)\n", call,
+      clf_cl_status_name (status), status);
+  exit (2);
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Microseconds the event's command ran; releases the event. */
+static double
+event_us (cl_event event)
+{
+  cl_ulong start, end;
+  CHECK (clWaitForEvents, 1, &event);
+  CHECK (clGetEventProfilingInfo, event, CL_PROFILING_COMMAND_START,
+      sizeof start, &start, NULL);
+  CHECK (clGetEventProfilingInfo, event, CL_PROFILING_COMMAND_END,
+      sizeof end, &end, NULL);
+  CHECK (clReleaseEvent, event);
+  return (double) (end - start) / 1e3;
+}
+
+typedef struct {
+  cl_command_queue queue;
+  cl_mem in, out;
+  size_t bytes;
+  cl_kernel stencil;
+  size_t global[2];
+} Floor;
+
+/* One timed run of measurement `what` (0: copy, 1: three-row kernel). */
+static double
+run_once (const Floor * f, int what)
+{
+  cl_event event;
+  if (what == 0)
+    CHECK (clEnqueueCopyBuffer, f->queue, f->in, f->out, 0, 0, f->bytes, 0,
+        NULL, &event);
+  else
+    CHECK (clEnqueueNDRangeKernel, f->queue, f->stencil, 2, NULL, f->global,
+        NULL, 0, NULL, &event);
+  return event_us (event);
+}
+
+static cl_kernel
+build_stencil (ClfEngine * engine, cl_program * program)
+{
+  cl_int status;
+  cl_device_id device = clf_engine_device (engine);
+  *program = clCreateProgramWithSource (clf_engine_context (engine), 1,
+      &stencil_source, NULL, &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clCreateProgramWithSource", status);
+  CHECK (clBuildProgram, *program, 1, &device, "", NULL, NULL);
+  cl_kernel kernel = clCreateKernel (*program, "three_rows", &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clCreateKernel", status);
+  return kernel;
+}
+
+static cl_mem
+new_frame_buffer (ClfEngine * engine, Floor * f)
+{
+  cl_int status;
+  const cl_uchar pattern = 0x5a;
+  cl_mem mem = clCreateBuffer (clf_engine_context (engine),
+      CL_MEM_READ_WRITE, f->bytes, NULL, &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clCreateBuffer", status);
+  /* Touch it once, so no run pays for first use. */
+  CHECK (clEnqueueFillBuffer, f->queue, mem, &pattern, 1, 0, f->bytes, 0,
+      NULL, NULL);
+  return mem;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *spec = "auto";
+  unsigned width = 3840, height = 2160, reps = 50;
+  for (int i = 1; i < argc; i += 2) {
+    const char *value = i + 1 < argc ? argv[i + 1] : "";
+    bool known = true;
+    if (!strcmp (argv[i], "--device"))
+      spec = value;
+    else if (!strcmp (argv[i], "--size"))
+      known = sscanf (value, "%ux%u", &width, &height) == 2;
+    else if (!strcmp (argv[i], "--reps"))
+      reps = (unsigned) strtoul (value, NULL, 10);
+    else
+      known = false;
+    if (!known) {
+      fprintf (stderr, "usage: clf-floor [--device SPEC] [--size WxH] "
+          "[--reps N]\n");
+      return 2;
+    }
+  }
+  if (width % 4 || !height || !reps) {
+    fprintf (stderr, "clf-floor: the width must be a multiple of 4, the "
+        "height and reps above 0\n");
+    return 2;
+  }
+
+  ClfError err = { 0 };
+  ClfEngine *engine = clf_engine_new (spec, &err);
+  if (!engine) {
+    fprintf (stderr, "clf-floor: %s\n", err.message);
+    return 2;
+  }
+  Floor f = {.queue = clf_engine_queue (engine),
+    .bytes = (size_t) width * height * 4,
+    .global = {width / 4, height}
+  };
+  cl_program program;
+  f.stencil = build_stencil (engine, &program);
+  f.in = new_frame_buffer (engine, &f);
+  f.out = new_frame_buffer (engine, &f);
+  const cl_int words = (cl_int) (width / 4), rows = (cl_int) height;
+  CHECK (clSetKernelArg, f.stencil, 0, sizeof f.in, &f.in);
+  CHECK (clSetKernelArg, f.stencil, 1, sizeof f.out, &f.out);
+  CHECK (clSetKernelArg, f.stencil, 2, sizeof words, &words);
+  CHECK (clSetKernelArg, f.stencil, 3, sizeof rows, &rows);
+
+  static const char *const names[] = { "copy", "three-row-stencil" };
+  double *us = malloc (reps * sizeof *us);
+  for (int what = 0; what < 2; what++) {
+    run_once (&f, what);        /* warm-up */
+    for (unsigned r = 0; r < reps; r++)
+      us[r] = run_once (&f, what);
+    qsort (us, reps, sizeof *us, compare_doubles);
+    double median = us[reps / 2];
+    printf ("%s\t%ux%u\t%s\t%.1f\t%.1f\t%.0f\n",
+        clf_engine_device_name (engine), width, height, names[what], median,
+        us[0], 2.0 * (double) f.bytes / median / 1e3);
+  }
+  free (us);
+  CHECK (clReleaseMemObject, f.in);
+  CHECK (clReleaseMemObject, f.out);
+  CHECK (clReleaseKernel, f.stencil);
+  CHECK (clReleaseProgram, program);
+  clf_engine_unref (engine);
+  return 0;
+}
