@@ -280,11 +280,37 @@ PIX(uint) pixel_window(__global const uint *v, int x, int width, int radius,
   return sum;
 }
 
-/* One row's means, each pixel's window summed afresh from the column sums. */
+/* The means of a row's bytes b .. b + 15, each window summed afresh, 16
+ * column sums per add whatever the pixel size: the pixels of these bytes
+ * and their windows lie inside the row. */
+void byte_run_means(__global uchar *out, __global const uchar *in,
+    __global const uint *v, int b, int radius, Mean m)
+{
+  uint16 sum = 0;
+  for (int d = -radius; d <= radius; d++)
+    sum += vload16(0, v + b + d * BPP);
+  const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
+              + m.rounding), m));
+  vstore16(select(vload16(0, in + b), convert_uchar16(mean),
+          filtered_lanes(b)), 0, out + b);
+}
+
+/* One row's means, each pixel's window summed afresh from the column sums:
+ * 16 bytes at a time between the edges, a pixel at a time (under the
+ * border rule) near them.  A pixel the runs ended inside is written again
+ * whole, with the same bytes. */
 void row_means_direct(__global uchar *out, __global const uchar *in,
     __global const uint *v, int width, int radius, int border, Mean m)
 {
-  for (int x = 0; x < width; x++)
+  const int inner_first = min(radius, width);
+  const int inner_end = max(inner_first, width - radius);
+  int x = 0;
+  for (; x < inner_first; x++)
+    store_mean_pix(out, in, x, pixel_window(v, x, width, radius, border), m);
+  int b = x * BPP;
+  for (; b + 16 <= inner_end * BPP; b += 16)
+    byte_run_means(out, in, v, b, radius, m);
+  for (x = b / BPP; x < width; x++)
     store_mean_pix(out, in, x, pixel_window(v, x, width, radius, border), m);
 }
 

@@ -186,3 +186,11 @@ void store_mean_pix(__global uchar *out, __global const uchar *in, int x,
           | (keep & ~FILTERED_LANES)), x, out);
 }
 
+/* Lanes whose byte is filtered (-1) or copied (0), for a run of 16 bytes
+ * of a row from byte b. */
+char16 filtered_lanes(int b)
+{
+  const int16 channel = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      13, 14, 15) + b) % BPP;
+  return convert_char16((((int16)(MASK) >> channel) & 1) * -1);
+}

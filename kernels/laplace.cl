@@ -33,14 +33,6 @@ short16 taps_sum(Taps t)
   return t.left + t.centre + t.right;
 }
 
-/* Lanes whose byte is filtered (-1) or copied (0), for a run at byte b. */
-char16 filtered_lanes(int b)
-{
-  const int16 channel = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-      13, 14, 15) + b) % BPP;
-  return convert_char16((((int16)(MASK) >> channel) & 1) * -1);
-}
-
 /* One output byte (pixel x, channel c) with every read under the border
  * rule: the edge and tail path. */
 uchar laplace_byte(__global const uchar *up, __global const uchar *mid,
