@@ -48,6 +48,21 @@ uchar laplace_byte(__global const uchar *up, __global const uchar *mid,
   return (uchar) clamp(9 * mid[xc] - ring, 0, 255);
 }
 
+/* Bytes b .. end - 1 of rows y0 .. y1 - 1, byte by byte. */
+void laplace_bytes(__global const uchar *in, int src_stride,
+    __global uchar *out, int dst_stride, int b, int end, int y0, int y1,
+    int width, int height, int border)
+{
+  for (int y = y0; y < y1; y++) {
+    __global const uchar *up = in + border_index(y - 1, height, border) * src_stride;
+    __global const uchar *mid = in + y * src_stride;
+    __global const uchar *down = in + border_index(y + 1, height, border) * src_stride;
+    for (int i = b; i < end; i++)
+      out[y * dst_stride + i] = laplace_byte(up, mid, down, i / BPP, i % BPP,
+          width, border);
+  }
+}
+
 /* ---- GPUs: WORD_RUN 4-byte words of `seg` rows per work-item --------
  * Neighbouring work-items take neighbouring 16-byte runs, so each row is
  * read in coalesced 16-byte loads; the left and right neighbours of a
@@ -133,15 +148,8 @@ __kernel void laplace_words(PLANE_ARGS)
   const bool aligned = ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
 
   if (!aligned || b == 0 || b + 4 * WORD_RUN + 4 > row_bytes) {
-    const int end = min(b + 4 * WORD_RUN, row_bytes);
-    for (int y = y0; y < y1; y++) {
-      __global const uchar *up = in + border_index(y - 1, height, border) * src_stride;
-      __global const uchar *mid = in + y * src_stride;
-      __global const uchar *down = in + border_index(y + 1, height, border) * src_stride;
-      for (int i = b; i < end; i++)
-        out[y * dst_stride + i] = laplace_byte(up, mid, down, i / BPP, i % BPP,
-            width, border);
-    }
+    laplace_bytes(in, src_stride, out, dst_stride, b,
+        min(b + 4 * WORD_RUN, row_bytes), y0, y1, width, height, border);
     return;
   }
 
@@ -182,15 +190,8 @@ __kernel void laplace_runs(PLANE_ARGS)
   const bool vector = b >= BPP && b + BPP + 16 <= row_bytes;
 
   if (!vector) {
-    const int end = min(b + RUN, row_bytes);
-    for (int y = y0; y < y1; y++) {
-      __global const uchar *up = in + border_index(y - 1, height, border) * src_stride;
-      __global const uchar *mid = in + y * src_stride;
-      __global const uchar *down = in + border_index(y + 1, height, border) * src_stride;
-      for (int i = b; i < end; i++)
-        out[y * dst_stride + i] = laplace_byte(up, mid, down, i / BPP, i % BPP,
-            width, border);
-    }
+    laplace_bytes(in, src_stride, out, dst_stride, b,
+        min(b + RUN, row_bytes), y0, y1, width, height, border);
     return;
   }
 
