@@ -21,9 +21,20 @@
  * three blurs give identical bytes, exactly those of OpenCV's `cv::blur`;
  * all arithmetic is integer, so every device gives the same output.
  *
- * Every frame posts an element message `clfilter-stats` with the fields
- * `frame`, `mode`, `radius`, `border`, `kernel-ns`, `upload-ns`,
- * `download-ns`, `copies`, `device` and `pts`.
+ * Each frame's timing reaches an application three ways:
+ * - an element message `clfilter-stats` (every `stats-interval` frames)
+ *   with the fields `frame`, `mode`, `radius`, `border`, `kernel-ns`,
+ *   `upload-ns`, `download-ns` (device time in nanoseconds), `copies`
+ *   (host-side copies of pixel data; 0 is zero copy), `device` and `pts`;
+ * - a #GstClFilterMeta on every output buffer with the same figures
+ *   (`#include <gst/clfilter/gstclfiltermeta.h>`, then
+ *   gst_buffer_get_cl_filter_meta());
+ * - a `GST_INFO` line per frame in the `clfilter` debug category
+ *   (`GST_DEBUG=clfilter:5`).
+ *
+ * At EOS the element posts `clfilter-summary` with `frames`,
+ * `mean-kernel-ns`, `min-kernel-ns`, `median-kernel-ns`, `p95-kernel-ns`,
+ * `max-kernel-ns` and `device`, over every frame since it started.
  *
  * ## Example launch lines
  * |[
@@ -46,6 +57,7 @@
 #include "clf.h"
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
+#include "gstclfiltermeta-private.h"
 #include "gstclmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
@@ -88,6 +100,7 @@ struct _GstClFilter
   guint64 frames;
   guint64 last_kernel_ns;
   guint64 total_kernel_ns;
+  GArray *kernel_times;         /* guint64 ns per frame, for the summary */
 
   /* The engine from start() to stop(), maybe shared with other elements
    * (set under the object lock: set_context() may come from any thread). */
@@ -174,6 +187,8 @@ static void gst_cl_filter_set_context (GstElement * element,
     GstContext * context);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static gboolean gst_cl_filter_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 
 static void
 gst_cl_filter_class_init (GstClFilterClass * klass)
@@ -273,7 +288,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cl_filter_decide_allocation);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_filter_sink_event);
   trans_class->passthrough_on_same_caps = FALSE;
+  gst_cl_filter_meta_get_info ();
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_BORDER, 0);
@@ -291,6 +308,7 @@ gst_cl_filter_init (GstClFilter * self)
   self->device = g_strdup (DEFAULT_DEVICE);
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->zero_copy = DEFAULT_ZERO_COPY;
+  self->kernel_times = g_array_new (FALSE, FALSE, sizeof (guint64));
 }
 
 static void
@@ -300,6 +318,7 @@ gst_cl_filter_finalize (GObject * object)
 
   g_free (self->device);
   g_free (self->device_name);
+  g_array_unref (self->kernel_times);
 
   G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
 }
@@ -490,6 +509,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   self->frames = 0;
   self->last_kernel_ns = 0;
   self->total_kernel_ns = 0;
+  g_array_set_size (self->kernel_times, 0);
   GST_OBJECT_UNLOCK (self);
   g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
@@ -901,6 +921,73 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* The frame's figures on the output buffer, for applications. */
+static void
+gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
+    const ClfParams * params, const ClfFrameStats * stats)
+{
+  GstClFilterMeta *meta = gst_buffer_add_cl_filter_meta (outbuf);
+
+  meta->frame = frame;
+  meta->mode = clf_mode_name (params->mode);
+  meta->radius = params->radius;
+  meta->border = clf_border_name (params->border);
+  meta->kernel_ns = stats->kernel_ns;
+  meta->upload_ns = stats->upload_ns;
+  meta->download_ns = stats->download_ns;
+  meta->copies = stats->copies;
+}
+
+static gint
+compare_guint64 (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The clfilter-summary message: the kernel times of every frame since
+ * start, sorted; the median is the lower middle, p95 the nearest rank. */
+static GstMessage *
+gst_cl_filter_summary_message (GstClFilter * self)
+{
+  GArray *times;
+  guint64 total = 0;
+  guint n;
+
+  GST_OBJECT_LOCK (self);
+  times = g_array_copy (self->kernel_times);
+  GST_OBJECT_UNLOCK (self);
+  n = times->len;
+  g_array_sort (times, compare_guint64);
+  for (guint i = 0; i < n; i++)
+    total += g_array_index (times, guint64, i);
+#define KERNEL_NS_AT(i) (n ? g_array_index (times, guint64, (i)) : 0)
+  GstStructure *s = gst_structure_new ("clfilter-summary",
+      "frames", G_TYPE_UINT64, (guint64) n,
+      "mean-kernel-ns", G_TYPE_UINT64, n ? total / n : 0,
+      "min-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT (0),
+      "median-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT ((n - 1) / 2),
+      "p95-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT ((n * 95 + 99) / 100 - 1),
+      "max-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT (n - 1),
+      "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
+      NULL);
+#undef KERNEL_NS_AT
+  g_array_unref (times);
+  return gst_message_new_element (GST_OBJECT (self), s);
+}
+
+static gboolean
+gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->engine)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_cl_filter_summary_message (self));
+  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->sink_event
+      (trans, event);
+}
+
 /* Adds the frame to the statistics; TRUE when its message is due. */
 static gboolean
 gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
@@ -912,6 +999,7 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
   *frame = self->frames++;
   self->last_kernel_ns = stats->kernel_ns;
   self->total_kernel_ns += stats->kernel_ns;
+  g_array_append_val (self->kernel_times, stats->kernel_ns);
   post = self->stats_interval && *frame % self->stats_interval == 0;
   GST_OBJECT_UNLOCK (self);
   return post;
@@ -926,7 +1014,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   ClfParams params;
   ClfFrameStats stats;
   ClfError err = { 0 };
-  gboolean ok;
+  gboolean ok, post;
   guint64 frame;
 
   if (!self->plan)
@@ -953,11 +1041,14 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!ok)
     goto filter_failed;
 
-  GST_LOG_OBJECT (self, "%s r=%u: kernel %" G_GUINT64_FORMAT " ns, upload %"
-      G_GUINT64_FORMAT " ns, download %" G_GUINT64_FORMAT " ns, %u copies",
-      clf_mode_name (params.mode), params.radius, stats.kernel_ns,
-      stats.upload_ns, stats.download_ns, stats.copies);
-  if (gst_cl_filter_record_frame (self, &stats, &frame))
+  post = gst_cl_filter_record_frame (self, &stats, &frame);
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
+      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
+      G_GUINT64_FORMAT " ns, %u copies", frame, clf_mode_name (params.mode),
+      params.radius, stats.kernel_ns, stats.upload_ns, stats.download_ns,
+      stats.copies);
+  gst_cl_filter_add_meta (outbuf, frame, &params, &stats);
+  if (post)
     gst_cl_filter_post_stats (self, frame, &params, &stats,
         GST_BUFFER_PTS (inbuf));
   return GST_FLOW_OK;

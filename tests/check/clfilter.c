@@ -10,6 +10,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "gstclfiltermeta.h"
 #include "gstclmemory.h"
 #include "reference.h"
 
@@ -483,6 +484,122 @@ GST_START_TEST (test_stats_message)
   gst_object_unref (bus);
   gst_harness_teardown (h);
   gst_object_unref (filter);
+}
+
+GST_END_TEST;
+
+static int
+compare_uint64 (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The per-frame INFO lines of the clfilter debug category, counted. */
+static void
+count_frame_logs (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text = gst_debug_message_get (message);
+
+  if (level == GST_LEVEL_INFO && text && g_str_has_prefix (text, "frame ")
+      && !g_strcmp0 (gst_debug_category_get_name (category), "clfilter"))
+    g_atomic_int_inc ((gint *) user_data);
+}
+
+/* Each frame's figures reach an application three ways: the meta on the
+ * output buffer, the clfilter-stats message and a GST_INFO line; and at
+ * EOS, clfilter-summary sums them up. */
+GST_START_TEST (test_timing_surfaces)
+{
+  static const ClfMode modes[] = { CLF_MODE_SLIDING, CLF_MODE_LAPLACE,
+    CLF_MODE_SEPARABLE, CLF_MODE_BOX, CLF_MODE_LAPLACE
+  };
+  GstHarness *h = gst_harness_new ("clfilter");
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info;
+  guint64 kernel_ns[G_N_ELEMENTS (modes)];
+  gint info_lines = 0;
+
+  gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_INFO);
+  gst_debug_add_log_function (count_frame_logs, &info_lines, NULL);
+  gst_element_set_bus (h->element, bus);
+  set_caps (h, "RGBA", 33, 17, &info);
+  for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
+    GstBuffer *out, *copy;
+    GstClFilterMeta *meta;
+    GstMessage *msg;
+
+    g_object_set (h->element, "mode", modes[i], "radius", i + 1, NULL);
+    fail_unless_equals_int (gst_harness_push (h,
+            random_buffer (GST_VIDEO_INFO_SIZE (&info))), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    meta = gst_buffer_get_cl_filter_meta (out);
+    fail_unless (meta != NULL, "frame %u has no GstClFilterMeta", i);
+    msg = pop_stats (bus);
+    fail_unless (msg != NULL);
+    fail_unless_equals_uint64 (meta->frame, i);
+    fail_unless_equals_string (meta->mode, clf_mode_name (modes[i]));
+    fail_unless_equals_int (meta->radius, i + 1);
+    fail_unless_equals_string (meta->border, stats_string (msg, "border"));
+    fail_unless (meta->kernel_ns > 0);
+    fail_unless_equals_uint64 (meta->kernel_ns, stats_uint64 (msg,
+            "kernel-ns"));
+    fail_unless_equals_uint64 (meta->upload_ns, stats_uint64 (msg,
+            "upload-ns"));
+    fail_unless_equals_uint64 (meta->download_ns, stats_uint64 (msg,
+            "download-ns"));
+    kernel_ns[i] = meta->kernel_ns;
+
+    /* A copy of the buffer keeps the figures. */
+    copy = gst_buffer_copy (out);
+    meta = gst_buffer_get_cl_filter_meta (copy);
+    fail_unless (meta != NULL && meta->frame == i
+        && meta->kernel_ns == kernel_ns[i]);
+    gst_buffer_unref (copy);
+    gst_buffer_unref (out);
+    gst_message_unref (msg);
+  }
+  gst_debug_remove_log_function (count_frame_logs);
+  gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_NONE);
+  fail_unless_equals_int (g_atomic_int_get (&info_lines),
+      G_N_ELEMENTS (modes));
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  {
+    GstMessage *msg;
+    const GstStructure *s = NULL;
+    guint64 sorted[G_N_ELEMENTS (modes)], total = 0, frames = 0;
+    const guint n = G_N_ELEMENTS (modes);
+
+    while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))
+        && !gst_message_has_name (msg, "clfilter-summary"))
+      gst_message_unref (msg);
+    fail_unless (msg != NULL, "no clfilter-summary at EOS");
+    s = gst_message_get_structure (msg);
+    memcpy (sorted, kernel_ns, sizeof sorted);
+    qsort (sorted, n, sizeof sorted[0], compare_uint64);
+    for (guint i = 0; i < n; i++)
+      total += sorted[i];
+    fail_unless (gst_structure_get_uint64 (s, "frames", &frames));
+    fail_unless_equals_uint64 (frames, n);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "mean-kernel-ns"),
+        total / n);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "min-kernel-ns"),
+        sorted[0]);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "median-kernel-ns"),
+        sorted[(n - 1) / 2]);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "p95-kernel-ns"),
+        sorted[n - 1]);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "max-kernel-ns"),
+        sorted[n - 1]);
+    gst_message_unref (msg);
+  }
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1124,6 +1241,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_unfiltered_bytes_copied);
   tcase_add_test (tc, test_property_changes_between_buffers);
   tcase_add_test (tc, test_stats_message);
+  tcase_add_test (tc, test_timing_surfaces);
   tcase_add_test (tc, test_unsupported_caps_refused);
   tcase_add_test (tc, test_device_not_found_error);
   tcase_add_test (tc, test_device_fixed_while_running);

@@ -1,0 +1,19 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#pragma once
+
+#include "gstclfiltermeta.h"
+
+G_BEGIN_DECLS
+
+/* The plugin's side of the public meta: registration and adding. */
+const GstMetaInfo *gst_cl_filter_meta_get_info (void);
+GstClFilterMeta *gst_buffer_add_cl_filter_meta (GstBuffer * buffer);
+
+G_END_DECLS

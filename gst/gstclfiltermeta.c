@@ -1,0 +1,84 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclfiltermeta-private.h"
+
+static gboolean
+gst_cl_filter_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
+{
+  GstClFilterMeta *m = (GstClFilterMeta *) meta;
+
+  m->frame = 0;
+  m->mode = m->border = NULL;
+  m->radius = m->copies = 0;
+  m->kernel_ns = m->upload_ns = m->download_ns = 0;
+  return TRUE;
+}
+
+/* Plain data: a copy of the buffer carries a copy of the meta. */
+static gboolean
+gst_cl_filter_meta_transform (GstBuffer * dest, GstMeta * meta,
+    GstBuffer * buffer, GQuark type, gpointer data)
+{
+  GstClFilterMeta *from = (GstClFilterMeta *) meta, *to;
+
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+  to = (GstClFilterMeta *) gst_buffer_add_meta (dest,
+      gst_cl_filter_meta_get_info (), NULL);
+  if (!to)
+    return FALSE;
+  to->frame = from->frame;
+  to->mode = from->mode;
+  to->radius = from->radius;
+  to->border = from->border;
+  to->kernel_ns = from->kernel_ns;
+  to->upload_ns = from->upload_ns;
+  to->download_ns = from->download_ns;
+  to->copies = from->copies;
+  return TRUE;
+}
+
+/* Registers the API under the name the public header looks up. */
+static GType
+gst_cl_filter_meta_api_register (void)
+{
+  static GType api;
+  static const gchar *tags[] = { NULL };
+
+  if (g_once_init_enter (&api))
+    g_once_init_leave (&api,
+        gst_meta_api_type_register (GST_CL_FILTER_META_API_NAME, tags));
+  return api;
+}
+
+const GstMetaInfo *
+gst_cl_filter_meta_get_info (void)
+{
+  static const GstMetaInfo *info;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *registered =
+        gst_meta_register (gst_cl_filter_meta_api_register (),
+        "GstClFilterMeta", sizeof (GstClFilterMeta),
+        gst_cl_filter_meta_init, NULL, gst_cl_filter_meta_transform);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) registered);
+  }
+  return info;
+}
+
+GstClFilterMeta *
+gst_buffer_add_cl_filter_meta (GstBuffer * buffer)
+{
+  return (GstClFilterMeta *) gst_buffer_add_meta (buffer,
+      gst_cl_filter_meta_get_info (), NULL);
+}
