@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "gstclfiltermeta.h"
+#include "clfilter/gstclfiltermeta.h"
 
 G_BEGIN_DECLS
 

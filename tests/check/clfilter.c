@@ -10,7 +10,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-#include "gstclfiltermeta.h"
+#include <gst/clfilter/gstclfiltermeta.h>
 #include "gstclmemory.h"
 #include "reference.h"
 
