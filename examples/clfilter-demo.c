@@ -1,15 +1,27 @@
 /* The movie demo: plays a video file through
  *   filesrc ! decodebin ! clfilter ! sink
- * and prints each frame's OpenCL kernel time from the element's
- * clfilter-stats messages, then a summary.
+ * and shows what each frame's image processing costs on the OpenCL device.
+ *
+ * With a display (DISPLAY or WAYLAND_DISPLAY, and no --headless) the movie
+ * plays in real time in a window with a line on it: mode, radius, border,
+ * device, this frame's kernel ms, the average, and frames/s.  Keys:
+ *   1 box  2 separable  3 sliding  4 laplace  + / - radius  b border
+ *   s side by side (original | filtered)  q quit
+ * Headless it runs as fast as it can and prints a line per frame, a
+ * summary, and writes a PNG of one frame, original | filtered.
  *
  * Usage: clfilter-demo [--mode M] [--radius R] [--border B] [--device D]
- *                      [--frames N] [--headless] MOVIE
- * With a display (DISPLAY or WAYLAND_DISPLAY) and without --headless the
- * video plays in a window in real time; headless it runs as fast as it can.
+ *                      [--frames N] [--headless] [--png PATH] MOVIE
  */
 #include <gst/gst.h>
-#include <stdlib.h>
+#include <gst/video/navigation.h>
+#include <gst/video/video.h>
+#include <string.h>
+
+/* The window's size: the movie is scaled to it. */
+#define VIEW_WIDTH 1280
+#define VIEW_HEIGHT 720
+#define MAX_RADIUS 1023
 
 typedef struct
 {
@@ -19,36 +31,31 @@ typedef struct
   gchar *device;
   gint frames;
   gboolean headless;
+  gchar *png;
 } Options;
 
-/* --frames: exactly this many frames reach the filter. */
+/* The frame of the PNG: its buffer and caps before and after the filter. */
 typedef struct
 {
-  gint max;
-  gint seen;
-} FrameLimit;
-
-static GstPadProbeReturn
-limit_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  FrameLimit *limit = user_data;
-
-  if (limit->seen++ < limit->max)
-    return GST_PAD_PROBE_OK;
-  /* The main thread ends the stream; until then later frames are dropped. */
-  if (limit->seen == limit->max + 1)
-    gst_element_post_message (GST_PAD_PARENT (pad),
-        gst_message_new_application (GST_OBJECT (GST_PAD_PARENT (pad)),
-            gst_structure_new_empty ("clfilter-demo-done")));
-  return GST_PAD_PROBE_DROP;
-}
+  guint64 index;
+  GstSample *original;
+  GstSample *filtered;
+} Snapshot;
 
 typedef struct
 {
+  GMainLoop *loop;
+  GstElement *pipeline, *filter, *text, *mixer;
+  gboolean window;
+  gboolean side_by_side;
+  gint status;
+  gint frame_limit;
+  gint frames_in;               /* buffers that reached the filter */
   GArray *kernel_ns;            /* guint64 per frame */
-  gint64 first_frame_us;
-  gint64 last_frame_us;
-} Timing;
+  gint64 first_frame_us, last_frame_us;
+  gdouble framerate;            /* the movie's, for the real-time verdict */
+  Snapshot snapshot;
+} Demo;
 
 static gboolean
 has_display (void)
@@ -60,33 +67,31 @@ static gchar *
 pipeline_description (const Options * o, const gchar * movie, gboolean window)
 {
   gchar *location = g_strescape (movie, NULL);
-  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-      "videoconvert ! clfilter name=filter mode=%s radius=%d border=%s "
-      "device=\"%s\" ! %s", location, o->mode, o->radius, o->border,
-      o->device, window ? "videoconvert ! autovideosink" :
-      "fakesink sync=false");
+  gchar *filter = g_strdup_printf ("clfilter name=filter mode=%s radius=%d "
+      "border=%s device=\"%s\"", o->mode, o->radius, o->border, o->device);
+  gchar *desc;
+
+  if (window)
+    /* The original and the filtered frame meet in a compositor; the
+     * filtered one is on top, full size, until 's' puts them side by side. */
+    desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+        "videoconvert ! tee name=split "
+        "split. ! queue ! mixer.sink_0 "
+        "split. ! queue ! %s ! mixer.sink_1 "
+        "compositor name=mixer background=black "
+        "sink_0::width=%d sink_0::height=%d sink_0::alpha=0 "
+        "sink_1::width=%d sink_1::height=%d ! "
+        "video/x-raw,width=%d,height=%d ! "
+        "textoverlay name=text valignment=top halignment=left "
+        "font-desc=\"Monospace 16\" shaded-background=true ! "
+        "videoconvert ! autovideosink", location, filter, VIEW_WIDTH,
+        VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT);
+  else
+    desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
+        "videoconvert ! %s ! fakesink sync=false", location, filter);
+  g_free (filter);
   g_free (location);
   return desc;
-}
-
-static void
-print_frame (const GstStructure * s, Timing * t)
-{
-  guint64 frame = 0, kernel = 0, up = 0, down = 0;
-  guint radius = 0, copies = 0;
-
-  gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "kernel-ns",
-      G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
-      G_TYPE_UINT64, &down, "radius", G_TYPE_UINT, &radius, "copies",
-      G_TYPE_UINT, &copies, NULL);
-  g_print ("frame %4" G_GUINT64_FORMAT "  kernel %7.3f ms  upload %6.3f ms  "
-      "download %6.3f ms  copies %u  %s r=%u\n", frame, kernel / 1e6,
-      up / 1e6, down / 1e6, copies, gst_structure_get_string (s, "mode"),
-      radius);
-  g_array_append_val (t->kernel_ns, kernel);
-  t->last_frame_us = g_get_monotonic_time ();
-  if (!t->first_frame_us)
-    t->first_frame_us = t->last_frame_us;
 }
 
 static gint
@@ -96,85 +101,384 @@ compare_u64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-static void
-print_summary (Timing * t, const gchar * device)
+static gdouble
+mean_kernel_ms (const Demo * d)
 {
-  guint n = t->kernel_ns->len;
-  guint64 *ns = (guint64 *) t->kernel_ns->data;
-  gdouble sum = 0, seconds, fps;
-
-  if (n == 0) {
-    g_print ("no frames were filtered\n");
-    return;
-  }
-  for (guint i = 0; i < n; i++)
-    sum += ns[i];
-  g_array_sort (t->kernel_ns, compare_u64);
-  g_print ("\nsummary: %u frames on %s\n"
-      "  kernel ms per frame: mean %.3f  median %.3f  p95 %.3f  max %.3f\n",
-      n, device, sum / n / 1e6, ns[n / 2] / 1e6,
-      ns[(guint) ((n - 1) * 0.95)] / 1e6, ns[n - 1] / 1e6);
-  seconds = (t->last_frame_us - t->first_frame_us) / 1e6;
-  if (n < 2 || seconds <= 0) {
-    g_print ("  end to end: needs two frames or more\n");
-    return;
-  }
-  fps = (n - 1) / seconds;
-  g_print ("  end to end: %.1f frames/s (%s real time at 30 frames/s)\n", fps,
-      fps >= 30 ? "faster than" : "slower than");
+  gdouble sum = 0;
+  for (guint i = 0; i < d->kernel_ns->len; i++)
+    sum += g_array_index (d->kernel_ns, guint64, i);
+  return d->kernel_ns->len ? sum / d->kernel_ns->len / 1e6 : 0;
 }
 
-/* Runs the pipeline to EOS or error; returns the exit status. */
-static gint
-run (GstElement * pipeline, Timing * t)
+static gdouble
+frames_per_second (const Demo * d)
 {
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gint status = 0;
-  gboolean done = FALSE;
+  gdouble seconds = (d->last_frame_us - d->first_frame_us) / 1e6;
+  return d->kernel_ns->len > 1 && seconds > 0 ?
+      (d->kernel_ns->len - 1) / seconds : 0;
+}
 
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE)
-    status = 1;                 /* the error message follows on the bus */
-  while (!done) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT |
-        GST_MESSAGE_APPLICATION);
-    const GstStructure *s = gst_message_get_structure (msg);
-    GError *error = NULL;
-    gchar *debug = NULL;
+/* ---- the live view ---------------------------------------------------- */
 
-    switch (GST_MESSAGE_TYPE (msg)) {
-      case GST_MESSAGE_ELEMENT:
-        if (gst_structure_has_name (s, "clfilter-stats"))
-          print_frame (s, t);
-        break;
-      case GST_MESSAGE_ERROR:
-        gst_message_parse_error (msg, &error, &debug);
-        g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME
-            (GST_MESSAGE_SRC (msg)), error->message, debug ? debug : "");
-        g_clear_error (&error);
-        g_free (debug);
-        status = 1;
-        done = TRUE;
-        break;
-      case GST_MESSAGE_APPLICATION:    /* --frames reached */
-        gst_element_send_event (pipeline, gst_event_new_eos ());
-        break;
-      default:                 /* EOS */
-        done = TRUE;
-        break;
-    }
-    gst_message_unref (msg);
+static void
+update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
+{
+  gchar *device = NULL, *mode, *border;
+  guint radius;
+  gchar *line;
+
+  g_object_get (d->filter, "device-name", &device, NULL);
+  mode = g_strdup (gst_structure_get_string (stats, "mode"));
+  border = g_strdup (gst_structure_get_string (stats, "border"));
+  gst_structure_get_uint (stats, "radius", &radius);
+  line = g_strdup_printf ("%s r=%u %s | %s\nkernel %.2f ms | average %.2f ms "
+      "| %.1f frames/s%s", mode, radius, border, device ? device : "?",
+      kernel / 1e6, mean_kernel_ms (d), frames_per_second (d),
+      d->side_by_side ? " | original | filtered" : "");
+  g_object_set (d->text, "text", line, NULL);
+  g_free (line);
+  g_free (mode);
+  g_free (border);
+  g_free (device);
+}
+
+/* Original | filtered, each at half size, or the filtered frame alone. */
+static void
+set_side_by_side (Demo * d, gboolean on)
+{
+  GstPad *original = gst_element_get_static_pad (d->mixer, "sink_0");
+  GstPad *filtered = gst_element_get_static_pad (d->mixer, "sink_1");
+  gint w = on ? VIEW_WIDTH / 2 : VIEW_WIDTH, h = on ? VIEW_HEIGHT / 2 :
+      VIEW_HEIGHT, y = on ? VIEW_HEIGHT / 4 : 0;
+
+  d->side_by_side = on;
+  g_object_set (original, "alpha", on ? 1.0 : 0.0, "xpos", 0, "ypos", y,
+      "width", w, "height", h, NULL);
+  g_object_set (filtered, "xpos", on ? w : 0, "ypos", y, "width", w,
+      "height", h, NULL);
+  gst_object_unref (original);
+  gst_object_unref (filtered);
+}
+
+static void
+step_mode (Demo * d, const gchar * mode)
+{
+  gst_util_set_object_arg (G_OBJECT (d->filter), "mode", mode);
+  g_print ("key: mode %s\n", mode);
+}
+
+static void
+step_radius (Demo * d, gint delta)
+{
+  guint radius;
+
+  g_object_get (d->filter, "radius", &radius, NULL);
+  radius = (guint) CLAMP ((gint) radius + delta, 0, MAX_RADIUS);
+  g_object_set (d->filter, "radius", radius, NULL);
+  g_print ("key: radius %u\n", radius);
+}
+
+static void
+toggle_border (Demo * d)
+{
+  gint border;
+
+  g_object_get (d->filter, "border", &border, NULL);
+  gst_util_set_object_arg (G_OBJECT (d->filter), "border",
+      border ? "clamp" : "mirror");
+  g_print ("key: border %s\n", border ? "clamp" : "mirror");
+}
+
+/* A key from the window (a navigation event on its way upstream). */
+static void
+handle_key (Demo * d, const gchar * key)
+{
+  static const gchar *const modes[] = { "box", "separable", "sliding",
+    "laplace"
+  };
+
+  if (key[0] >= '1' && key[0] <= '4' && !key[1])
+    step_mode (d, modes[key[0] - '1']);
+  else if (!strcmp (key, "plus") || !strcmp (key, "KP_Add")
+      || !strcmp (key, "equal"))
+    step_radius (d, 1);
+  else if (!strcmp (key, "minus") || !strcmp (key, "KP_Subtract"))
+    step_radius (d, -1);
+  else if (!strcmp (key, "b"))
+    toggle_border (d);
+  else if (!strcmp (key, "s"))
+    set_side_by_side (d, !d->side_by_side);
+  else if (!strcmp (key, "q") || !strcmp (key, "Escape"))
+    g_main_loop_quit (d->loop);
+}
+
+static gboolean
+handle_key_in_main (gpointer data)
+{
+  gpointer *args = data;
+  handle_key (args[0], args[1]);
+  g_free (args[1]);
+  g_free (args);
+  return G_SOURCE_REMOVE;
+}
+
+/* Keys arrive on a streaming thread; they are acted on in the main loop. */
+static GstPadProbeReturn
+watch_keys (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+  const gchar *key;
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION
+      && gst_navigation_event_get_type (event) ==
+      GST_NAVIGATION_EVENT_KEY_PRESS
+      && gst_navigation_event_parse_key_event (event, &key)) {
+    gpointer *args = g_new (gpointer, 2);
+    args[0] = user_data;
+    args[1] = g_strdup (key);
+    g_idle_add (handle_key_in_main, args);
   }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
-  return status;
+  return GST_PAD_PROBE_OK;
+}
+
+/* ---- headless: the summary and the PNG --------------------------------- */
+
+static void
+print_summary (Demo * d)
+{
+  guint n = d->kernel_ns->len;
+  guint64 *ns = (guint64 *) d->kernel_ns->data;
+  gchar *device = NULL;
+  gdouble fps = frames_per_second (d), mean = mean_kernel_ms (d);
+
+  g_object_get (d->filter, "device-name", &device, NULL);
+  if (n == 0) {
+    g_print ("no frames were filtered\n");
+    g_free (device);
+    return;
+  }
+  g_array_sort (d->kernel_ns, compare_u64);
+  g_print ("\nsummary: %u frames on %s\n"
+      "  kernel ms per frame: mean %.3f  median %.3f  p95 %.3f  max %.3f\n",
+      n, device ? device : "?", mean, ns[(n - 1) / 2] / 1e6,
+      ns[(n * 95 + 99) / 100 - 1] / 1e6, ns[n - 1] / 1e6);
+  if (fps > 0)
+    g_print ("  end to end: %.1f frames/s: %s real time (%.0f frames/s "
+        "movie)\n", fps, fps >= d->framerate ? "faster than" : "SLOWER than",
+        d->framerate);
+  g_free (device);
+}
+
+/* Keeps frame `index` as it enters (original) or leaves (filtered) the
+ * filter. */
+static GstPadProbeReturn
+keep_snapshot (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *d = user_data;
+  gboolean entering = GST_PAD_DIRECTION (pad) == GST_PAD_SINK;
+  GstSample **slot = entering ? &d->snapshot.original : &d->snapshot.filtered;
+  guint64 seen = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
+          "frames"));
+
+  g_object_set_data (G_OBJECT (pad), "frames", GUINT_TO_POINTER (seen + 1));
+  if (seen == d->snapshot.index && !*slot) {
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+    *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL,
+        NULL);
+    gst_caps_unref (caps);
+  }
+  if (entering && d->frame_limit > 0 && d->frames_in++ >= d->frame_limit) {
+    /* --frames reached: the main loop ends the stream. */
+    if (d->frames_in == d->frame_limit + 1)
+      gst_element_post_message (d->filter,
+          gst_message_new_application (GST_OBJECT (d->filter),
+              gst_structure_new_empty ("clfilter-demo-done")));
+    return GST_PAD_PROBE_DROP;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A sample as RGBA pixels of its own size. */
+static GstSample *
+to_rgba (GstSample * sample, GError ** error)
+{
+  const GstStructure *s = gst_caps_get_structure (gst_sample_get_caps
+      (sample), 0);
+  gint w = 0, h = 0;
+  gst_structure_get_int (s, "width", &w);
+  gst_structure_get_int (s, "height", &h);
+  GstCaps *rgba = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      "RGBA", "width", G_TYPE_INT, w, "height", G_TYPE_INT, h, NULL);
+  GstSample *out = gst_video_convert_sample (sample, rgba, GST_SECOND * 10,
+      error);
+  gst_caps_unref (rgba);
+  return out;
+}
+
+/* Original | filtered in one RGBA sample twice as wide. */
+static GstSample *
+side_by_side_sample (GstSample * left, GstSample * right)
+{
+  GstVideoInfo info, wide;
+  GstVideoFrame a, b, out;
+  GstBuffer *buffer;
+  GstCaps *caps;
+
+  gst_video_info_from_caps (&info, gst_sample_get_caps (left));
+  gst_video_info_set_format (&wide, GST_VIDEO_FORMAT_RGBA, info.width * 2,
+      info.height);
+  buffer = gst_buffer_new_allocate (NULL, wide.size, NULL);
+  gst_video_frame_map (&a, &info, gst_sample_get_buffer (left), GST_MAP_READ);
+  gst_video_frame_map (&b, &info, gst_sample_get_buffer (right),
+      GST_MAP_READ);
+  gst_video_frame_map (&out, &wide, buffer, GST_MAP_WRITE);
+  for (gint y = 0; y < info.height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&out, 0);
+    memcpy (row, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&a, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&a, 0), info.width * 4);
+    memcpy (row + info.width * 4, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&b, 0)
+        + y * GST_VIDEO_FRAME_PLANE_STRIDE (&b, 0), info.width * 4);
+  }
+  gst_video_frame_unmap (&out);
+  gst_video_frame_unmap (&b);
+  gst_video_frame_unmap (&a);
+  caps = gst_video_info_to_caps (&wide);
+  GstSample *sample = gst_sample_new (buffer, caps, NULL, NULL);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buffer);
+  return sample;
+}
+
+static gboolean
+write_png (Demo * d, const gchar * path)
+{
+  GError *error = NULL;
+  GstSample *left = NULL, *right = NULL, *wide = NULL, *png = NULL;
+  GstCaps *png_caps = gst_caps_new_empty_simple ("image/png");
+  gboolean ok = FALSE;
+  GstMapInfo map;
+
+  if (!d->snapshot.original || !d->snapshot.filtered) {
+    g_printerr ("no frame %" G_GUINT64_FORMAT " to picture\n",
+        d->snapshot.index);
+    gst_caps_unref (png_caps);
+    return FALSE;
+  }
+  if ((left = to_rgba (d->snapshot.original, &error))
+      && (right = to_rgba (d->snapshot.filtered, &error))) {
+    wide = side_by_side_sample (left, right);
+    png = gst_video_convert_sample (wide, png_caps, GST_SECOND * 10, &error);
+  }
+  if (png && gst_buffer_map (gst_sample_get_buffer (png), &map,
+          GST_MAP_READ)) {
+    ok = g_file_set_contents (path, (const gchar *) map.data, map.size,
+        &error);
+    gst_buffer_unmap (gst_sample_get_buffer (png), &map);
+  }
+  if (ok)
+    g_print ("picture of frame %" G_GUINT64_FORMAT " (original | filtered): "
+        "%s\n", d->snapshot.index, path);
+  else
+    g_printerr ("could not write %s: %s\n", path,
+        error ? error->message : "no PNG encoder");
+  g_clear_error (&error);
+  g_clear_pointer (&left, gst_sample_unref);
+  g_clear_pointer (&right, gst_sample_unref);
+  g_clear_pointer (&wide, gst_sample_unref);
+  g_clear_pointer (&png, gst_sample_unref);
+  gst_caps_unref (png_caps);
+  return ok;
+}
+
+/* ---- the bus ----------------------------------------------------------- */
+
+static void
+record_frame (Demo * d, const GstStructure * s)
+{
+  guint64 frame = 0, kernel = 0, up = 0, down = 0;
+  guint radius = 0, copies = 0;
+
+  gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "kernel-ns",
+      G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
+      G_TYPE_UINT64, &down, "radius", G_TYPE_UINT, &radius, "copies",
+      G_TYPE_UINT, &copies, NULL);
+  g_array_append_val (d->kernel_ns, kernel);
+  d->last_frame_us = g_get_monotonic_time ();
+  if (!d->first_frame_us)
+    d->first_frame_us = d->last_frame_us;
+  g_print ("frame %4" G_GUINT64_FORMAT "  kernel %7.3f ms  upload %6.3f ms  "
+      "download %6.3f ms  copies %u  %s r=%u %s\n", frame, kernel / 1e6,
+      up / 1e6, down / 1e6, copies, gst_structure_get_string (s, "mode"),
+      radius, gst_structure_get_string (s, "border"));
+  if (d->window)
+    update_overlay (d, s, kernel);
+}
+
+static gboolean
+on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  Demo *d = user_data;
+  const GstStructure *s = gst_message_get_structure (msg);
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  switch (GST_MESSAGE_TYPE (msg)) {
+    case GST_MESSAGE_ELEMENT:
+      if (gst_structure_has_name (s, "clfilter-stats"))
+        record_frame (d, s);
+      break;
+    case GST_MESSAGE_ERROR:
+      gst_message_parse_error (msg, &error, &debug);
+      g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME
+          (GST_MESSAGE_SRC (msg)), error->message, debug ? debug : "");
+      g_clear_error (&error);
+      g_free (debug);
+      d->status = 1;
+      g_main_loop_quit (d->loop);
+      break;
+    case GST_MESSAGE_APPLICATION:      /* --frames reached */
+      gst_element_send_event (d->pipeline, gst_event_new_eos ());
+      break;
+    case GST_MESSAGE_EOS:
+      g_main_loop_quit (d->loop);
+      break;
+    default:
+      break;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* The movie's frame rate, from the caps the filter negotiated. */
+static gdouble
+negotiated_framerate (GstElement * filter)
+{
+  GstPad *pad = gst_element_get_static_pad (filter, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  gint num = 0, den = 1;
+
+  if (caps) {
+    gst_structure_get_fraction (gst_caps_get_structure (caps, 0),
+        "framerate", &num, &den);
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (pad);
+  return num > 0 && den > 0 ? (gdouble) num / den : 30.0;
+}
+
+static void
+add_probe (GstElement * element, const gchar * pad_name, GstPadProbeType type,
+    GstPadProbeCallback callback, gpointer data)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  gst_pad_add_probe (pad, type, callback, data, NULL);
+  gst_object_unref (pad);
 }
 
 int
 main (int argc, char **argv)
 {
-  Options o = { NULL, 7, NULL, NULL, 0, FALSE };
+  Options o = { NULL, 7, NULL, NULL, 0, FALSE, NULL };
   GOptionEntry entries[] = {
     {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode,
         "box, separable, sliding or laplace (default laplace)", "M"},
@@ -188,16 +492,16 @@ main (int argc, char **argv)
         "stop after this many frames (default: the whole movie)", "N"},
     {"headless", 0, 0, G_OPTION_ARG_NONE, &o.headless,
         "no window, even with a display; run as fast as possible", NULL},
+    {"png", 0, 0, G_OPTION_ARG_FILENAME, &o.png,
+        "headless: where the picture goes (default clfilter-demo-MODE.png)",
+        "PATH"},
     {NULL}
   };
   GOptionContext *context = g_option_context_new ("MOVIE");
   GError *error = NULL;
-  Timing timing = { g_array_new (FALSE, FALSE, sizeof (guint64)), 0, 0 };
-  FrameLimit limit = { 0, 0 };
-  GstElement *pipeline, *filter;
-  gchar *desc, *device_name = NULL;
-  gboolean window;
-  gint status;
+  Demo d = { 0 };
+  GstBus *bus;
+  gchar *desc;
 
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, gst_init_get_option_group ());
@@ -213,35 +517,61 @@ main (int argc, char **argv)
     o.border = g_strdup ("clamp");
   if (!o.device)
     o.device = g_strdup ("auto");
+  if (!o.png)
+    o.png = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
 
-  window = !o.headless && has_display ();
-  desc = pipeline_description (&o, argv[1], window);
+  d.window = !o.headless && has_display ();
+  d.frame_limit = o.frames;
+  d.kernel_ns = g_array_new (FALSE, FALSE, sizeof (guint64));
+  /* The pictured frame: a second in, or the middle of a shorter run. */
+  d.snapshot.index = o.frames > 0 ? MIN (30, o.frames / 2) : 30;
+  desc = pipeline_description (&o, argv[1], d.window);
   g_print ("pipeline: %s\n", desc);
-  pipeline = gst_parse_launch (desc, &error);
-  if (!pipeline) {
+  d.pipeline = gst_parse_launch (desc, &error);
+  if (!d.pipeline) {
     g_printerr ("cannot build the pipeline: %s\n", error->message);
     return 1;
   }
-  filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
-  if (o.frames > 0) {
-    GstPad *sink = gst_element_get_static_pad (filter, "sink");
-    limit.max = o.frames;
-    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, limit_frames, &limit,
-        NULL);
-    gst_object_unref (sink);
+  d.filter = gst_bin_get_by_name (GST_BIN (d.pipeline), "filter");
+  add_probe (d.filter, "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
+  add_probe (d.filter, "src", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
+  if (d.window) {
+    d.text = gst_bin_get_by_name (GST_BIN (d.pipeline), "text");
+    d.mixer = gst_bin_get_by_name (GST_BIN (d.pipeline), "mixer");
+    add_probe (d.text, "src", GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, watch_keys,
+        &d);
+    g_print ("keys: 1 box  2 separable  3 sliding  4 laplace  +/- radius  "
+        "b border  s side by side  q quit\n");
   }
-  status = run (pipeline, &timing);
 
-  g_object_get (filter, "device-name", &device_name, NULL);
-  print_summary (&timing, device_name ? device_name : "(no device)");
+  d.loop = g_main_loop_new (NULL, FALSE);
+  bus = gst_element_get_bus (d.pipeline);
+  gst_bus_add_watch (bus, on_message, &d);
+  if (gst_element_set_state (d.pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    d.status = 1;               /* the error message follows on the bus */
+  g_main_loop_run (d.loop);
+  d.framerate = negotiated_framerate (d.filter);
+  gst_element_set_state (d.pipeline, GST_STATE_NULL);
 
-  g_free (device_name);
-  gst_object_unref (filter);
-  gst_object_unref (pipeline);
-  g_array_unref (timing.kernel_ns);
+  print_summary (&d);
+  if (!d.window && d.status == 0 && !write_png (&d, o.png))
+    d.status = 1;
+
+  gst_bus_remove_watch (bus);
+  gst_object_unref (bus);
+  g_main_loop_unref (d.loop);
+  g_clear_pointer (&d.snapshot.original, gst_sample_unref);
+  g_clear_pointer (&d.snapshot.filtered, gst_sample_unref);
+  g_clear_object (&d.text);
+  g_clear_object (&d.mixer);
+  gst_object_unref (d.filter);
+  gst_object_unref (d.pipeline);
+  g_array_unref (d.kernel_ns);
   g_free (desc);
   g_free (o.mode);
   g_free (o.border);
   g_free (o.device);
-  return status;
+  g_free (o.png);
+  return d.status;
 }
