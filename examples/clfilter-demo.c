@@ -83,7 +83,8 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         "sink_1::width=%d sink_1::height=%d ! "
         "video/x-raw,width=%d,height=%d ! "
         "textoverlay name=text valignment=top halignment=left "
-        "font-desc=\"Monospace 16\" shaded-background=true ! "
+        "line-alignment=left wrap-mode=none font-desc=\"Monospace 12\" "
+        "shaded-background=true ! "
         "videoconvert ! autovideosink", location, filter, VIEW_WIDTH,
         VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT);
   else
@@ -131,10 +132,10 @@ update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
   mode = g_strdup (gst_structure_get_string (stats, "mode"));
   border = g_strdup (gst_structure_get_string (stats, "border"));
   gst_structure_get_uint (stats, "radius", &radius);
-  line = g_strdup_printf ("%s r=%u %s | %s\nkernel %.2f ms | average %.2f ms "
-      "| %.1f frames/s%s", mode, radius, border, device ? device : "?",
-      kernel / 1e6, mean_kernel_ms (d), frames_per_second (d),
-      d->side_by_side ? " | original | filtered" : "");
+  line = g_strdup_printf ("%s r=%u %s%s\nkernel %.2f ms | average %.2f ms | "
+      "%.1f frames/s\n%s", mode, radius, border,
+      d->side_by_side ? " | original | filtered" : "", kernel / 1e6,
+      mean_kernel_ms (d), frames_per_second (d), device ? device : "?");
   g_object_set (d->text, "text", line, NULL);
   g_free (line);
   g_free (mode);
@@ -206,10 +207,13 @@ handle_key (Demo * d, const gchar * key)
     step_radius (d, -1);
   else if (!strcmp (key, "b"))
     toggle_border (d);
-  else if (!strcmp (key, "s"))
+  else if (!strcmp (key, "s")) {
     set_side_by_side (d, !d->side_by_side);
-  else if (!strcmp (key, "q") || !strcmp (key, "Escape"))
+    g_print ("key: side by side %s\n", d->side_by_side ? "on" : "off");
+  } else if (!strcmp (key, "q") || !strcmp (key, "Escape")) {
+    g_print ("key: quit\n");
     g_main_loop_quit (d->loop);
+  }
 }
 
 static gboolean
@@ -527,9 +531,14 @@ main (int argc, char **argv)
   d.snapshot.index = o.frames > 0 ? MIN (30, o.frames / 2) : 30;
   desc = pipeline_description (&o, argv[1], d.window);
   g_print ("pipeline: %s\n", desc);
-  d.pipeline = gst_parse_launch (desc, &error);
+  d.pipeline = gst_parse_launch_full (desc, NULL, GST_PARSE_FLAG_FATAL_ERRORS,
+      &error);
   if (!d.pipeline) {
-    g_printerr ("cannot build the pipeline: %s\n", error->message);
+    g_printerr ("cannot build the pipeline: %s%s\n", error->message,
+        g_error_matches (error, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT)
+        ? " (is GST_PLUGIN_PATH set to the build's gst folder? "
+        "examples/demo.sh sets it)" : "");
+    g_clear_error (&error);
     return 1;
   }
   d.filter = gst_bin_get_by_name (GST_BIN (d.pipeline), "filter");

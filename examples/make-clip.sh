@@ -2,16 +2,18 @@
 # Makes the project's default movie once: 10 s of 720p H.264 with fine
 # detail everywhere (a moving zone plate) and a running clock, so blur and
 # sharpening show.  Prints its path.  Needs GStreamer with x264enc.
-# Usage: examples/make-clip.sh [PATH]
+# Usage: examples/make-clip.sh [PATH [SECONDS [WIDTHxHEIGHT]]]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 movie=${1:-$root/examples/media/clip-720p.mp4}
+seconds=${2:-10}
+size=${3:-1280x720}
 if [ ! -s "$movie" ]; then
-  echo "Making a 10 s 720p H.264 clip (once): $movie" >&2
+  echo "Making a ${seconds} s ${size} H.264 clip (once): $movie" >&2
   mkdir -p "$(dirname "$movie")"
-  gst-launch-1.0 -q videotestsrc num-buffers=300 pattern=zone-plate \
+  gst-launch-1.0 -q videotestsrc num-buffers=$((seconds * 30)) pattern=zone-plate \
       kx2=20 ky2=20 kt=1 \
-    ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+    ! "video/x-raw,format=I420,width=${size%x*},height=${size#*x},framerate=30/1" \
     ! timeoverlay font-desc="Sans 48" \
     ! x264enc speed-preset=veryfast bitrate=8000 key-int-max=30 \
     ! mp4mux ! filesink location="$movie.part" >&2

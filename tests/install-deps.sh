@@ -2,7 +2,8 @@
 # Installs, on Debian 12 or newer (or Ubuntu), whatever building, testing and
 # the demo need and is missing: compiler, Meson/Ninja, GStreamer with the
 # plugins the tests and the demo use (x264 encoder, libav decoder), OpenCL
-# headers, the ICD loader and PoCL (OpenCL on the CPU).  Runs apt-get through
+# headers, the ICD loader and PoCL (OpenCL on the CPU), and a virtual X
+# server with xdotool for the demo's window test.  Runs apt-get through
 # sudo when not root.  Usage: tests/install-deps.sh
 set -euo pipefail
 
@@ -13,6 +14,7 @@ packages=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   gstreamer1.0-x
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
+  xvfb xauth xdotool
 )
 
 missing=()

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The demo with a display: runs examples' clfilter-demo in a virtual X
+# server (Xvfb), presses its keys with xdotool, takes a screenshot with
+# GStreamer's ximagesrc, and checks that every key acted: the key lines,
+# and the clfilter-stats of later frames in the new mode, radius and border.
+# Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "$1" && pwd)
+out=${2:-$build/tests/demo-x11}
+mkdir -p "$out"
+
+if [ -z "${CLF_IN_XVFB:-}" ]; then
+  for tool in xvfb-run xdotool; do
+    command -v "$tool" >/dev/null || {
+      echo "demo-x11: $tool is missing (tests/install-deps.sh installs it)" >&2
+      exit 1
+    }
+  done
+  clip=$("$root/examples/make-clip.sh" "$build/tests/clip-360p-30s.mp4" 30 640x360)
+  CLF_IN_XVFB=1 CLF_CLIP="$clip" exec xvfb-run -a -s "-screen 0 1280x720x24" \
+    "$0" "$build" "$out"
+fi
+
+log=$out/demo.log
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+"$build/examples/clfilter-demo" --mode sliding --radius 7 "$CLF_CLIP" \
+  >"$log" 2>&1 &
+demo=$!
+
+wait_for() {                    # wait_for PATTERN: up to 60 s in the log
+  for _ in $(seq 600); do
+    grep -q -- "$1" "$log" && return 0
+    kill -0 "$demo" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "demo-x11: never saw '$1' in the demo's output:" >&2
+  cat "$log" >&2
+  exit 1
+}
+
+wait_for '^frame .* sliding r=7 clamp'
+press() {                       # press KEY EXPECTED-LINE
+  xdotool key "$1"
+  wait_for "$2"
+}
+press 4 'key: mode laplace'
+wait_for '^frame .* laplace r=7 clamp'
+press s 'key: side by side on'
+press plus 'key: radius 8'
+press b 'key: border mirror'
+press 2 'key: mode separable'
+wait_for '^frame .* separable r=8 mirror'
+sleep 1
+gst-launch-1.0 -q ximagesrc num-buffers=1 ! videoconvert ! pngenc \
+  ! filesink location="$out/screenshot.png"
+press q 'key: quit'
+wait "$demo"
+[ -s "$out/screenshot.png" ] || { echo "demo-x11: no screenshot" >&2; exit 1; }
+echo "demo-x11: every key acted; screenshot $out/screenshot.png"
