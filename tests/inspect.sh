@@ -13,6 +13,11 @@ for prop in mode radius border device device-name last-kernel-ns \
   grep -Eq "^  $prop +: .{30,}" <<<"$out" \
     || { echo "property $prop is missing or has no description"; status=1; }
 done
+# The long description names the timing surfaces.
+for surface in clfilter-stats GstClFilterMeta clfilter-summary; do
+  grep -Eq "^  Description +.*$surface" <<<"$out" \
+    || { echo "the description does not mention $surface"; status=1; }
+done
 for value in box separable sliding laplace clamp mirror; do
   grep -Eq "\): $value +- .{10,}" <<<"$out" \
     || { echo "enum value $value is missing or undescribed"; status=1; }
