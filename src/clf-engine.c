@@ -30,9 +30,10 @@ struct ClfEngine {
   bool host_unified;
   size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
 
-  mtx_t lock;                   /* guards programs */
+  mtx_t lock;                   /* guards programs and cache_stats */
   ProgramEntry programs[MAX_PROGRAMS];
   unsigned n_programs;
+  ClfCacheStats cache_stats;
 };
 
 /* ---- device discovery ---------------------------------------------- */
@@ -59,10 +60,8 @@ device_list_clear (DeviceList * list)
   list->n = 0;
 }
 
-/* A platform's (or, with platform NULL, a device's) string property; NULL
- * when it cannot be read. */
-static char *
-info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
+char *
+clf_info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
 {
   size_t size = 0;
   cl_int status = platform ?
@@ -106,10 +105,10 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     CLF_CHECK (status, "clGetDeviceIDs", err, fail);
   }
 
-  char *platform_name = info_string (platform, NULL, CL_PLATFORM_NAME);
+  char *platform_name = clf_info_string (platform, NULL, CL_PLATFORM_NAME);
   for (cl_uint d = 0; d < n; d++) {
     DeviceEntry *e = &list->items[list->n++];
-    char *device_name = info_string (NULL, ids[d], CL_DEVICE_NAME);
+    char *device_name = clf_info_string (NULL, ids[d], CL_DEVICE_NAME);
     e->platform = platform;
     e->device = ids[d];
     e->platform_index = platform_index;
@@ -453,14 +452,9 @@ build_log (cl_program program, cl_device_id device)
 }
 
 static cl_program
-build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
-    ClfError * err)
+build_program (ClfEngine * engine, const char *options, ClfError * err)
 {
   cl_int status;
-  char options[128];
-  snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
-      bpp, mask);
-
   cl_program program = clCreateProgramWithSource (engine->context,
       CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
       &status);
@@ -484,6 +478,30 @@ fail:
   return NULL;
 }
 
+/* The layout's program from the on-disk cache where it holds one, else
+ * built from source and stored there for the next engine. */
+static cl_program
+load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
+    ClfError * err)
+{
+  char options[128];
+  snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
+      bpp, mask);
+
+  ClfCacheEntry entry;
+  bool cached = clf_cache_entry_init (&entry, engine->platform,
+      engine->device, options);
+  cl_program program = cached ? clf_cache_load (&entry, engine->context,
+      engine->device, options, &engine->cache_stats) : NULL;
+  if (!program) {
+    program = build_program (engine, options, err);
+    if (program && cached)
+      clf_cache_store (&entry, program, &engine->cache_stats);
+  }
+  clf_cache_entry_clear (&entry);
+  return program;
+}
+
 cl_program
 clf_engine_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
     ClfError * err)
@@ -496,7 +514,7 @@ clf_engine_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
       program = engine->programs[i].program;
 
   if (!program) {
-    program = build_program (engine, bpp, mask, err);
+    program = load_or_build_program (engine, bpp, mask, err);
     if (program)
       engine->programs[engine->n_programs++] = (ProgramEntry) {
       bpp, mask, program};
@@ -505,4 +523,12 @@ clf_engine_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
     clRetainProgram (program);
   mtx_unlock (&engine->lock);
   return program;
+}
+
+void
+clf_engine_cache_stats (ClfEngine * engine, ClfCacheStats * stats)
+{
+  mtx_lock (&engine->lock);
+  *stats = engine->cache_stats;
+  mtx_unlock (&engine->lock);
 }

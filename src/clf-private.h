@@ -36,3 +36,33 @@ cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
 
 char *clf_strdup_printf (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));
+
+/* A platform's (or, with platform NULL, a device's) string property,
+ * malloc'd; NULL when it cannot be read. */
+char *clf_info_string (cl_platform_id platform, cl_device_id device,
+    cl_uint param);
+
+/* ---- the on-disk cache of program binaries (clf-cache.c) ---- */
+
+/* One program's place in the cache. */
+typedef struct {
+  uint64_t key[2];              /* hash of sources, options, device, driver */
+  char *dir;                    /* the cache's directory */
+  char *path;                   /* the entry's file in it */
+} ClfCacheEntry;
+
+/* Fills `entry` for the program built with `options` for `device`; false
+ * (and nothing to clear) when there is no cache: CLFILTER_NO_CACHE is set,
+ * no directory is named, or the device cannot be identified. */
+bool clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
+    cl_device_id device, const char *options);
+void clf_cache_entry_clear (ClfCacheEntry * entry);
+/* The program built from the entry's binary, or NULL: no entry (a miss),
+ * or one that is not whole, not this key's or not accepted by the driver,
+ * which is removed (counted in `stats->rejects`). */
+cl_program clf_cache_load (const ClfCacheEntry * entry, cl_context context,
+    cl_device_id device, const char *options, ClfCacheStats * stats);
+/* Writes the binary of the built `program` as the entry, atomically;
+ * counts it in `stats->stores` when it was written. */
+void clf_cache_store (const ClfCacheEntry * entry, cl_program program,
+    ClfCacheStats * stats);

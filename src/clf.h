@@ -95,6 +95,16 @@ bool clf_engine_host_unified (const ClfEngine * engine);
 cl_mem clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
     ClfError * err);
 
+/* What the on-disk cache of program binaries did for this engine (see
+ * README, "Program binary cache"). */
+typedef struct {
+  uint32_t loads;         /* programs built from a cached binary */
+  uint32_t stores;        /* binaries written after a build from source */
+  uint32_t rejects;       /* entries found unusable, removed and rebuilt */
+} ClfCacheStats;
+
+void clf_engine_cache_stats (ClfEngine * engine, ClfCacheStats * stats);
+
 /* One plane as the filter sees it. */
 typedef struct {
   uint32_t width;         /* samples per row in this plane */
