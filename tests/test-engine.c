@@ -2,16 +2,19 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|oracle|devices|invalid|frames]...
+ *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache]...
  * (default: all)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
 #include "reference.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The naive box reads (2r+1)^2 samples per pixel; on a CPU a case above
  * this many reads would take minutes (640x480 at r=1023 is 1.3e12). */
@@ -697,6 +700,220 @@ test_frames (void)
   check_plane_outside_buffer ();
 }
 
+/* ---- the on-disk cache of program binaries ---------------------------- */
+
+/* Two pixel layouts, so two programs and two cache entries. */
+static const ClfFrameFormat cache_format = { 2, {{13, 11, 1, 1, 1},
+        {7, 6, 2, 3, 0}}
+};
+
+/* A new engine (its programs from the cache or from source) filters one
+ * random frame with a blur and a sharpen, checked against the reference;
+ * returns what the cache did for it. */
+static ClfCacheStats
+filter_with_new_engine (const char *what)
+{
+  ClfCacheStats stats = { 0 };
+  ClfError err = { 0 };
+  ClfEngine *e = clf_engine_new ("auto", &err);
+  CHECK (e, "%s: clf_engine_new: %s", what, err.message);
+  ClfPlan *plan = e ? clf_plan_new (e, &cache_format, &err) : NULL;
+  CHECK (!e || plan, "%s: clf_plan_new: %s", what, err.message);
+  clf_error_clear (&err);
+
+  const ClfParams params[] = {
+    {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
+    {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
+  };
+  for (size_t p = 0; plan && p < N_OF (params); p++) {
+    ClfHostFrame in, want, out;
+    char desc[200];
+    snprintf (desc, sizeof desc, "%s %s", what, clf_mode_name (params[p].mode));
+    test_frame_init (&in, &cache_format, true);
+    test_frame_init (&want, &cache_format, false);
+    clf_ref_filter_frame (&params[p], &cache_format, &in, &want);
+    run_and_compare (plan, &params[p], &cache_format, desc, &in, &out,
+        &want);
+    test_frame_clear (&out);
+    test_frame_clear (&in);
+    test_frame_clear (&want);
+  }
+  clf_plan_free (plan);
+  if (e)
+    clf_engine_cache_stats (e, &stats);
+  clf_engine_unref (e);
+  return stats;
+}
+
+#define CHECK_STATS(s, want_loads, want_stores, want_rejects, what)       \
+  CHECK ((s).loads == (want_loads) && (s).stores == (want_stores)         \
+      && (s).rejects == (want_rejects), "%s: loads %u stores %u rejects " \
+      "%u, want %u %u %u", (what), (s).loads, (s).stores, (s).rejects,    \
+      (want_loads), (want_stores), (want_rejects))
+
+/* The names of the files in `dir`: up to two entries ("*.bin") into
+ * `entries`; returns the number of entries, other files in `others`. */
+static unsigned
+list_cache (const char *dir, char entries[2][512], unsigned *others)
+{
+  unsigned n = 0;
+  *others = 0;
+  DIR *d = opendir (dir);
+  for (struct dirent * de; d && (de = readdir (d));) {
+    size_t len = strlen (de->d_name);
+    if (de->d_name[0] == '.')
+      continue;
+    if (len > 4 && strcmp (de->d_name + len - 4, ".bin") == 0) {
+      if (n < 2)
+        snprintf (entries[n], sizeof entries[n], "%s/%s", dir, de->d_name);
+      n++;
+    } else {
+      (*others)++;
+    }
+  }
+  if (d)
+    closedir (d);
+  return n;
+}
+
+static void
+check_entry_count (const char *dir, unsigned want, const char *what)
+{
+  char entries[2][512];
+  unsigned others;
+  unsigned n = list_cache (dir, entries, &others);
+  CHECK (n == want && others == 0, "%s: %u entries and %u other files in "
+      "%s, want %u entries", what, n, others, dir, want);
+}
+
+/* Overwrites `size` bytes at `offset` of the file with random bytes. */
+static void
+scribble (const char *path, long offset, size_t size)
+{
+  FILE *f = fopen (path, "r+b");
+  CHECK (f && fseek (f, offset, SEEK_SET) == 0, "cannot open %s", path);
+  for (size_t i = 0; f && i < size; i++)
+    fputc ((int) (next_random () >> 56), f);
+  if (f)
+    fclose (f);
+}
+
+static long
+file_size (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0 ? (long) st.st_size : -1;
+}
+
+/* After damage to one entry: a new engine rejects it (and, where the
+ * damage removed another entry, misses that), builds `rebuilt` programs
+ * from source and writes them; the next engine loads both. */
+static void
+check_rebuilt (const char *dir, uint32_t rebuilt, const char *what)
+{
+  char again[160];
+  ClfCacheStats s = filter_with_new_engine (what);
+  CHECK_STATS (s, 2 - rebuilt, rebuilt, 1u, what);
+  check_entry_count (dir, 2, what);
+  snprintf (again, sizeof again, "after %s", what);
+  s = filter_with_new_engine (again);
+  CHECK_STATS (s, 2u, 0u, 0u, again);
+}
+
+/* Removes `path` and, for a directory, everything under it. */
+static void
+remove_tree (const char *path)
+{
+  struct stat st;
+  if (lstat (path, &st) != 0)
+    return;
+  DIR *d = S_ISDIR (st.st_mode) ? opendir (path) : NULL;
+  for (struct dirent * de; d && (de = readdir (d));) {
+    if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      continue;
+    char child[1024];
+    snprintf (child, sizeof child, "%s/%s", path, de->d_name);
+    remove_tree (child);
+  }
+  if (d)
+    closedir (d);
+  remove (path);
+}
+
+/* An environment variable's value to put back later (NULL: unset). */
+static char *
+save_env (const char *name)
+{
+  const char *value = getenv (name);
+  return value ? strdup (value) : NULL;
+}
+
+static void
+restore_env (const char *name, char *saved)
+{
+  if (saved)
+    setenv (name, saved, 1);
+  else
+    unsetenv (name);
+  free (saved);
+}
+
+/* Cold, warm, corrupt, truncated, stale and switched off, in a cache
+ * directory of its own.  Every engine's bytes are checked against the
+ * reference; the counters say whether the cache was used. */
+static void
+test_cache (void)
+{
+  char root[] = "/tmp/clf-test-cache-XXXXXX";
+  if (!mkdtemp (root)) {
+    CHECK (false, "mkdtemp failed");
+    return;
+  }
+  char *saved_home = save_env ("XDG_CACHE_HOME");
+  char *saved_off = save_env ("CLFILTER_NO_CACHE");
+  char dir[512], entries[2][512];
+  unsigned others;
+  snprintf (dir, sizeof dir, "%s/gst-clfilter", root);
+  setenv ("XDG_CACHE_HOME", root, 1);
+  setenv ("CLFILTER_NO_CACHE", "0", 1);   /* "0" leaves the cache on */
+
+  ClfCacheStats s = filter_with_new_engine ("cold");
+  CHECK_STATS (s, 0u, 2u, 0u, "cold");
+  check_entry_count (dir, 2, "cold");
+
+  s = filter_with_new_engine ("warm");
+  CHECK_STATS (s, 2u, 0u, 0u, "warm");
+  check_entry_count (dir, 2, "warm");
+
+  /* Garbage in the middle of the binary, a file cut short in the binary
+   * and in the header, another key's file under this key's name: each is
+   * removed, rebuilt from source and written anew, whole. */
+  if (list_cache (dir, entries, &others) == 2) {
+    long size = file_size (entries[0]);
+    scribble (entries[0], size / 2, 64);
+    check_rebuilt (dir, 1, "corrupt");
+    CHECK (truncate (entries[0], size / 2) == 0, "truncate failed");
+    check_rebuilt (dir, 1, "truncated");
+    CHECK (truncate (entries[0], 20) == 0, "truncate failed");
+    check_rebuilt (dir, 1, "truncated header");
+    CHECK (rename (entries[1], entries[0]) == 0, "rename failed");
+    check_rebuilt (dir, 2, "stale");
+  }
+
+  /* Switched off: valid entries are not read, and nothing is written. */
+  setenv ("CLFILTER_NO_CACHE", "1", 1);
+  s = filter_with_new_engine ("no cache, entries present");
+  CHECK_STATS (s, 0u, 0u, 0u, "no cache, entries present");
+  remove_tree (dir);
+  s = filter_with_new_engine ("no cache");
+  CHECK_STATS (s, 0u, 0u, 0u, "no cache");
+  CHECK (access (dir, F_OK) != 0, "no cache: %s was created", dir);
+
+  restore_env ("XDG_CACHE_HOME", saved_home);
+  restore_env ("CLFILTER_NO_CACHE", saved_off);
+  remove_tree (root);
+}
+
 static const struct {
   const char *name;
   void (*run) (void);
@@ -707,6 +924,7 @@ static const struct {
   {"layouts", test_layouts},
   {"matrix", test_matrix},
   {"frames", test_frames},
+  {"cache", test_cache},
 };
 
 static bool
