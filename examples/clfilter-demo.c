@@ -49,10 +49,11 @@ typedef struct
   gboolean window;
   gboolean side_by_side;
   gint status;
-  gint frame_limit;
-  gint frames_in;               /* buffers that reached the filter */
-  GArray *kernel_ns;            /* guint64 per frame */
+  guint64 frame_limit;          /* 0: the whole movie */
+  guint64 frames_in, frames_out;        /* buffers into and out of the filter */
+  guint64 frames_timed;         /* clfilter-stats messages */
   gint64 first_frame_us, last_frame_us;
+  GstStructure *summary;        /* the filter's clfilter-summary, at EOS */
   gdouble framerate;            /* the movie's, for the real-time verdict */
   Snapshot snapshot;
 } Demo;
@@ -95,28 +96,12 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
   return desc;
 }
 
-static gint
-compare_u64 (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
-static gdouble
-mean_kernel_ms (const Demo * d)
-{
-  gdouble sum = 0;
-  for (guint i = 0; i < d->kernel_ns->len; i++)
-    sum += g_array_index (d->kernel_ns, guint64, i);
-  return d->kernel_ns->len ? sum / d->kernel_ns->len / 1e6 : 0;
-}
-
 static gdouble
 frames_per_second (const Demo * d)
 {
   gdouble seconds = (d->last_frame_us - d->first_frame_us) / 1e6;
-  return d->kernel_ns->len > 1 && seconds > 0 ?
-      (d->kernel_ns->len - 1) / seconds : 0;
+  return d->frames_timed > 1 && seconds > 0 ?
+      (d->frames_timed - 1) / seconds : 0;
 }
 
 /* ---- the live view ---------------------------------------------------- */
@@ -125,17 +110,19 @@ static void
 update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
 {
   gchar *device = NULL, *mode, *border;
+  guint64 mean = 0;
   guint radius;
   gchar *line;
 
-  g_object_get (d->filter, "device-name", &device, NULL);
+  g_object_get (d->filter, "device-name", &device, "mean-kernel-ns", &mean,
+      NULL);
   mode = g_strdup (gst_structure_get_string (stats, "mode"));
   border = g_strdup (gst_structure_get_string (stats, "border"));
   gst_structure_get_uint (stats, "radius", &radius);
   line = g_strdup_printf ("%s r=%u %s%s\nkernel %.2f ms | average %.2f ms | "
       "%.1f frames/s\n%s", mode, radius, border,
       d->side_by_side ? " | original | filtered" : "", kernel / 1e6,
-      mean_kernel_ms (d), frames_per_second (d), device ? device : "?");
+      mean / 1e6, frames_per_second (d), device ? device : "?");
   g_object_set (d->text, "text", line, NULL);
   g_free (line);
   g_free (mode);
@@ -211,8 +198,9 @@ handle_key (Demo * d, const gchar * key)
     set_side_by_side (d, !d->side_by_side);
     g_print ("key: side by side %s\n", d->side_by_side ? "on" : "off");
   } else if (!strcmp (key, "q") || !strcmp (key, "Escape")) {
+    /* Through EOS, so that the filter posts its summary. */
     g_print ("key: quit\n");
-    g_main_loop_quit (d->loop);
+    gst_element_send_event (d->pipeline, gst_event_new_eos ());
   }
 }
 
@@ -247,30 +235,29 @@ watch_keys (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
 /* ---- headless: the summary and the PNG --------------------------------- */
 
+/* The filter's clfilter-summary, with the frames/s seen here. */
 static void
 print_summary (Demo * d)
 {
-  guint n = d->kernel_ns->len;
-  guint64 *ns = (guint64 *) d->kernel_ns->data;
-  gchar *device = NULL;
-  gdouble fps = frames_per_second (d), mean = mean_kernel_ms (d);
+  guint64 frames = 0, mean = 0, median = 0, p95 = 0, max = 0;
+  gdouble fps = frames_per_second (d);
 
-  g_object_get (d->filter, "device-name", &device, NULL);
-  if (n == 0) {
+  if (!d->summary || !gst_structure_get (d->summary, "frames", G_TYPE_UINT64,
+          &frames, "mean-kernel-ns", G_TYPE_UINT64, &mean,
+          "median-kernel-ns", G_TYPE_UINT64, &median, "p95-kernel-ns",
+          G_TYPE_UINT64, &p95, "max-kernel-ns", G_TYPE_UINT64, &max, NULL)
+      || frames == 0) {
     g_print ("no frames were filtered\n");
-    g_free (device);
     return;
   }
-  g_array_sort (d->kernel_ns, compare_u64);
-  g_print ("\nsummary: %u frames on %s\n"
+  g_print ("\nsummary: %" G_GUINT64_FORMAT " frames on %s\n"
       "  kernel ms per frame: mean %.3f  median %.3f  p95 %.3f  max %.3f\n",
-      n, device ? device : "?", mean, ns[(n - 1) / 2] / 1e6,
-      ns[(n * 95 + 99) / 100 - 1] / 1e6, ns[n - 1] / 1e6);
+      frames, gst_structure_get_string (d->summary, "device"), mean / 1e6,
+      median / 1e6, p95 / 1e6, max / 1e6);
   if (fps > 0)
     g_print ("  end to end: %.1f frames/s: %s real time (%.0f frames/s "
         "movie)\n", fps, fps >= d->framerate ? "faster than" : "SLOWER than",
         d->framerate);
-  g_free (device);
 }
 
 /* Keeps frame `index` as it enters (original) or leaves (filtered) the
@@ -281,19 +268,17 @@ keep_snapshot (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   Demo *d = user_data;
   gboolean entering = GST_PAD_DIRECTION (pad) == GST_PAD_SINK;
   GstSample **slot = entering ? &d->snapshot.original : &d->snapshot.filtered;
-  guint64 seen = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (pad),
-          "frames"));
+  guint64 seen = entering ? d->frames_in++ : d->frames_out++;
 
-  g_object_set_data (G_OBJECT (pad), "frames", GUINT_TO_POINTER (seen + 1));
   if (seen == d->snapshot.index && !*slot) {
     GstCaps *caps = gst_pad_get_current_caps (pad);
     *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL,
         NULL);
     gst_caps_unref (caps);
   }
-  if (entering && d->frame_limit > 0 && d->frames_in++ >= d->frame_limit) {
+  if (entering && d->frame_limit > 0 && seen >= d->frame_limit) {
     /* --frames reached: the main loop ends the stream. */
-    if (d->frames_in == d->frame_limit + 1)
+    if (seen == d->frame_limit)
       gst_element_post_message (d->filter,
           gst_message_new_application (GST_OBJECT (d->filter),
               gst_structure_new_empty ("clfilter-demo-done")));
@@ -407,7 +392,7 @@ record_frame (Demo * d, const GstStructure * s)
       G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
       G_TYPE_UINT64, &down, "radius", G_TYPE_UINT, &radius, "copies",
       G_TYPE_UINT, &copies, NULL);
-  g_array_append_val (d->kernel_ns, kernel);
+  d->frames_timed++;
   d->last_frame_us = g_get_monotonic_time ();
   if (!d->first_frame_us)
     d->first_frame_us = d->last_frame_us;
@@ -431,6 +416,10 @@ on_message (GstBus * bus, GstMessage * msg, gpointer user_data)
     case GST_MESSAGE_ELEMENT:
       if (gst_structure_has_name (s, "clfilter-stats"))
         record_frame (d, s);
+      else if (gst_structure_has_name (s, "clfilter-summary")) {
+        g_clear_pointer (&d->summary, gst_structure_free);
+        d->summary = gst_structure_copy (s);
+      }
       break;
     case GST_MESSAGE_ERROR:
       gst_message_parse_error (msg, &error, &debug);
@@ -525,8 +514,7 @@ main (int argc, char **argv)
     o.png = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
 
   d.window = !o.headless && has_display ();
-  d.frame_limit = o.frames;
-  d.kernel_ns = g_array_new (FALSE, FALSE, sizeof (guint64));
+  d.frame_limit = (guint64) MAX (o.frames, 0);
   /* The pictured frame: a second in, or the middle of a shorter run. */
   d.snapshot.index = o.frames > 0 ? MIN (30, o.frames / 2) : 30;
   desc = pipeline_description (&o, argv[1], d.window);
@@ -576,7 +564,7 @@ main (int argc, char **argv)
   g_clear_object (&d.mixer);
   gst_object_unref (d.filter);
   gst_object_unref (d.pipeline);
-  g_array_unref (d.kernel_ns);
+  g_clear_pointer (&d.summary, gst_structure_free);
   g_free (desc);
   g_free (o.mode);
   g_free (o.border);

@@ -39,7 +39,6 @@ static const char *const kernel_names[N_KERNELS] = {
   "laplace_words", "laplace_runs", "separable_strips", "sliding_strips",
 };
 
-
 /* What one work-item of a pass covers. */
 typedef enum {
   ONE_PIXEL,
