@@ -1,0 +1,59 @@
+/* Shared by the gst-check tests: the formats written out by hand, random
+ * frames as they reach the element (from its pool, padded, unaligned), and
+ * the check of an output frame against the C reference. */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "reference.h"
+
+/* What each format means to the filter, written out by hand so that a
+ * mistake in the element's own mapping cannot hide: bytes per pixel and
+ * filtered bytes per plane, and the chroma subsampling. */
+typedef struct
+{
+  const gchar *name;
+  guint n_planes;
+  guint bpp[3];
+  guint8 blur[3];
+  guint8 laplace[3];
+  guint sub_x, sub_y;
+} FormatCase;
+
+/* How a test frame reaches the element. */
+typedef enum
+{
+  INPUT_FROM_POOL,              /* the pool clfilter proposed: in place */
+  INPUT_PADDED,                 /* system memory, padded rows and gaps
+                                 * between planes, described by a meta */
+  INPUT_UNALIGNED,              /* system memory 1 byte off alignment */
+  N_INPUT_KINDS
+} InputKind;
+
+/* Seeded from CLF_TEST_SEED, else at random; the seed is printed. */
+extern GRand *test_rng;
+extern const FormatCase formats[];
+extern const guint n_formats;
+extern const gchar *const input_names[];
+
+void test_rng_init (void);
+const FormatCase *format_case (const gchar * name);
+ClfFrameFormat frame_format (const FormatCase * fc, guint width,
+    guint height);
+gchar *caps_string (const gchar * format, guint width, guint height);
+GstBuffer *fill_random (GstBuffer * buf);
+GstBuffer *random_buffer (gsize size);
+GstBuffer *system_buffer (gsize size, gsize misalign);
+GstBuffer *padded_buffer (const FormatCase * fc, const GstVideoInfo * info);
+GstBuffer *input_buffer (GstHarness * h, const FormatCase * fc,
+    const GstVideoInfo * info, InputKind kind);
+void host_frame (GstVideoFrame * vframe, ClfHostFrame * host);
+void check_output (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * params, const gchar * source, GstBuffer * in,
+    GstBuffer * out);
+void push_and_check (GstHarness * h, const FormatCase * fc,
+    const GstVideoInfo * info, const ClfParams * params, InputKind kind);
+void set_caps (GstHarness * h, const gchar * format, guint width,
+    guint height, GstVideoInfo * info);
