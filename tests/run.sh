@@ -13,9 +13,9 @@ echo "OpenCL devices:"
 clinfo -l || true
 
 if [ -f "$build/build.ninja" ]; then
-  meson configure "$build" -Dwerror=true
+  meson configure "$build" -Dwerror=true -Dtest-hooks=true
 else
-  meson setup "$build" "$root" -Dwerror=true
+  meson setup "$build" "$root" -Dwerror=true -Dtest-hooks=true
 fi
 ninja -C "$build"
 meson test -C "$build" --print-errorlogs "$@"
