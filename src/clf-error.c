@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The callers' format: checked at their calls (clang warns otherwise). */
+static char *vprintf_alloc (const char *fmt, va_list args)
+    __attribute__((format (printf, 1, 0)));
+
 static char *
 vprintf_alloc (const char *fmt, va_list args)
 {
