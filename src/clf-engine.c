@@ -423,8 +423,10 @@ clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
       || (uintptr_t) data % engine->base_align != 0)
     return NULL;
   cl_int status;
-  cl_mem mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
-      | CL_MEM_USE_HOST_PTR, size, data, &status);
+  cl_mem mem = NULL;
+  CLF_FAULT_OR (status, "clCreateBuffer",
+      mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
+          | CL_MEM_USE_HOST_PTR, size, data, &status));
   CLF_CHECK (status, "clCreateBuffer", err, fail);
   return mem;
 
@@ -454,10 +456,17 @@ build_log (cl_program program, cl_device_id device)
 static cl_program
 build_program (ClfEngine * engine, const char *options, ClfError * err)
 {
+  /* The kernels' sources, then (in test builds) any injected source. */
+  const char *sources[CLF_N_KERNEL_SOURCES + 1];
+  cl_uint n_sources = 0;
+  for (; n_sources < CLF_N_KERNEL_SOURCES; n_sources++)
+    sources[n_sources] = clf_kernel_sources[n_sources];
+  if (clf_test_bad_source ())
+    sources[n_sources++] = clf_test_bad_source ();
+
   cl_int status;
-  cl_program program = clCreateProgramWithSource (engine->context,
-      CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
-      &status);
+  cl_program program = clCreateProgramWithSource (engine->context, n_sources,
+      sources, NULL, &status);
   CLF_CHECK (status, "clCreateProgramWithSource", err, fail);
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
@@ -488,9 +497,10 @@ load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
   snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
       bpp, mask);
 
-  ClfCacheEntry entry;
-  bool cached = clf_cache_entry_init (&entry, engine->platform,
-      engine->device, options);
+  ClfCacheEntry entry = { 0 };
+  bool cached = !clf_test_bad_source ()
+      && clf_cache_entry_init (&entry, engine->platform, engine->device,
+      options);
   cl_program program = cached ? clf_cache_load (&entry, engine->context,
       engine->device, options, &engine->cache_stats) : NULL;
   if (!program) {

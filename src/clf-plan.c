@@ -358,8 +358,9 @@ ensure_buffer (ClfPlan * plan, cl_mem * mem, size_t size, cl_mem_flags flags,
   if (*mem)
     return true;
   cl_int status;
-  *mem = clCreateBuffer (clf_engine_context (plan->engine), flags, size, NULL,
-      &status);
+  CLF_FAULT_OR (status, "clCreateBuffer",
+      *mem = clCreateBuffer (clf_engine_context (plan->engine), flags, size,
+          NULL, &status));
   CLF_CHECK (status, "clCreateBuffer", err, fail);
   return true;
 
@@ -408,7 +409,9 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
   bool ok = true;
 
   if (cmds->n > 0) {
-    cl_int status = clWaitForEvents (1, &cmds->events[cmds->n - 1]);
+    cl_int status;
+    CLF_FAULT_OR (status, "clWaitForEvents",
+        status = clWaitForEvents (1, &cmds->events[cmds->n - 1]));
     if (status != CL_SUCCESS) {
       clf_error_set_cl (err, "clWaitForEvents", status);
       /* Host memory may still be in use by a failed command's neighbours. */
@@ -625,15 +628,17 @@ enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
   const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
   cl_command_queue queue = clf_engine_queue (plan->engine);
   cl_event *event = next_event (plan, kind);
-  cl_int status = kind == CMD_UPLOAD ?
+  const char *call = kind == CMD_UPLOAD ? "clEnqueueWriteBufferRect" :
+      "clEnqueueReadBufferRect";
+  cl_int status;
+  CLF_FAULT_OR (status, call, status = kind == CMD_UPLOAD ?
       clEnqueueWriteBufferRect (queue, plan->staging_in, CL_FALSE,
-      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-      host->stride[i], 0, host->data[i], 0, NULL, event) :
+          buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+          host->stride[i], 0, host->data[i], 0, NULL, event) :
       clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
-      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-      host->stride[i], 0, host->data[i], 0, NULL, event);
-  CLF_CHECK (status, kind == CMD_UPLOAD ? "clEnqueueWriteBufferRect" :
-      "clEnqueueReadBufferRect", err, fail);
+          buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+          host->stride[i], 0, host->data[i], 0, NULL, event));
+  CLF_CHECK (status, call, err, fail);
   event_enqueued (plan);
   return true;
 
@@ -657,8 +662,10 @@ enqueue_host_handback (ClfPlan * plan, cl_mem mem, ClfError * err)
   CLF_TRY (err, fail, clGetMemObjectInfo, mem, CL_MEM_SIZE, sizeof size,
       &size, NULL);
   cl_command_queue queue = clf_engine_queue (plan->engine);
-  void *mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, 0,
-      size, 0, NULL, next_event (plan, CMD_DOWNLOAD), &status);
+  void *mapped = NULL;
+  CLF_FAULT_OR (status, "clEnqueueMapBuffer",
+      mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, 0,
+          size, 0, NULL, next_event (plan, CMD_DOWNLOAD), &status));
   CLF_CHECK (status, "clEnqueueMapBuffer", err, fail);
   event_enqueued (plan);
   CLF_TRY (err, fail, clEnqueueUnmapMemObject, queue, mem, mapped, 0, NULL,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "clf.h"
+#include "clf-test-hooks.h"
 
 /* printf-style; replaces any earlier message in `err` (which may be NULL). */
 void clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
@@ -21,11 +22,24 @@ void clf_error_take_detail (ClfError * err, char *detail);
     }                                                     \
   } while (0)
 
-/* Calls an OpenCL function returning cl_int and checks it. */
+/* Calls an OpenCL function returning cl_int and checks it.  (In test
+ * builds an injected fault stands for the call: clf-test-hooks.h.) */
 #define CLF_TRY(err, label, fn, ...)                      \
   do {                                                    \
-    cl_int clf_status_ = fn (__VA_ARGS__);                \
+    cl_int clf_status_ = clf_test_fault (#fn);            \
+    if (clf_status_ == CL_SUCCESS)                        \
+      clf_status_ = fn (__VA_ARGS__);                     \
     CLF_CHECK (clf_status_, #fn, err, label);             \
+  } while (0)
+
+/* For OpenCL calls that return an object and report through `status`:
+ * CLF_FAULT_OR (status, x = clCreateBuffer (..., &status)) makes the call
+ * unless a fault is injected for it. */
+#define CLF_FAULT_OR(status, name, call)                  \
+  do {                                                    \
+    (status) = clf_test_fault (name);                     \
+    if ((status) == CL_SUCCESS)                           \
+      call;                                               \
   } while (0)
 
 /* A program of all kernels for one pixel layout (bytes per pixel and mask
