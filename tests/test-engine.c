@@ -2,9 +2,11 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache]...
- * (default: all)
+ *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache|faults]...
+ * (default: all; faults only in builds with -Dtest-hooks=true)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
+#include "config.h"
+#include "clf-test-hooks.h"
 #include "reference.h"
 
 #include <dirent.h>
@@ -914,6 +916,145 @@ test_cache (void)
   remove_tree (root);
 }
 
+#if CLF_TEST_HOOKS
+/* ---- injected faults (test builds only: clf-test-hooks.h) ------------- */
+
+static const ClfFrameFormat fault_format = { 3, {{13, 11, 1, 1, 1},
+        {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}}
+};
+
+/* One frame from host memory to host memory (uploads, kernels, downloads,
+ * a wait, the profiling), or between buffers wrapping host memory (map
+ * and unmap); checked against `want` when it succeeds. */
+static bool
+fault_frame (ClfPlan * plan, const ClfParams * params, Blob * src,
+    Blob * dst, cl_mem src_mem, cl_mem dst_mem, const ClfHostFrame * want,
+    ClfError * err, const char *what)
+{
+  ClfFrameStats stats;
+  memset (dst->bytes, CANARY, dst->size);
+  ClfFrame from = frame_of (src, src_mem), to = frame_of (dst, dst_mem);
+  if (!clf_plan_process (plan, params, &from, &to, &stats, err))
+    return false;
+  check_blob (&fault_format, dst, want, what);
+  return true;
+}
+
+/* The Nth call of `call` fails: the frame that makes it reports the call
+ * and CL_OUT_OF_RESOURCES, the frames before it are exact, and so is the
+ * next frame once the fault is gone (nothing left half-done). */
+static void
+check_fault (const char *call, unsigned nth, bool wrapped)
+{
+  char spec[96], what[160];
+  snprintf (spec, sizeof spec, "%s:%u", call, nth);
+  snprintf (what, sizeof what, "fault %s (%s frames)", spec,
+      wrapped ? "wrapped" : "host");
+  ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
+  ClfHostFrame in, want;
+  test_frame_init (&in, &fault_format, true);
+  test_frame_init (&want, &fault_format, false);
+  clf_ref_filter_frame (&params, &fault_format, &in, &want);
+  Blob src, dst;
+  uint8_t *src_store = aligned_alloc (4096, 1 << 16);
+  uint8_t *dst_store = aligned_alloc (4096, 1 << 16);
+  blob_init (&src, &fault_format, &in, src_store);
+  blob_init (&dst, &fault_format, NULL, dst_store);
+  ClfError err = { 0 };
+  cl_mem src_mem = wrapped ? clf_engine_wrap_host (engine, src.bytes,
+      src.size, &err) : NULL;
+  cl_mem dst_mem = wrapped ? clf_engine_wrap_host (engine, dst.bytes,
+      dst.size, &err) : NULL;
+  ClfPlan *plan = plan_for (what, &fault_format);
+
+  setenv ("CLFILTER_TEST_FAIL_CALL", spec, 1);
+  clf_test_fault_reset ();
+  unsigned frame = 0;
+  bool failed = false;
+  for (; plan && frame < 8 && !failed; frame++)
+    failed = !fault_frame (plan, &params, &src, &dst, src_mem, dst_mem, &want,
+        &err, what);
+  unsetenv ("CLFILTER_TEST_FAIL_CALL");
+
+  CHECK (failed, "%s: no frame failed in %u", what, frame);
+  if (failed) {
+    CHECK (err.code == CLF_ERROR_OPENCL && err.cl_status == CL_OUT_OF_RESOURCES
+        && strstr (err.message, call)
+        && strstr (err.message, "CL_OUT_OF_RESOURCES"),
+        "%s: frame %u failed with \"%s\"", what, frame, err.message);
+    CHECK (fault_frame (plan, &params, &src, &dst, src_mem, dst_mem, &want,
+            &err, what), "%s: the frame after the fault failed: %s", what,
+        err.message);
+  }
+  clf_error_clear (&err);
+  clf_plan_free (plan);
+  if (src_mem)
+    clReleaseMemObject (src_mem);
+  if (dst_mem)
+    clReleaseMemObject (dst_mem);
+  free (src_store);
+  free (dst_store);
+  test_frame_clear (&in);
+  test_frame_clear (&want);
+}
+
+/* Source that does not compile: the plan is refused with the build log,
+ * nothing goes into the binary cache, and the next plan builds. */
+static void
+check_bad_source (void)
+{
+  static const char injected[] = "#error clfilter-injected-build-error\n";
+  ClfError err = { 0 };
+  ClfEngine *fresh = clf_engine_new ("auto", &err);
+  CHECK (fresh, "clf_engine_new: %s", err.message);
+  if (!fresh)
+    return;
+  setenv ("CLFILTER_TEST_BAD_SOURCE", injected, 1);
+  ClfPlan *plan = clf_plan_new (fresh, &fault_format, &err);
+  unsetenv ("CLFILTER_TEST_BAD_SOURCE");
+  CHECK (!plan && err.code == CLF_ERROR_BUILD && err.detail
+      && strstr (err.detail, "clfilter-injected-build-error"),
+      "bad source: %s / log: %s", plan ? "built" : err.message,
+      err.detail ? err.detail : "(none)");
+  ClfCacheStats stats;
+  clf_engine_cache_stats (fresh, &stats);
+  CHECK (stats.stores == 0, "bad source: %u binaries cached", stats.stores);
+  clf_plan_free (plan);
+  clf_error_clear (&err);
+
+  plan = clf_plan_new (fresh, &fault_format, &err);
+  CHECK (plan, "the plan after the bad source: %s", err.message);
+  clf_error_clear (&err);
+  clf_plan_free (plan);
+  clf_engine_unref (fresh);
+}
+
+static void
+test_faults (void)
+{
+  static const char *const host_calls[] = {
+    "clCreateBuffer", "clEnqueueWriteBufferRect", "clSetKernelArg",
+    "clEnqueueNDRangeKernel", "clEnqueueReadBufferRect", "clWaitForEvents",
+    "clGetEventProfilingInfo",
+  };
+  static const char *const wrapped_calls[] = {
+    "clGetMemObjectInfo", "clEnqueueMapBuffer", "clEnqueueUnmapMemObject",
+  };
+  static const unsigned nths[] = { 1, 2, 3 };
+  for (size_t n = 0; n < N_OF (nths); n++) {
+    for (size_t c = 0; c < N_OF (host_calls); c++)
+      check_fault (host_calls[c], nths[n], false);
+    /* Only a device that shares host memory wraps it. */
+    for (size_t c = 0; c < N_OF (wrapped_calls)
+        && clf_engine_host_unified (engine); c++)
+      check_fault (wrapped_calls[c], nths[n], true);
+  }
+  /* A fault after four good frames: one wait per frame. */
+  check_fault ("clWaitForEvents", 5, false);
+  check_bad_source ();
+}
+#endif
+
 static const struct {
   const char *name;
   void (*run) (void);
@@ -925,6 +1066,9 @@ static const struct {
   {"matrix", test_matrix},
   {"frames", test_frames},
   {"cache", test_cache},
+#if CLF_TEST_HOOKS
+  {"faults", test_faults},
+#endif
 };
 
 static bool
