@@ -175,6 +175,36 @@ bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,
     ClfFrameStats * stats, ClfError * err);
 
+/* Kernel times over a stream, in bounded memory: the count, mean, min
+ * and max are exact; the median (the lower middle) and p95 (nearest rank)
+ * are exact up to CLF_TIME_SAMPLES frames, then taken from a uniform
+ * sample of that many frames (reservoir sampling with a fixed seed). */
+#define CLF_TIME_SAMPLES 8192
+
+typedef struct {
+  uint64_t count;
+  uint64_t total_ns;
+  uint64_t min_ns;
+  uint64_t max_ns;
+  uint64_t rng;
+  uint64_t sample[CLF_TIME_SAMPLES];
+} ClfTimeStats;
+
+typedef struct {
+  uint64_t frames;
+  uint64_t mean_ns;
+  uint64_t min_ns;
+  uint64_t median_ns;
+  uint64_t p95_ns;
+  uint64_t max_ns;
+} ClfTimeSummary;
+
+void clf_time_stats_reset (ClfTimeStats * stats);
+void clf_time_stats_add (ClfTimeStats * stats, uint64_t ns);
+/* False (and a zeroed summary) only when out of host memory. */
+bool clf_time_stats_summary (const ClfTimeStats * stats,
+    ClfTimeSummary * summary);
+
 #ifdef __cplusplus
 }
 #endif
