@@ -34,7 +34,9 @@
  *
  * At EOS the element posts `clfilter-summary` with `frames`,
  * `mean-kernel-ns`, `min-kernel-ns`, `median-kernel-ns`, `p95-kernel-ns`,
- * `max-kernel-ns` and `device`, over every frame since it started.
+ * `max-kernel-ns` and `device`, over every frame since it started (the
+ * median and p95 are exact up to 8192 frames; beyond, they come from a
+ * uniform sample of 8192 frames, so memory stays bounded in long runs).
  *
  * ## Example launch lines
  * |[
@@ -107,8 +109,7 @@ struct _GstClFilter
   gchar *device_name;
   guint64 frames;
   guint64 last_kernel_ns;
-  guint64 total_kernel_ns;
-  GArray *kernel_times;         /* guint64 ns per frame, for the summary */
+  ClfTimeStats *kernel_times;   /* for mean-kernel-ns and the summary */
 
   /* The engine from start() to stop(), maybe shared with other elements
    * (set under the object lock: set_context() may come from any thread). */
@@ -321,7 +322,8 @@ gst_cl_filter_init (GstClFilter * self)
   self->device = g_strdup (DEFAULT_DEVICE);
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->zero_copy = DEFAULT_ZERO_COPY;
-  self->kernel_times = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->kernel_times = g_new (ClfTimeStats, 1);
+  clf_time_stats_reset (self->kernel_times);
 }
 
 static void
@@ -331,7 +333,7 @@ gst_cl_filter_finalize (GObject * object)
 
   g_free (self->device);
   g_free (self->device_name);
-  g_array_unref (self->kernel_times);
+  g_free (self->kernel_times);
 
   G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
 }
@@ -410,7 +412,7 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MEAN_KERNEL_NS:
       g_value_set_uint64 (value, self->frames ?
-          self->total_kernel_ns / self->frames : 0);
+          self->kernel_times->total_ns / self->frames : 0);
       break;
     case PROP_FRAMES:
       g_value_set_uint64 (value, self->frames);
@@ -521,8 +523,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
   self->frames = 0;
   self->last_kernel_ns = 0;
-  self->total_kernel_ns = 0;
-  g_array_set_size (self->kernel_times, 0);
+  clf_time_stats_reset (self->kernel_times);
   GST_OBJECT_UNLOCK (self);
   g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
@@ -951,42 +952,30 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->copies = stats->copies;
 }
 
-static gint
-compare_guint64 (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
-/* The clfilter-summary message: the kernel times of every frame since
- * start, sorted; the median is the lower middle, p95 the nearest rank. */
+/* The clfilter-summary message: the kernel times since start (see
+ * ClfTimeStats for how the median and p95 stay in bounded memory). */
 static GstMessage *
 gst_cl_filter_summary_message (GstClFilter * self)
 {
-  GArray *times;
-  guint64 total = 0;
-  guint n;
+  ClfTimeStats *times = g_new (ClfTimeStats, 1);
+  ClfTimeSummary sum;
 
   GST_OBJECT_LOCK (self);
-  times = g_array_copy (self->kernel_times);
+  *times = *self->kernel_times;
   GST_OBJECT_UNLOCK (self);
-  n = times->len;
-  g_array_sort (times, compare_guint64);
-  for (guint i = 0; i < n; i++)
-    total += g_array_index (times, guint64, i);
-#define KERNEL_NS_AT(i) (n ? g_array_index (times, guint64, (i)) : 0)
-  GstStructure *s = gst_structure_new ("clfilter-summary",
-      "frames", G_TYPE_UINT64, (guint64) n,
-      "mean-kernel-ns", G_TYPE_UINT64, n ? total / n : 0,
-      "min-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT (0),
-      "median-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT ((n - 1) / 2),
-      "p95-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT ((n * 95 + 99) / 100 - 1),
-      "max-kernel-ns", G_TYPE_UINT64, KERNEL_NS_AT (n - 1),
-      "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
-      NULL);
-#undef KERNEL_NS_AT
-  g_array_unref (times);
-  return gst_message_new_element (GST_OBJECT (self), s);
+  if (!clf_time_stats_summary (times, &sum))
+    GST_WARNING_OBJECT (self, "out of memory for the summary's median");
+  g_free (times);
+  return gst_message_new_element (GST_OBJECT (self),
+      gst_structure_new ("clfilter-summary",
+          "frames", G_TYPE_UINT64, sum.frames,
+          "mean-kernel-ns", G_TYPE_UINT64, sum.mean_ns,
+          "min-kernel-ns", G_TYPE_UINT64, sum.min_ns,
+          "median-kernel-ns", G_TYPE_UINT64, sum.median_ns,
+          "p95-kernel-ns", G_TYPE_UINT64, sum.p95_ns,
+          "max-kernel-ns", G_TYPE_UINT64, sum.max_ns,
+          "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
+          NULL));
 }
 
 static gboolean
@@ -1011,8 +1000,7 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
   GST_OBJECT_LOCK (self);
   *frame = self->frames++;
   self->last_kernel_ns = stats->kernel_ns;
-  self->total_kernel_ns += stats->kernel_ns;
-  g_array_append_val (self->kernel_times, stats->kernel_ns);
+  clf_time_stats_add (self->kernel_times, stats->kernel_ns);
   post = self->stats_interval && *frame % self->stats_interval == 0;
   GST_OBJECT_UNLOCK (self);
   return post;
