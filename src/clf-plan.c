@@ -2,6 +2,7 @@
  * command stream (uploads, filter passes, downloads) with its timing. */
 #include "clf-private.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,11 +163,14 @@ check_format (const ClfFrameFormat * format, ClfError * err)
           p->height, p->bpp, p->blur_mask, p->laplace_mask);
       return false;
     }
-    /* Kernels index with 32-bit integers. */
-    if ((uint64_t) plane_row_bytes (p) * p->height * sizeof (cl_uint) >
-        INT32_MAX) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (%ux%u) is too large",
-          i, p->width, p->height);
+    /* Kernels index the blurs' sums (4 bytes a byte) with 32-bit ints. */
+    uint64_t sums = (uint64_t) plane_row_bytes (p) * p->height
+        * sizeof (cl_uint);
+    if (sums > INT32_MAX) {
+      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (%ux%u, %u bytes per "
+          "pixel) is too large: the blur's sums would take %" PRIu64 " bytes, "
+          "more than the %d that the kernels' 32-bit indices reach", i,
+          p->width, p->height, p->bpp, sums, INT32_MAX);
       return false;
     }
   }

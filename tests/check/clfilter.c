@@ -1,7 +1,8 @@
 /* GStreamer
  * gst-check tests of the clfilter element: every format through the element
  * against the C reference, property changes between buffers, the stats
- * message, refused caps, device errors, and a real H.264 decode.
+ * message, the timing surfaces, and a real H.264 decode (errors are in
+ * errors.c).
  */
 #include <glib/gstdio.h>
 #include <unistd.h>
@@ -367,75 +368,6 @@ GST_START_TEST (test_timing_surfaces)
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
-}
-
-GST_END_TEST;
-
-GST_START_TEST (test_unsupported_caps_refused)
-{
-  static const gchar *refused[] = {
-    "video/x-raw,format=UYVY,width=16,height=16,framerate=30/1",
-    "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1",
-    "video/x-raw,format=RGBA,width=0,height=16,framerate=30/1",
-    "audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved",
-  };
-  for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
-    GstHarness *h = gst_harness_new ("clfilter");
-    GstCaps *caps = gst_caps_from_string (refused[i]);
-    GstPad *sink = gst_element_get_static_pad (h->element, "sink");
-
-    fail_if (gst_pad_query_accept_caps (sink, caps), "accepted %s",
-        refused[i]);
-    gst_harness_set_src_caps (h, caps);
-    fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate
-            (NULL, 512, NULL)), GST_FLOW_NOT_NEGOTIATED);
-    gst_object_unref (sink);
-    gst_harness_teardown (h);
-  }
-}
-
-GST_END_TEST;
-
-/* A device that matches nothing: the element does not start, and says what
- * was asked for and which devices exist. */
-GST_START_TEST (test_device_not_found_error)
-{
-  GstElement *probe = gst_element_factory_make ("clfilter", NULL);
-  GstElement *element = gst_element_factory_make ("clfilter", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
-  GError *error = NULL;
-  gchar *debug = NULL, *existing = NULL;
-
-  /* The name of the device that does exist. */
-  fail_unless_equals_int (gst_element_set_state (probe, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_SUCCESS);
-  g_object_get (probe, "device-name", &existing, NULL);
-  gst_element_set_state (probe, GST_STATE_NULL);
-  gst_object_unref (probe);
-
-  g_object_set (element, "device", "no-such-device-xyz", NULL);
-  gst_element_set_bus (element, bus);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &error, &debug);
-  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
-  fail_unless (strstr (error->message, "no-such-device-xyz") != NULL,
-      "%s", error->message);
-  fail_unless (strstr (error->message, existing) != NULL,
-      "the error does not list %s: %s", existing, error->message);
-
-  g_free (existing);
-  g_free (debug);
-  g_error_free (error);
-  gst_message_unref (msg);
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (element);
 }
 
 GST_END_TEST;
@@ -1005,8 +937,6 @@ clfilter_suite (void)
   tcase_add_test (tc, test_property_changes_between_buffers);
   tcase_add_test (tc, test_stats_message);
   tcase_add_test (tc, test_timing_surfaces);
-  tcase_add_test (tc, test_unsupported_caps_refused);
-  tcase_add_test (tc, test_device_not_found_error);
   tcase_add_test (tc, test_device_fixed_while_running);
   tcase_add_test (tc, test_decoded_h264_matches_reference);
 

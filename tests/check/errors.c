@@ -1,0 +1,361 @@
+/* GStreamer
+ * gst-check tests of clfilter's errors: each says what went wrong and what
+ * to do, with the GStreamer domain and code that fit, and the element shuts
+ * down cleanly after it.  Faults are injected through the test hooks
+ * (src/clf-test-hooks.h; meson -Dtest-hooks=true, as tests/run.sh builds).
+ */
+#include "config.h"
+
+#include <glib/gstdio.h>
+
+#include "framecheck.h"
+
+/* The first error message on `bus`, parsed; fails when there is none. */
+static void
+pop_error (GstBus * bus, GError ** error, gchar ** debug)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+
+  fail_unless (msg != NULL, "no error message was posted");
+  gst_message_parse_error (msg, error, debug);
+  GST_INFO ("error: %s / %s", (*error)->message, *debug);
+  gst_message_unref (msg);
+}
+
+/* A harness whose element posts to a bus the test reads. */
+static GstHarness *
+harness_with_bus (const gchar * description, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (description);
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  return h;
+}
+
+static void
+harness_free (GstHarness * h, GstBus * bus)
+{
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+/* No OpenCL driver at all: OCL_ICD_VENDORS names an empty folder, which
+ * the ICD loader reads on this process's first OpenCL call (the test runs
+ * in a process of its own: check forks one per test). */
+GST_START_TEST (test_no_opencl_driver)
+{
+  gchar *empty = g_dir_make_tmp ("clfilter-no-icd-XXXXXX", NULL);
+  GstElement *element;
+  GstBus *bus = gst_bus_new ();
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  g_setenv ("OCL_ICD_VENDORS", empty, TRUE);
+  element = gst_element_factory_make ("clfilter", NULL);
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
+  fail_unless (strstr (error->message, "No OpenCL platform") != NULL, "%s",
+      error->message);
+  fail_unless (debug && strstr (debug, "pocl-opencl-icd") != NULL,
+      "no hint to install a driver: %s", debug);
+
+  g_free (debug);
+  g_error_free (error);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  g_unsetenv ("OCL_ICD_VENDORS");
+  g_rmdir (empty);
+  g_free (empty);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_caps_refused)
+{
+  static const gchar *refused[] = {
+    "video/x-raw,format=UYVY,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1",
+    "video/x-raw,format=RGBA,width=0,height=16,framerate=30/1",
+    "audio/x-raw,format=S16LE,rate=48000,channels=2,layout=interleaved",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++) {
+    GstHarness *h = gst_harness_new ("clfilter");
+    GstCaps *caps = gst_caps_from_string (refused[i]);
+    GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+
+    fail_if (gst_pad_query_accept_caps (sink, caps), "accepted %s",
+        refused[i]);
+    gst_harness_set_src_caps (h, caps);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate
+            (NULL, 512, NULL)), GST_FLOW_NOT_NEGOTIATED);
+    gst_object_unref (sink);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A device that matches nothing: the element does not start, and says what
+ * was asked for and which devices exist. */
+GST_START_TEST (test_device_not_found_error)
+{
+  GstElement *probe = gst_element_factory_make ("clfilter", NULL);
+  GstElement *element = gst_element_factory_make ("clfilter", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *debug = NULL, *existing = NULL;
+
+  /* The name of the device that does exist. */
+  fail_unless_equals_int (gst_element_set_state (probe, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_get (probe, "device-name", &existing, NULL);
+  gst_element_set_state (probe, GST_STATE_NULL);
+  gst_object_unref (probe);
+
+  g_object_set (element, "device", "no-such-device-xyz", NULL);
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, &debug);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
+  fail_unless (strstr (error->message, "no-such-device-xyz") != NULL,
+      "%s", error->message);
+  fail_unless (strstr (error->message, existing) != NULL,
+      "the error does not list %s: %s", existing, error->message);
+  fail_unless (debug && strstr (debug, "pocl-opencl-icd") != NULL,
+      "no hint in the debug string: %s", debug);
+
+  g_free (existing);
+  g_free (debug);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+}
+
+GST_END_TEST;
+
+
+/* A frame whose buffers the device cannot hold: RGBA rows of 4096 pixels,
+ * enough of them that the blur's sums (4 bytes a byte) pass
+ * CL_DEVICE_MAX_MEM_ALLOC_SIZE, or the 2 GiB the kernels' 32-bit indices
+ * reach where the device allows more.  PoCL is held to 1 GiB of memory
+ * (256 MiB a buffer) so that the device's limit is the one met there.
+ * Refused when the caps come, with the reason, before any frame. */
+GST_START_TEST (test_frame_too_large_for_device)
+{
+  ClfError err = { 0 };
+  ClfEngine *engine;
+  cl_ulong max_alloc = 0;
+  GstBus *bus;
+  GstHarness *h;
+  GError *error = NULL;
+  gchar *debug = NULL, *caps;
+  guint64 limit, sums_per_row = 4096 * 4 * 4;
+  guint height;
+
+  g_setenv ("POCL_MEMORY_LIMIT", "1", TRUE);
+  engine = clf_engine_new ("auto", &err);
+  fail_unless (engine != NULL, "%s", err.message);
+  fail_unless_equals_int (clGetDeviceInfo (clf_engine_device (engine),
+          CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL),
+      CL_SUCCESS);
+  clf_engine_unref (engine);
+  limit = MIN (max_alloc, (guint64) G_MAXINT32);
+  height = (guint) (limit / sums_per_row + 1);
+
+  h = harness_with_bus ("clfilter mode=sliding", &bus);
+  caps = caps_string ("RGBA", 4096, height);
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (4096)),
+      GST_FLOW_NOT_NEGOTIATED);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", error->message);
+  fail_unless (strstr (error->message, max_alloc < G_MAXINT32 ?
+          "allows at most" : "32-bit indices") != NULL,
+      "max alloc %" G_GUINT64_FORMAT ": %s", (guint64) max_alloc,
+      error->message);
+
+  g_free (caps);
+  g_free (debug);
+  g_error_free (error);
+  harness_free (h, bus);
+  g_unsetenv ("POCL_MEMORY_LIMIT");
+}
+
+GST_END_TEST;
+
+#if CLF_TEST_HOOKS
+/* Kernel source that does not compile (injected): the caps are refused,
+ * and the error carries the compiler's build log. */
+GST_START_TEST (test_kernel_build_failure)
+{
+  GstBus *bus;
+  GstHarness *h;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  g_setenv ("CLFILTER_TEST_BAD_SOURCE",
+      "#error clfilter-injected-build-error\n", TRUE);
+  h = harness_with_bus ("clfilter", &bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
+      "height=16,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (256)),
+      GST_FLOW_NOT_NEGOTIATED);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_LIBRARY_ERROR,
+          GST_LIBRARY_ERROR_INIT), "%s", error->message);
+  fail_unless (strstr (error->message, "failed to build") != NULL, "%s",
+      error->message);
+  fail_unless (debug && strstr (debug, "Build log") != NULL
+      && strstr (debug, "clfilter-injected-build-error") != NULL,
+      "the build log is not in the debug string: %s", debug);
+
+  g_free (debug);
+  g_error_free (error);
+  harness_free (h, bus);
+  g_unsetenv ("CLFILTER_TEST_BAD_SOURCE");
+}
+
+GST_END_TEST;
+
+/* An OpenCL call that fails mid-stream, and how frames reach it. */
+static const struct
+{
+  const gchar *fault;
+  InputKind input;
+} stream_faults[] = {
+  {"clEnqueueNDRangeKernel:4", INPUT_FROM_POOL},
+  {"clWaitForEvents:3", INPUT_FROM_POOL},
+  {"clGetEventProfilingInfo:30", INPUT_FROM_POOL},
+  {"clSetKernelArg:200", INPUT_PADDED},
+  {"clEnqueueWriteBufferRect:5", INPUT_UNALIGNED},
+};
+
+/* The Nth call fails: the frames before it come out exact, the one that
+ * makes it gives GST_FLOW_ERROR and an element error naming the call and
+ * the CL error, and the element stops cleanly. */
+GST_START_TEST (test_opencl_error_mid_stream)
+{
+  const gchar *fault = stream_faults[__i__].fault;
+  const FormatCase *fc = format_case ("I420");
+  ClfParams params = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_CLAMP };
+  gchar **call = g_strsplit (fault, ":", 2);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  guint frames = 0;
+
+  g_setenv ("CLFILTER_TEST_FAIL_CALL", fault, TRUE);
+  h = harness_with_bus ("clfilter mode=separable radius=3", &bus);
+  set_caps (h, "I420", 33, 17, &info);
+  for (; frames < 20 && ret == GST_FLOW_OK; frames++) {
+    GstBuffer *in = input_buffer (h, fc, &info, stream_faults[__i__].input);
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    if (ret == GST_FLOW_OK) {
+      GstBuffer *out = gst_harness_pull (h);
+      check_output (fc, &info, &params, fault, in, out);
+      gst_buffer_unref (out);
+    }
+    gst_buffer_unref (in);
+  }
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (frames > 1, "%s: the first frame failed", fault);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_FAILED), "%s", error->message);
+  fail_unless (strstr (error->message, call[0]) != NULL
+      && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
+      "%s: the error does not name the call and the CL error: %s", fault,
+      error->message);
+
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  g_strfreev (call);
+  g_free (debug);
+  g_error_free (error);
+  harness_free (h, bus);
+  g_unsetenv ("CLFILTER_TEST_FAIL_CALL");
+}
+
+GST_END_TEST;
+#endif
+
+/* Values out of range cannot be set: GObject refuses them with a warning
+ * and the property keeps its value; the ranges are those documented. */
+GST_START_TEST (test_invalid_property_values_refused)
+{
+  GstElement *element = gst_element_factory_make ("clfilter", NULL);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+  GParamSpecUInt *radius = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (klass, "radius"));
+  GParamSpecEnum *mode = G_PARAM_SPEC_ENUM (g_object_class_find_property
+      (klass, "mode"));
+  GParamSpecEnum *border = G_PARAM_SPEC_ENUM (g_object_class_find_property
+      (klass, "border"));
+  guint r;
+  gint m, b;
+
+  fail_unless_equals_int (radius->minimum, 0);
+  fail_unless_equals_int (radius->maximum, CLF_MAX_RADIUS);
+  fail_unless_equals_int (mode->enum_class->n_values, 4);
+  fail_unless_equals_int (border->enum_class->n_values, 2);
+
+  g_object_set (element, "radius", 5, "mode", CLF_MODE_SLIDING, "border",
+      CLF_BORDER_MIRROR, NULL);
+  ASSERT_WARNING (g_object_set (element, "radius", CLF_MAX_RADIUS + 1,
+          NULL));
+  ASSERT_WARNING (g_object_set (element, "mode", 4, NULL));
+  ASSERT_WARNING (g_object_set (element, "border", -1, NULL));
+  ASSERT_WARNING (g_object_set (element, "frames", (guint64) 7, NULL));
+  ASSERT_WARNING (g_object_set (element, "no-such-property", 1, NULL));
+  g_object_get (element, "radius", &r, "mode", &m, "border", &b, NULL);
+  fail_unless_equals_int (r, 5);
+  fail_unless_equals_int (m, CLF_MODE_SLIDING);
+  fail_unless_equals_int (b, CLF_BORDER_MIRROR);
+  gst_object_unref (element);
+}
+
+GST_END_TEST;
+
+static Suite *
+errors_suite (void)
+{
+  Suite *s = suite_create ("clfilter-errors");
+  TCase *tc = tcase_create ("errors");
+
+  test_rng_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_no_opencl_driver);
+  tcase_add_test (tc, test_device_not_found_error);
+  tcase_add_test (tc, test_unsupported_caps_refused);
+  tcase_add_test (tc, test_frame_too_large_for_device);
+  tcase_add_test (tc, test_invalid_property_values_refused);
+#if CLF_TEST_HOOKS
+  tcase_add_test (tc, test_kernel_build_failure);
+  tcase_add_loop_test (tc, test_opencl_error_mid_stream, 0,
+      G_N_ELEMENTS (stream_faults));
+#endif
+  return s;
+}
+
+GST_CHECK_MAIN (errors);
