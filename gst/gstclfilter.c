@@ -38,6 +38,24 @@
  * median and p95 are exact up to 8192 frames; beyond, they come from a
  * uniform sample of 8192 frames, so memory stays bounded in long runs).
  *
+ * ## Errors
+ * Every failure is an element error that says what went wrong and what to
+ * do; the element never passes frames through unfiltered:
+ * - no OpenCL driver, or no device matching `device`: RESOURCE/NOT_FOUND
+ *   at start, listing the devices found, with a hint to install an ICD
+ *   such as pocl-opencl-icd;
+ * - kernels that do not build: LIBRARY/INIT, with the build log in the
+ *   debug string;
+ * - a frame larger than the device can hold (CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+ *   or 2 GiB of blur sums): CORE/NEGOTIATION when the caps come, with the
+ *   sizes and the limit;
+ * - an OpenCL call failing mid-stream: RESOURCE/FAILED naming the call
+ *   and the CL error, and GST_FLOW_ERROR; the element can then be stopped
+ *   and started again.
+ * Property values out of range (radius above 1023, unknown modes or
+ * borders) cannot be set: GObject refuses them with a warning and the
+ * property keeps its value.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=laplace ! videoconvert ! autovideosink
