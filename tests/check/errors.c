@@ -22,11 +22,11 @@ pop_error (GstBus * bus, GError ** error, gchar ** debug)
   gst_message_unref (msg);
 }
 
-/* A harness whose element posts to a bus the test reads. */
+/* A harness around clfilter, posting to a bus the test reads. */
 static GstHarness *
-harness_with_bus (const gchar * description, GstBus ** bus)
+harness_with_bus (GstBus ** bus)
 {
-  GstHarness *h = gst_harness_new_parse (description);
+  GstHarness *h = gst_harness_new ("clfilter");
 
   *bus = gst_bus_new ();
   gst_element_set_bus (h->element, *bus);
@@ -178,7 +178,8 @@ GST_START_TEST (test_frame_too_large_for_device)
   limit = MIN (max_alloc, (guint64) G_MAXINT32);
   height = (guint) (limit / sums_per_row + 1);
 
-  h = harness_with_bus ("clfilter mode=sliding", &bus);
+  h = harness_with_bus (&bus);
+  g_object_set (h->element, "mode", CLF_MODE_SLIDING, NULL);
   caps = caps_string ("RGBA", 4096, height);
   gst_harness_set_src_caps_str (h, caps);
   fail_unless_equals_int (gst_harness_push (h, random_buffer (4096)),
@@ -212,7 +213,7 @@ GST_START_TEST (test_kernel_build_failure)
 
   g_setenv ("CLFILTER_TEST_BAD_SOURCE",
       "#error clfilter-injected-build-error\n", TRUE);
-  h = harness_with_bus ("clfilter", &bus);
+  h = harness_with_bus (&bus);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
       "height=16,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h, random_buffer (256)),
@@ -249,7 +250,7 @@ static const struct
 
 /* The Nth call fails: the frames before it come out exact, the one that
  * makes it gives GST_FLOW_ERROR and an element error naming the call and
- * the CL error, and the element stops cleanly. */
+ * the CL error; the element stops cleanly and works when started again. */
 GST_START_TEST (test_opencl_error_mid_stream)
 {
   const gchar *fault = stream_faults[__i__].fault;
@@ -265,7 +266,9 @@ GST_START_TEST (test_opencl_error_mid_stream)
   guint frames = 0;
 
   g_setenv ("CLFILTER_TEST_FAIL_CALL", fault, TRUE);
-  h = harness_with_bus ("clfilter mode=separable radius=3", &bus);
+  h = harness_with_bus (&bus);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
   set_caps (h, "I420", 33, 17, &info);
   for (; frames < 20 && ret == GST_FLOW_OK; frames++) {
     GstBuffer *in = input_buffer (h, fc, &info, stream_faults[__i__].input);
@@ -288,13 +291,20 @@ GST_START_TEST (test_opencl_error_mid_stream)
       "%s: the error does not name the call and the CL error: %s", fault,
       error->message);
 
+  /* Stopped and started again (the fault gone), it filters again. */
+  g_unsetenv ("CLFILTER_TEST_FAIL_CALL");
   fail_unless_equals_int (gst_element_set_state (h->element,
           GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("restarted")));
+  set_caps (h, "I420", 33, 17, &info);
+  push_and_check (h, fc, &info, &params, stream_faults[__i__].input);
+
   g_strfreev (call);
   g_free (debug);
   g_error_free (error);
   harness_free (h, bus);
-  g_unsetenv ("CLFILTER_TEST_FAIL_CALL");
 }
 
 GST_END_TEST;
