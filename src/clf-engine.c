@@ -130,7 +130,7 @@ fail:
 }
 
 static bool
-list_devices (DeviceList * list, ClfError * err)
+list_devices_unlocked (DeviceList * list, ClfError * err)
 {
   cl_uint n = 0;
   cl_int status = clGetPlatformIDs (0, NULL, &n);
@@ -165,6 +165,28 @@ list_devices (DeviceList * list, ClfError * err)
 
 fail:
   return false;
+}
+
+/* PoCL sets its devices up on the first clGetDeviceIDs without a lock:
+ * threads listing at the same moment (pipelines starting together) get
+ * CL_DEVICE_NOT_FOUND.  Listing is serialised across the process. */
+static once_flag list_lock_once = ONCE_FLAG_INIT;
+static mtx_t list_lock;
+
+static void
+list_lock_init (void)
+{
+  mtx_init (&list_lock, mtx_plain);
+}
+
+static bool
+list_devices (DeviceList * list, ClfError * err)
+{
+  call_once (&list_lock_once, list_lock_init);
+  mtx_lock (&list_lock);
+  bool ok = list_devices_unlocked (list, err);
+  mtx_unlock (&list_lock);
+  return ok;
 }
 
 static const char *
