@@ -958,8 +958,12 @@ static void
 gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
 {
-  GstClFilterMeta *meta = gst_buffer_add_cl_filter_meta (outbuf);
+  /* The input's meta (an upstream clfilter's) was copied onto the output:
+   * overwritten, else readers would find that filter's figures first. */
+  GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (outbuf);
 
+  if (!meta)
+    meta = gst_buffer_add_cl_filter_meta (outbuf);
   meta->frame = frame;
   meta->mode = clf_mode_name (params->mode);
   meta->radius = params->radius;
