@@ -171,6 +171,10 @@ check_output (const FormatCase * fc, const GstVideoInfo * info,
     for (guint y = 0; y < format.planes[i].height; y++) {
       const guint8 *g = got.data[i] + y * got.stride[i];
       const guint8 *w = want.data[i] + y * want.stride[i];
+      /* Byte by byte only to report a difference: check marks every
+       * assertion that passes, a write to its pipe each. */
+      if (memcmp (g, w, want.stride[i]) == 0)
+        continue;
       for (gsize x = 0; x < want.stride[i]; x++)
         fail_unless (g[x] == w[x], "%s %dx%d %s border=%s r=%u, %s input: plane %u "
             "row %u byte %" G_GSIZE_FORMAT ": got %u, want %u", fc->name,
