@@ -241,7 +241,7 @@ static const struct
   const gchar *fault;
   InputKind input;
 } stream_faults[] = {
-  {"clEnqueueNDRangeKernel:4", INPUT_FROM_POOL},
+  {"clEnqueueNDRangeKernel:20", INPUT_FROM_POOL},
   {"clWaitForEvents:3", INPUT_FROM_POOL},
   {"clGetEventProfilingInfo:30", INPUT_FROM_POOL},
   {"clSetKernelArg:200", INPUT_PADDED},
