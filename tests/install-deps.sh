@@ -3,8 +3,11 @@
 # the demo need and is missing: compiler, Meson/Ninja, GStreamer with the
 # plugins the tests and the demo use (x264 encoder, libav decoder), OpenCL
 # headers, the ICD loader and PoCL (OpenCL on the CPU), and a virtual X
-# server with xdotool for the demo's window test.  Runs apt-get through
-# sudo when not root.  Usage: tests/install-deps.sh
+# server with xdotool for the demo's window test; for the memory-safety
+# tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
+# (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
+# (llvm) for readable reports.  Runs apt-get through sudo when not root.
+# Usage: tests/install-deps.sh
 set -euo pipefail
 
 packages=(
@@ -15,6 +18,7 @@ packages=(
   gstreamer1.0-x
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   xvfb xauth xdotool
+  valgrind clang libclang-rt-dev llvm
 )
 
 missing=()
