@@ -1,0 +1,1212 @@
+/* GStreamer
+ * Robustness tests of the clfilter element: a property storm from another
+ * thread, renegotiation mid-stream, flushing seeks, EOS and restart, state
+ * cycles and parallel pipelines on one device.  In every test, probes on the
+ * element's pads log each frame in and out: frames in = frames out, each
+ * with its timestamps, offsets and flags, and each exactly the reference's
+ * bytes for the settings its clfilter-stats message reports.
+ */
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <gst/clfilter/gstclfiltermeta.h>
+#include "framecheck.h"
+
+/* A flag of our own, set on some input frames: it must come out too. */
+#define FLAG_CUSTOM GST_BUFFER_FLAG_LAST
+
+/* The flags a filter must hand on from each input to its output (and must
+ * not add: a flag left over from a pooled buffer's last use would show). */
+#define PRESERVED_FLAGS (GST_BUFFER_FLAG_LIVE | GST_BUFFER_FLAG_DISCONT | \
+    GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
+    GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_CORRUPTED | \
+    GST_BUFFER_FLAG_NON_DROPPABLE | FLAG_CUSTOM)
+
+/* Long enough for PoCL on a loaded machine, short of a hang. */
+#define WAIT_TIMEOUT (60 * GST_SECOND)
+
+/* ---- the frame log: what went in and out of one element --------------- */
+
+typedef struct
+{
+  GstBuffer *buf;               /* until checked */
+  GstClockTime pts;
+  GstBufferFlags flags;
+  GstVideoInfo info;            /* the caps on the pad it passed */
+  guint epoch;                  /* flushes done before it passed */
+  GstSegment segment;           /* outputs: the segment it was pushed in */
+  gboolean came_out;            /* inputs: checked against an output */
+} LoggedFrame;
+
+typedef struct
+{
+  GstElement *filter;
+  GstPad *sink, *src;
+  gulong probes[3];
+  GMutex lock;
+  GCond cond;
+  GPtrArray *in, *out;          /* LoggedFrame */
+  GPtrArray *stats;             /* GstStructure: clfilter-stats in order */
+  GstStructure *summary;        /* the last clfilter-summary */
+  guint epoch;
+} FrameLog;
+
+/* How an input may go missing: only when a flush (seek) or a stop (state
+ * change down) caught it between the element's pads; the element itself
+ * must still have filtered and reported it. */
+typedef enum
+{
+  LOSS_NONE = 0,
+  LOSS_AT_FLUSH = 1 << 0,
+  LOSS_AT_STOP = 1 << 1,
+} LossAllowed;
+
+static const gchar *
+field_string (const GstStructure * s, const gchar * name)
+{
+  const gchar *value = gst_structure_get_string (s, name);
+
+  fail_unless (value != NULL, "%s has no string %s", gst_structure_get_name
+      (s), name);
+  return value;
+}
+
+static guint64
+field_uint64 (const GstStructure * s, const gchar * name)
+{
+  guint64 value = 0;
+
+  fail_unless (gst_structure_get_uint64 (s, name, &value), "%s has no "
+      "guint64 %s", gst_structure_get_name (s), name);
+  return value;
+}
+
+/* The settings a frame was filtered with, as its stats message says. */
+static ClfParams
+stats_params (const GstStructure * s)
+{
+  ClfParams params = { 0 };
+  const gchar *mode = field_string (s, "mode");
+  const gchar *border = field_string (s, "border");
+  gboolean known_mode = FALSE, known_border = FALSE;
+
+  for (ClfMode m = CLF_MODE_BOX; m <= CLF_MODE_LAPLACE; m++)
+    if (g_str_equal (mode, clf_mode_name (m))) {
+      params.mode = m;
+      known_mode = TRUE;
+    }
+  for (ClfBorder b = CLF_BORDER_CLAMP; b <= CLF_BORDER_MIRROR; b++)
+    if (g_str_equal (border, clf_border_name (b))) {
+      params.border = b;
+      known_border = TRUE;
+    }
+  fail_unless (known_mode && known_border, "unknown mode %s or border %s",
+      mode, border);
+  fail_unless (gst_structure_get_uint (s, "radius", &params.radius));
+  return params;
+}
+
+static gboolean
+same_params (const ClfParams * a, const ClfParams * b)
+{
+  return a->mode == b->mode && a->radius == b->radius
+      && a->border == b->border;
+}
+
+static void
+check_kept (guint64 n, const gchar * what, guint64 in, guint64 out)
+{
+  fail_unless (in == out, "frame %" G_GUINT64_FORMAT ": %s %" G_GUINT64_FORMAT
+      " in, %" G_GUINT64_FORMAT " out", n, what, in, out);
+}
+
+/* One input against its output: caps, timestamps, offsets, flags, the
+ * meta against the stats message, and every byte against the reference. */
+static void
+check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
+    const GstStructure * stats)
+{
+  GstBuffer *a = in->buf, *b = out->buf;
+  GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (b);
+  ClfParams params = stats_params (stats);
+  gchar *source;
+
+  fail_unless (GST_VIDEO_INFO_FORMAT (&in->info) ==
+      GST_VIDEO_INFO_FORMAT (&out->info) && in->info.width == out->info.width
+      && in->info.height == out->info.height, "frame %" G_GUINT64_FORMAT
+      ": in as %s %dx%d, out as %s %dx%d", n,
+      GST_VIDEO_INFO_NAME (&in->info), in->info.width, in->info.height,
+      GST_VIDEO_INFO_NAME (&out->info), out->info.width, out->info.height);
+  check_kept (n, "PTS", GST_BUFFER_PTS (a), GST_BUFFER_PTS (b));
+  check_kept (n, "DTS", GST_BUFFER_DTS (a), GST_BUFFER_DTS (b));
+  check_kept (n, "duration", GST_BUFFER_DURATION (a),
+      GST_BUFFER_DURATION (b));
+  check_kept (n, "offset", GST_BUFFER_OFFSET (a), GST_BUFFER_OFFSET (b));
+  check_kept (n, "offset end", GST_BUFFER_OFFSET_END (a),
+      GST_BUFFER_OFFSET_END (b));
+  fail_unless (((GST_BUFFER_FLAGS (a) ^ GST_BUFFER_FLAGS (b)) &
+          PRESERVED_FLAGS) == 0, "frame %" G_GUINT64_FORMAT ": flags 0x%x in,"
+      " 0x%x out", n, GST_BUFFER_FLAGS (a) & PRESERVED_FLAGS,
+      GST_BUFFER_FLAGS (b) & PRESERVED_FLAGS);
+  /* Outputs stay inside the segment they are pushed in. */
+  if (out->segment.format == GST_FORMAT_TIME)
+    fail_unless (gst_segment_clip (&out->segment, GST_FORMAT_TIME,
+            GST_BUFFER_PTS (b), GST_BUFFER_PTS (b), NULL, NULL),
+        "frame %" G_GUINT64_FORMAT " at %" GST_TIME_FORMAT " is outside its "
+        "segment %" GST_SEGMENT_FORMAT, n, GST_TIME_ARGS (GST_BUFFER_PTS (b)),
+        &out->segment);
+
+  fail_unless (meta != NULL, "frame %" G_GUINT64_FORMAT " has no meta", n);
+  fail_unless_equals_uint64 (meta->frame, n);
+  fail_unless_equals_string (meta->mode, field_string (stats, "mode"));
+  fail_unless_equals_string (meta->border, field_string (stats, "border"));
+  fail_unless_equals_int (meta->radius, params.radius);
+  fail_unless_equals_uint64 (meta->kernel_ns, field_uint64 (stats,
+          "kernel-ns"));
+
+  source = g_strdup_printf ("frame %" G_GUINT64_FORMAT, n);
+  check_output (format_case (GST_VIDEO_INFO_NAME (&in->info)), &in->info,
+      &params, source, a, b);
+  g_free (source);
+}
+
+static void
+logged_frame_free (gpointer data)
+{
+  LoggedFrame *f = data;
+
+  gst_clear_buffer (&f->buf);
+  g_free (f);
+}
+
+static LoggedFrame *
+logged_frame_new (FrameLog * log, GstPad * pad, GstBuffer * buf)
+{
+  LoggedFrame *f = g_new0 (LoggedFrame, 1);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstEvent *segment = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+
+  fail_unless (caps != NULL, "a buffer on %s:%s without caps",
+      GST_DEBUG_PAD_NAME (pad));
+  fail_unless (gst_video_info_from_caps (&f->info, caps));
+  gst_caps_unref (caps);
+  gst_segment_init (&f->segment, GST_FORMAT_UNDEFINED);
+  if (segment) {
+    gst_event_copy_segment (segment, &f->segment);
+    gst_event_unref (segment);
+  }
+  f->buf = gst_buffer_ref (buf);
+  f->pts = GST_BUFFER_PTS (buf);
+  f->flags = GST_BUFFER_FLAGS (buf);
+  f->epoch = log->epoch;
+  return f;
+}
+
+/* The element is synchronous: what leaves it is the last frame that went
+ * in, already reported.  Checked at once and let go, so that the pools
+ * recycle buffers as they would without the log. */
+static void
+frame_log_check_out (FrameLog * log, LoggedFrame * out)
+{
+  guint n = log->in->len - 1;
+  LoggedFrame *in;
+
+  fail_unless (log->in->len > 0, "a frame came out of %s before any went in",
+      GST_OBJECT_NAME (log->filter));
+  in = g_ptr_array_index (log->in, n);
+  fail_if (in->came_out, "frame %u came out twice", n);
+  fail_unless (log->stats->len == n + 1, "frame %u came out with %u stats "
+      "messages", n, log->stats->len);
+  check_frame (n, in, out, g_ptr_array_index (log->stats, n));
+  in->came_out = TRUE;
+  gst_clear_buffer (&in->buf);
+  gst_clear_buffer (&out->buf);
+}
+
+static GstPadProbeReturn
+log_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  FrameLog *log = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  LoggedFrame *f;
+
+  g_mutex_lock (&log->lock);
+  f = logged_frame_new (log, pad, buf);
+  g_ptr_array_add (pad == log->sink ? log->in : log->out, f);
+  if (pad == log->src)
+    frame_log_check_out (log, f);
+  g_cond_broadcast (&log->cond);
+  g_mutex_unlock (&log->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Frames before and after a flush belong to different epochs. */
+static GstPadProbeReturn
+log_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  FrameLog *log = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&log->lock);
+    log->epoch++;
+    g_mutex_unlock (&log->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static FrameLog *
+frame_log_new (GstElement * filter)
+{
+  FrameLog *log = g_new0 (FrameLog, 1);
+
+  log->filter = gst_object_ref (filter);
+  log->sink = gst_element_get_static_pad (filter, "sink");
+  log->src = gst_element_get_static_pad (filter, "src");
+  g_mutex_init (&log->lock);
+  g_cond_init (&log->cond);
+  log->in = g_ptr_array_new_with_free_func (logged_frame_free);
+  log->out = g_ptr_array_new_with_free_func (logged_frame_free);
+  log->stats = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  log->probes[0] = gst_pad_add_probe (log->sink, GST_PAD_PROBE_TYPE_BUFFER,
+      log_buffer, log, NULL);
+  log->probes[1] = gst_pad_add_probe (log->src, GST_PAD_PROBE_TYPE_BUFFER,
+      log_buffer, log, NULL);
+  log->probes[2] = gst_pad_add_probe (log->sink,
+      GST_PAD_PROBE_TYPE_EVENT_FLUSH, log_flush, log, NULL);
+  return log;
+}
+
+/* For a new run of the element (its frame count starts again at 0). */
+static void
+frame_log_reset (FrameLog * log)
+{
+  g_mutex_lock (&log->lock);
+  g_ptr_array_set_size (log->in, 0);
+  g_ptr_array_set_size (log->out, 0);
+  g_ptr_array_set_size (log->stats, 0);
+  g_clear_pointer (&log->summary, gst_structure_free);
+  log->epoch = 0;
+  g_mutex_unlock (&log->lock);
+}
+
+static void
+frame_log_free (FrameLog * log)
+{
+  gst_pad_remove_probe (log->sink, log->probes[0]);
+  gst_pad_remove_probe (log->src, log->probes[1]);
+  gst_pad_remove_probe (log->sink, log->probes[2]);
+  frame_log_reset (log);
+  g_ptr_array_unref (log->in);
+  g_ptr_array_unref (log->out);
+  g_ptr_array_unref (log->stats);
+  g_mutex_clear (&log->lock);
+  g_cond_clear (&log->cond);
+  gst_object_unref (log->sink);
+  gst_object_unref (log->src);
+  gst_object_unref (log->filter);
+  g_free (log);
+}
+
+static guint
+frame_log_n_out (FrameLog * log)
+{
+  guint n;
+
+  g_mutex_lock (&log->lock);
+  n = log->out->len;
+  g_mutex_unlock (&log->lock);
+  return n;
+}
+
+/* Waits until `n` frames have come out. */
+static void
+frame_log_wait_out (FrameLog * log, guint n)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  g_mutex_lock (&log->lock);
+  while (log->out->len < n)
+    fail_unless (g_cond_wait_until (&log->cond, &log->lock, end),
+        "%u of %u frames came out of %s", log->out->len, n,
+        GST_OBJECT_NAME (log->filter));
+  g_mutex_unlock (&log->lock);
+}
+
+/* Keeps the element's messages: stats in order, the last summary. */
+static gboolean
+frame_log_take_message (FrameLog * log, GstMessage * msg)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT
+      || GST_MESSAGE_SRC (msg) != GST_OBJECT (log->filter))
+    return FALSE;
+  g_mutex_lock (&log->lock);
+  if (gst_structure_has_name (s, "clfilter-stats"))
+    g_ptr_array_add (log->stats, gst_structure_copy (s));
+  else if (gst_structure_has_name (s, "clfilter-summary")) {
+    g_clear_pointer (&log->summary, gst_structure_free);
+    log->summary = gst_structure_copy (s);
+  }
+  g_mutex_unlock (&log->lock);
+  return TRUE;
+}
+
+/* On the posting thread, so that a frame's stats are logged before the
+ * frame leaves the element. */
+static GstBusSyncReply
+take_filter_messages (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  GPtrArray *logs = data;
+
+  for (guint i = 0; i < logs->len; i++)
+    if (frame_log_take_message (g_ptr_array_index (logs, i), msg)) {
+      gst_message_unref (msg);
+      return GST_BUS_DROP;
+    }
+  return GST_BUS_PASS;
+}
+
+/* The bus takes the logs (an array the caller no longer needs). */
+static void
+watch_bus (GstBus * bus, GPtrArray * logs)
+{
+  gst_bus_set_sync_handler (bus, take_filter_messages, logs,
+      (GDestroyNotify) g_ptr_array_unref);
+}
+
+static GPtrArray *
+logs_of (FrameLog * log)
+{
+  GPtrArray *logs = g_ptr_array_new ();
+
+  g_ptr_array_add (logs, log);
+  return logs;
+}
+
+/* Every input was filtered and reported, in order, and came out, unless
+ * a flush or a stop caught it (only as `loss` allows); returns how many
+ * were caught. */
+static guint
+frame_log_check (FrameLog * log, LossAllowed loss)
+{
+  guint out = 0, lost = 0;
+
+  g_mutex_lock (&log->lock);
+  fail_unless (log->in->len > 0, "no frame went into %s",
+      GST_OBJECT_NAME (log->filter));
+  fail_unless_equals_int (log->stats->len, log->in->len);
+  for (guint i = 0; i < log->in->len; i++) {
+    const LoggedFrame *in = g_ptr_array_index (log->in, i);
+    const LoggedFrame *next = i + 1 < log->in->len ?
+        g_ptr_array_index (log->in, i + 1) : NULL;
+    const GstStructure *stats = g_ptr_array_index (log->stats, i);
+
+    /* The element numbers its frames from 0 and reports each one. */
+    fail_unless_equals_uint64 (field_uint64 (stats, "frame"), i);
+    fail_unless_equals_uint64 (field_uint64 (stats, "pts"), in->pts);
+    if (in->came_out) {
+      out++;
+      continue;
+    }
+    fail_unless ((next && next->epoch > in->epoch && (loss & LOSS_AT_FLUSH))
+        || (!next && (loss & LOSS_AT_STOP)), "frame %u (pts %"
+        GST_TIME_FORMAT ") went into %s and never came out", i,
+        GST_TIME_ARGS (in->pts), GST_OBJECT_NAME (log->filter));
+    lost++;
+  }
+  fail_unless (out == log->out->len, "%s pushed %u frames for %u inputs",
+      GST_OBJECT_NAME (log->filter), log->out->len, out);
+  g_mutex_unlock (&log->lock);
+  return lost;
+}
+
+/* ---- pipelines ------------------------------------------------------- */
+
+static GstElement *
+launch (const gchar * description)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+
+  fail_unless (pipeline != NULL, "%s: %s", description,
+      error ? error->message : "?");
+  return pipeline;
+}
+
+static GstElement *
+by_name (GstElement * pipeline, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), name);
+
+  fail_unless (e != NULL, "no element %s", name);
+  return e;
+}
+
+static void
+set_state (GstElement * pipeline, GstState state)
+{
+  fail_unless (gst_element_set_state (pipeline, state) !=
+      GST_STATE_CHANGE_FAILURE);
+}
+
+/* Waits for EOS: NULL, else what came instead (an error, or nothing in
+ * time).  Fails nothing itself, for threads: a test fails in its own. */
+static gchar *
+eos_or_problem (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg = gst_bus_timed_pop_filtered (bus, WAIT_TIMEOUT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gchar *problem = NULL;
+
+  if (!msg) {
+    problem = g_strdup_printf ("%s: no EOS in time",
+        GST_OBJECT_NAME (pipeline));
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *error = NULL;
+
+    gst_message_parse_error (msg, &error, NULL);
+    problem = g_strdup_printf ("%s: %s", GST_OBJECT_NAME (msg->src),
+        error->message);
+    g_error_free (error);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_object_unref (bus);
+  return problem;
+}
+
+static void
+wait_eos (GstElement * pipeline)
+{
+  gchar *problem = eos_or_problem (pipeline);
+
+  fail_unless (problem == NULL, "%s", problem);
+}
+
+/* Flags and a DTS that change from frame to frame, for every test to see
+ * them handed on. */
+static void
+stamp_flags (GstBuffer * buf, guint64 n)
+{
+  if (n % 2)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  if (n % 3 == 0)
+    GST_BUFFER_FLAG_SET (buf, FLAG_CUSTOM);
+  if (n % 5 == 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_MARKER);
+  if (n % 7 == 0)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  GST_BUFFER_DTS (buf) = GST_BUFFER_PTS (buf);
+}
+
+/* Frame n of a 30/1 stream: timestamps, offsets and flags. */
+static void
+stamp_frame (GstBuffer * buf, guint64 n)
+{
+  GST_BUFFER_PTS (buf) = n * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  GST_BUFFER_OFFSET (buf) = n;
+  GST_BUFFER_OFFSET_END (buf) = n + 1;
+  stamp_flags (buf, n);
+}
+
+/* Stamps the frames a source pushes (numbered by their offsets). */
+static GstPadProbeReturn
+stamp_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  stamp_flags (buf, GST_BUFFER_OFFSET (buf));
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+stamp_source (GstElement * pipeline, const gchar * name)
+{
+  GstElement *src = by_name (pipeline, name);
+  GstPad *pad = gst_element_get_static_pad (src, "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, NULL,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+}
+
+/* A pipeline with a clfilter named f, logged, its frames stamped at a
+ * source named src. */
+static GstElement *
+logged_pipeline (const gchar * description, FrameLog ** log)
+{
+  GstElement *pipeline = launch (description);
+  GstElement *f = by_name (pipeline, "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  *log = frame_log_new (f);
+  watch_bus (bus, logs_of (*log));
+  stamp_source (pipeline, "src");
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  return pipeline;
+}
+
+/* A random input frame the way an application hands it over: padded
+ * rows described by a meta, or unaligned. */
+static GstBuffer *
+app_frame (const FormatCase * fc, const GstVideoInfo * info, guint64 n)
+{
+  GstBuffer *buf = n % 2 ? padded_buffer (fc, info) :
+      fill_random (system_buffer (GST_VIDEO_INFO_SIZE (info), 1));
+
+  stamp_frame (buf, n);
+  return buf;
+}
+
+/* ---- property storm -------------------------------------------------- */
+
+#define STORM_FRAMES 1000
+#define STORM_MAX_RADIUS 4      /* box is O(r^2): keep it small */
+#define STORM_PACE 2            /* frames at most per change */
+
+typedef struct
+{
+  GstElement *filter;
+  GRand *rng;
+  gint stop;
+  gint sets;
+  GArray *history;              /* ClfParams: every state set, in order */
+} Storm;
+
+/* Sets one property and notes the state it leaves (only the storm sets:
+ * the history is the order the element can see the states in). */
+static void
+storm_set (Storm * s, const gchar * name, gint value)
+{
+  ClfParams now = { 0 };
+  gint mode, border;
+
+  g_object_set (s->filter, name, value, NULL);
+  g_object_get (s->filter, "mode", &mode, "radius", &now.radius, "border",
+      &border, NULL);
+  now.mode = mode;
+  now.border = border;
+  g_array_append_val (s->history, now);
+}
+
+/* Changes one setting, or all three in a row, always to a different
+ * value. */
+static void
+storm_change (Storm * s)
+{
+  const ClfParams *now = &g_array_index (s->history, ClfParams,
+      s->history->len - 1);
+  gint mode = (now->mode + g_rand_int_range (s->rng, 1, 4)) % 4;
+  gint radius = (now->radius + g_rand_int_range (s->rng, 1,
+          STORM_MAX_RADIUS + 1)) % (STORM_MAX_RADIUS + 1);
+  gint border = !now->border;
+
+  switch (g_rand_int_range (s->rng, 0, 4)) {
+    case 0:
+      storm_set (s, "mode", mode);
+      break;
+    case 1:
+      storm_set (s, "radius", radius);
+      break;
+    case 2:
+      storm_set (s, "border", border);
+      break;
+    default:
+      storm_set (s, "mode", mode);
+      storm_set (s, "radius", radius);
+      storm_set (s, "border", border);
+      break;
+  }
+}
+
+static gpointer
+storm_run (gpointer data)
+{
+  Storm *s = data;
+
+  while (!g_atomic_int_get (&s->stop)) {
+    g_usleep (g_rand_int_range (s->rng, 1, 6) * 1000);
+    storm_change (s);
+    g_atomic_int_inc (&s->sets);
+  }
+  return NULL;
+}
+
+/* Each frame was filtered with a state the storm set, no older than the
+ * frame before's: an element filtering with settings of its own making,
+ * or going back to old ones, cannot match the history in order. */
+static void
+check_settings_history (Storm * s, FrameLog * log)
+{
+  guint h = 0;
+
+  for (guint i = 0; i < log->stats->len; i++) {
+    ClfParams p = stats_params (g_ptr_array_index (log->stats, i));
+
+    while (h < s->history->len && !same_params (&p,
+            &g_array_index (s->history, ClfParams, h)))
+      h++;
+    fail_unless (h < s->history->len, "frame %u: %s r=%u %s was never set "
+        "after the settings of the frame before", i, clf_mode_name (p.mode),
+        p.radius, clf_border_name (p.border));
+  }
+}
+
+/* Frames whose settings differ from the frame before's. */
+static guint
+settings_changes (FrameLog * log)
+{
+  guint changes = 0;
+
+  for (guint i = 1; i < log->stats->len; i++) {
+    ClfParams a = stats_params (g_ptr_array_index (log->stats, i - 1));
+    ClfParams b = stats_params (g_ptr_array_index (log->stats, i));
+    changes += !same_params (&a, &b);
+  }
+  return changes;
+}
+
+/* mode, radius and border change every few ms from another thread while
+ * 1,000 frames play: every frame comes out, exactly as the reference
+ * makes it with the settings its stats message reports. */
+GST_START_TEST (test_property_storm)
+{
+  static const gchar *names[] = { "RGB", "I420" };
+  const FormatCase *fc = format_case (names[__i__]);
+  gchar *desc = caps_string (fc->name, 61, 37);
+  GstCaps *caps = gst_caps_from_string (desc);
+  GstElement *pipeline = launch ("appsrc name=src format=time block=true "
+      "max-buffers=4 ! clfilter name=f ! fakesink sync=false");
+  GstElement *src = by_name (pipeline, "src");
+  GstElement *f = by_name (pipeline, "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  FrameLog *log = frame_log_new (f);
+  Storm storm = { f, g_rand_new_with_seed (g_rand_int (test_rng)), 0, 0,
+    g_array_new (FALSE, FALSE, sizeof (ClfParams))
+  };
+  const ClfParams initial = { CLF_MODE_BOX, 2, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  GThread *thread;
+  guint changes;
+
+  watch_bus (bus, logs_of (log));
+  g_object_set (src, "caps", caps, NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  g_object_set (f, "mode", initial.mode, "radius", initial.radius, "border",
+      initial.border, NULL);
+  g_array_append_val (storm.history, initial);
+  set_state (pipeline, GST_STATE_PLAYING);
+  thread = g_thread_new ("storm", storm_run, &storm);
+  for (guint64 n = 0; n < STORM_FRAMES; n++) {
+    /* Frames go faster than the storm on PoCL (a fraction of a ms each):
+     * held back so that it blows all through them, a change every few
+     * frames. */
+    while ((guint64) g_atomic_int_get (&storm.sets) < n / STORM_PACE)
+      g_usleep (500);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src),
+            app_frame (fc, &info, n)), GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  wait_eos (pipeline);
+  g_atomic_int_set (&storm.stop, 1);
+  g_thread_join (thread);
+
+  fail_unless_equals_int (frame_log_n_out (log), STORM_FRAMES);
+  frame_log_check (log, LOSS_NONE);
+  check_settings_history (&storm, log);
+  changes = settings_changes (log);
+  g_print ("storm on %s: %d settings, %u changes between frames\n", fc->name,
+      storm.sets, changes);
+  fail_unless (changes >= STORM_FRAMES / STORM_PACE / 2,
+      "the storm was calm: %d settings, %u changes between frames",
+      storm.sets, changes);
+
+  set_state (pipeline, GST_STATE_NULL);
+  frame_log_free (log);
+  g_rand_free (storm.rng);
+  g_array_unref (storm.history);
+  gst_caps_unref (caps);
+  g_free (desc);
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- renegotiation --------------------------------------------------- */
+
+static const struct
+{
+  const gchar *format;
+  guint width, height;
+} caps_steps[] = {
+  {"RGBA", 64, 48}, {"I420", 13, 11}, {"NV12", 31, 17}, {"GRAY8", 1, 1},
+  {"RGB", 7, 1}, {"Y444", 9, 20}, {"RGBA", 64, 48},
+};
+
+/* Sizes and formats change between frames in the harness: new caps, a new
+ * plan and new pools each time; frames from the pool clfilter proposes for
+ * the new caps, padded and unaligned, in every mode. */
+GST_START_TEST (test_renegotiation)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  GstBus *bus = gst_bus_new ();
+  FrameLog *log = frame_log_new (h->element);
+  guint64 n = 0;
+
+  watch_bus (bus, logs_of (log));
+  gst_element_set_bus (h->element, bus);
+  for (guint s = 0; s < G_N_ELEMENTS (caps_steps); s++) {
+    const FormatCase *fc = format_case (caps_steps[s].format);
+    GstVideoInfo info;
+
+    set_caps (h, fc->name, caps_steps[s].width, caps_steps[s].height, &info);
+    for (InputKind kind = 0; kind < N_INPUT_KINDS; kind++, n++) {
+      GstBuffer *in = input_buffer (h, fc, &info, kind), *out;
+
+      g_object_set (h->element, "mode", (gint) (n % 4), "radius",
+          (guint) (n % 5), "border", (gint) (n % 2), NULL);
+      stamp_frame (in, n);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless (out != NULL, "frame %" G_GUINT64_FORMAT " did not come "
+          "out", n);
+      gst_buffer_unref (out);
+    }
+  }
+  fail_unless_equals_int (frame_log_n_out (log), n);
+  frame_log_check (log, LOSS_NONE);
+
+  gst_element_set_bus (h->element, NULL);
+  frame_log_free (log);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The same caps changes in a playing pipeline, through two filters in a
+ * row: the second one's pool feeds the first one's output, and both are
+ * renegotiated at every step. */
+GST_START_TEST (test_renegotiation_in_pipeline)
+{
+  GstElement *pipeline = launch ("appsrc name=src format=time block=true "
+      "max-buffers=2 ! clfilter name=a mode=sliding radius=3 ! "
+      "clfilter name=b mode=laplace border=mirror ! fakesink sync=false");
+  GstElement *src = by_name (pipeline, "src");
+  GstElement *a = by_name (pipeline, "a");
+  GstElement *b = by_name (pipeline, "b");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  FrameLog *log_a = frame_log_new (a), *log_b = frame_log_new (b);
+  GPtrArray *logs = g_ptr_array_new ();
+  guint64 n = 0;
+
+  g_ptr_array_add (logs, log_a);
+  g_ptr_array_add (logs, log_b);
+  watch_bus (bus, logs);
+  set_state (pipeline, GST_STATE_PLAYING);
+  for (guint s = 0; s < G_N_ELEMENTS (caps_steps); s++) {
+    gchar *desc = caps_string (caps_steps[s].format, caps_steps[s].width,
+        caps_steps[s].height);
+    GstCaps *caps = gst_caps_from_string (desc);
+    GstVideoInfo info;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    for (guint k = 0; k < 3; k++, n++) {
+      GstBuffer *buf = app_frame (format_case (caps_steps[s].format), &info,
+          n);
+      GstSample *sample = gst_sample_new (buf, caps, NULL, NULL);
+
+      fail_unless_equals_int (gst_app_src_push_sample (GST_APP_SRC (src),
+              sample), GST_FLOW_OK);
+      gst_sample_unref (sample);
+      gst_buffer_unref (buf);
+    }
+    gst_caps_unref (caps);
+    g_free (desc);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  wait_eos (pipeline);
+  fail_unless_equals_int (frame_log_n_out (log_b), n);
+  frame_log_check (log_a, LOSS_NONE);
+  frame_log_check (log_b, LOSS_NONE);
+
+  set_state (pipeline, GST_STATE_NULL);
+  frame_log_free (log_a);
+  frame_log_free (log_b);
+  gst_object_unref (bus);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- flushing seeks -------------------------------------------------- */
+
+typedef struct
+{
+  GstClockTime start, stop;
+} SeekStep;
+
+/* The first frame out of each epoch (after each flush). */
+static const LoggedFrame *
+first_out_of_epoch (FrameLog * log, guint epoch)
+{
+  for (guint j = 0; j < log->out->len; j++) {
+    const LoggedFrame *f = g_ptr_array_index (log->out, j);
+    if (f->epoch == epoch)
+      return f;
+  }
+  return NULL;
+}
+
+static gboolean
+pad_is_flushing (GstPad * pad)
+{
+  gboolean flushing;
+
+  GST_OBJECT_LOCK (pad);
+  flushing = GST_PAD_IS_FLUSHING (pad);
+  GST_OBJECT_UNLOCK (pad);
+  return flushing;
+}
+
+/* Once armed, holds the next frame at the element's sink pad (after the
+ * log saw it) until a flush reaches the source pad: the frame is filtered
+ * and then refused there, caught by the flush between the pads. */
+typedef struct
+{
+  GstPad *src;
+  gint armed, holding;
+} FlushCatch;
+
+static GstPadProbeReturn
+hold_for_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  FlushCatch *c = data;
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  if (!g_atomic_int_compare_and_exchange (&c->armed, 1, 0))
+    return GST_PAD_PROBE_OK;
+  g_atomic_int_set (&c->holding, 1);
+  while (!pad_is_flushing (c->src) && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+wait_holding (FlushCatch * c)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  while (!g_atomic_int_get (&c->holding)) {
+    fail_unless (g_get_monotonic_time () < end, "no frame to hold");
+    g_usleep (1000);
+  }
+}
+
+/* Flushing seeks while frames flow (with the sink waiting on the clock,
+ * or as fast as they go): nothing hangs, no stale frame comes out after a
+ * flush, and the frames of each new segment start at the position sought,
+ * every one exact.  Only a frame the flush caught between the element's
+ * pads may go missing, and the element still filtered and reported it. */
+GST_START_TEST (test_flushing_seeks)
+{
+  static const SeekStep seeks[] = {
+    {5 * GST_SECOND, 6 * GST_SECOND},
+    {GST_SECOND, 2 * GST_SECOND},
+    {0, GST_SECOND / 2},
+  };
+  gboolean sync = __i__;
+  gchar *desc = g_strdup_printf ("videotestsrc name=src pattern=snow ! "
+      "video/x-raw,format=NV12,width=45,height=29,framerate=30/1 ! "
+      "clfilter name=f mode=sliding radius=3 border=mirror ! "
+      "fakesink sync=%d", sync);
+  FrameLog *log;
+  GstElement *pipeline = logged_pipeline (desc, &log);
+  FlushCatch hold = { log->src };
+  guint lost;
+
+  gst_pad_add_probe (log->sink, GST_PAD_PROBE_TYPE_BUFFER, hold_for_flush,
+      &hold, NULL);
+  set_state (pipeline, GST_STATE_PLAYING);
+  frame_log_wait_out (log, 8);
+  for (guint s = 0; s < G_N_ELEMENTS (seeks); s++) {
+    /* The second seek's flush catches a frame inside the element. */
+    if (s == 1) {
+      g_atomic_int_set (&hold.armed, 1);
+      wait_holding (&hold);
+    }
+    fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+            seeks[s].start, GST_SEEK_TYPE_SET, seeks[s].stop));
+    /* The next seek while this segment's frames flow. */
+    if (s + 1 < G_N_ELEMENTS (seeks))
+      frame_log_wait_out (log, frame_log_n_out (log) + 4);
+  }
+  wait_eos (pipeline);
+
+  lost = frame_log_check (log, LOSS_AT_FLUSH);
+  fail_unless (lost >= 1 && lost <= G_N_ELEMENTS (seeks), "%u frames lost "
+      "in %u seeks, one of them held for the flush", lost,
+      (guint) G_N_ELEMENTS (seeks));
+  g_mutex_lock (&log->lock);
+  fail_unless_equals_int (log->epoch, G_N_ELEMENTS (seeks));
+  for (guint s = 0; s < G_N_ELEMENTS (seeks); s++) {
+    const LoggedFrame *head = first_out_of_epoch (log, s + 1);
+    guint n = 0;
+
+    fail_unless (head != NULL, "no frame after seek %u", s);
+    fail_unless_equals_uint64 (head->pts, seeks[s].start);
+    fail_unless_equals_uint64 (head->segment.start, seeks[s].start);
+    fail_unless_equals_uint64 (head->segment.stop, seeks[s].stop);
+    fail_unless (head->flags & GST_BUFFER_FLAG_DISCONT);
+    for (guint j = 0; j < log->out->len; j++)
+      n += ((LoggedFrame *) g_ptr_array_index (log->out, j))->epoch == s + 1;
+    /* The last segment plays to its end. */
+    if (s + 1 == G_N_ELEMENTS (seeks))
+      fail_unless_equals_int (n, (seeks[s].stop - seeks[s].start) * 30 /
+          GST_SECOND);
+  }
+  g_mutex_unlock (&log->lock);
+  g_print ("seeks with sync=%d: %u frames out, %u caught by a flush\n",
+      sync, frame_log_n_out (log), lost);
+
+  set_state (pipeline, GST_STATE_NULL);
+  frame_log_free (log);
+  gst_object_unref (pipeline);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
+/* ---- EOS and restart ------------------------------------------------- */
+
+#define RESTART_FRAMES 12
+
+static void
+check_summary (FrameLog * log, guint64 frames)
+{
+  g_mutex_lock (&log->lock);
+  fail_unless (log->summary != NULL, "no clfilter-summary at EOS");
+  fail_unless_equals_uint64 (field_uint64 (log->summary, "frames"), frames);
+  g_mutex_unlock (&log->lock);
+}
+
+/* Plays to EOS, goes down to READY or NULL and plays again, with other
+ * settings: frames flow again, exactly, numbered from 0, and each run's
+ * summary counts that run's frames. */
+GST_START_TEST (test_eos_and_restart)
+{
+  static const GstState downs[] = { GST_STATE_READY, GST_STATE_NULL,
+    GST_STATE_READY
+  };
+  FrameLog *log;
+  GstElement *pipeline = logged_pipeline ("videotestsrc name=src "
+      "pattern=snow num-buffers=" G_STRINGIFY (RESTART_FRAMES) " ! "
+      "video/x-raw,format=BGRx,width=40,height=30 ! clfilter name=f "
+      "mode=separable radius=6 ! fakesink sync=false", &log);
+  guint64 frames = 0;
+
+  for (guint run = 0; run <= G_N_ELEMENTS (downs); run++) {
+    set_state (pipeline, GST_STATE_PLAYING);
+    wait_eos (pipeline);
+    fail_unless_equals_int (frame_log_n_out (log), RESTART_FRAMES);
+    frame_log_check (log, LOSS_NONE);
+    check_summary (log, RESTART_FRAMES);
+    g_object_get (log->filter, "frames", &frames, NULL);
+    fail_unless_equals_uint64 (frames, RESTART_FRAMES);
+    if (run == G_N_ELEMENTS (downs))
+      break;
+    set_state (pipeline, downs[run]);
+    frame_log_reset (log);
+    g_object_set (log->filter, "mode", (gint) (run % 4), "radius", run + 1,
+        "border", (gint) (run % 2), NULL);
+  }
+
+  set_state (pipeline, GST_STATE_NULL);
+  frame_log_free (log);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- state cycles ---------------------------------------------------- */
+
+#define CYCLES 100
+#define CYCLE_FRAMES 4
+
+/* NULL -> PLAYING -> NULL 100 times, frames flowing each time: every other
+ * cycle plays to EOS, the others stop while frames flow.  Each cycle's
+ * frames are exact; a stop may catch the last frame between the pads, but
+ * the element filtered every frame that went in. */
+GST_START_TEST (test_state_cycles)
+{
+  FrameLog *log;
+  GstElement *pipeline = logged_pipeline ("videotestsrc name=src "
+      "pattern=snow num-buffers=" G_STRINGIFY (CYCLE_FRAMES) " ! "
+      "video/x-raw,format=I420,width=19,height=9,framerate=30/1 ! "
+      "clfilter name=f mode=box radius=2 ! fakesink sync=true", &log);
+  guint lost = 0;
+
+  for (guint cycle = 0; cycle < CYCLES; cycle++) {
+    gboolean to_eos = cycle % 2 == 0;
+    guint64 frames = 0;
+
+    g_object_set (log->filter, "mode", (gint) (cycle % 4), NULL);
+    set_state (pipeline, GST_STATE_PLAYING);
+    if (to_eos)
+      wait_eos (pipeline);
+    else
+      frame_log_wait_out (log, 1);
+    set_state (pipeline, GST_STATE_NULL);
+
+    g_object_get (log->filter, "frames", &frames, NULL);
+    g_mutex_lock (&log->lock);
+    fail_unless_equals_uint64 (frames, log->in->len);
+    g_mutex_unlock (&log->lock);
+    if (to_eos)
+      fail_unless_equals_int (frame_log_n_out (log), CYCLE_FRAMES);
+    lost += frame_log_check (log, to_eos ? LOSS_NONE : LOSS_AT_STOP);
+    frame_log_reset (log);
+  }
+  g_print ("%u state cycles, %u frames caught by a stop\n", CYCLES, lost);
+
+  frame_log_free (log);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---- parallel pipelines ---------------------------------------------- */
+
+#define PARALLEL 4
+#define PARALLEL_FRAMES 40
+
+typedef struct
+{
+  GstElement *pipeline;
+  FrameLog *log;
+  gchar *problem;
+} Player;
+
+/* A failed start posts an error, which eos_or_problem() returns. */
+static gpointer
+play_to_eos (gpointer data)
+{
+  Player *p = data;
+
+  gst_element_set_state (p->pipeline, GST_STATE_PLAYING);
+  p->problem = eos_or_problem (p->pipeline);
+  return NULL;
+}
+
+/* The engine one filter made, once its pipeline has started. */
+static GstContext *
+engine_context (void)
+{
+  GstElement *pipeline = launch ("videotestsrc num-buffers=1 ! "
+      "clfilter name=f ! fakesink");
+  GstElement *f = by_name (pipeline, "f");
+  GstContext *context;
+
+  set_state (pipeline, GST_STATE_PLAYING);
+  wait_eos (pipeline);
+  context = gst_element_get_context (f, "gst.clfilter.engine");
+  fail_unless (context != NULL);
+  set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+  return context;
+}
+
+/* Four pipelines, each in its thread, with filters of different modes and
+ * formats on the same device: each its own engine, then all one engine
+ * (one queue) that the application shares.  All complete, all exact. */
+GST_START_TEST (test_parallel_pipelines)
+{
+  static const gchar *filters[PARALLEL] = {
+    "format=RGBA,width=33,height=17 ! clfilter name=f mode=box radius=2",
+    "format=I420,width=29,height=21 ! clfilter name=f mode=separable "
+        "radius=5 border=mirror",
+    "format=NV21,width=17,height=31 ! clfilter name=f mode=sliding radius=9",
+    "format=RGB,width=23,height=13 ! clfilter name=f mode=laplace "
+        "border=mirror",
+  };
+  gboolean shared = __i__;
+  GstContext *context = shared ? engine_context () : NULL;
+  Player players[PARALLEL];
+  GThread *threads[PARALLEL];
+  gchar *device[PARALLEL];
+
+  for (guint i = 0; i < PARALLEL; i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc name=src pattern=snow "
+        "num-buffers=%d ! video/x-raw,%s ! fakesink sync=false",
+        PARALLEL_FRAMES, filters[i]);
+
+    players[i].pipeline = logged_pipeline (desc, &players[i].log);
+    players[i].problem = NULL;
+    /* As an application does (the bus's sync handler is the log's). */
+    if (shared)
+      gst_element_set_context (players[i].log->filter, context);
+    g_free (desc);
+  }
+  for (guint i = 0; i < PARALLEL; i++)
+    threads[i] = g_thread_new ("player", play_to_eos, &players[i]);
+  for (guint i = 0; i < PARALLEL; i++)
+    g_thread_join (threads[i]);
+
+  for (guint i = 0; i < PARALLEL; i++) {
+    fail_unless (players[i].problem == NULL, "pipeline %u: %s", i,
+        players[i].problem);
+    fail_unless_equals_int (frame_log_n_out (players[i].log),
+        PARALLEL_FRAMES);
+    frame_log_check (players[i].log, LOSS_NONE);
+    g_object_get (players[i].log->filter, "device-name", &device[i], NULL);
+    fail_unless_equals_string (device[i], device[0]);
+  }
+  for (guint i = 0; i < PARALLEL; i++) {
+    set_state (players[i].pipeline, GST_STATE_NULL);
+    frame_log_free (players[i].log);
+    gst_object_unref (players[i].pipeline);
+    g_free (device[i]);
+  }
+  if (context)
+    gst_context_unref (context);
+}
+
+GST_END_TEST;
+
+static Suite *
+robustness_suite (void)
+{
+  Suite *s = suite_create ("robustness");
+  TCase *tc = tcase_create ("robustness");
+
+  test_rng_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_loop_test (tc, test_property_storm, 0, 2);
+  tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_renegotiation_in_pipeline);
+  tcase_add_loop_test (tc, test_flushing_seeks, 0, 2);
+  tcase_add_test (tc, test_eos_and_restart);
+  tcase_add_test (tc, test_state_cycles);
+  tcase_add_loop_test (tc, test_parallel_pipelines, 0, 2);
+  return s;
+}
+
+GST_CHECK_MAIN (robustness);
