@@ -572,7 +572,7 @@ app_frame (const FormatCase * fc, const GstVideoInfo * info, guint64 n)
 
 #define STORM_FRAMES 1000
 #define STORM_MAX_RADIUS 4      /* box is O(r^2): keep it small */
-#define STORM_PACE 2            /* frames at most per change */
+#define STORM_PACE 2            /* frames per change */
 
 typedef struct
 {
