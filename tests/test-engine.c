@@ -600,6 +600,37 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
   clf_plan_free (plan);
 }
 
+/* A frame of `in`'s pixels and an empty one (all canary), as blobs in
+ * 4096-aligned host memory, each wrapped in a device buffer when `wrap`
+ * and the device allow it (else its mem stays NULL). */
+typedef struct {
+  Blob src, dst;
+  cl_mem src_mem, dst_mem;
+} HostBlobs;
+
+static void
+host_blobs_init (HostBlobs * h, const ClfFrameFormat * format,
+    const ClfHostFrame * in, bool wrap, ClfError * err)
+{
+  blob_init (&h->src, format, in, aligned_alloc (4096, 1 << 20));
+  blob_init (&h->dst, format, NULL, aligned_alloc (4096, 1 << 20));
+  h->src_mem = wrap ? clf_engine_wrap_host (engine, h->src.bytes,
+      h->src.size, err) : NULL;
+  h->dst_mem = wrap ? clf_engine_wrap_host (engine, h->dst.bytes,
+      h->dst.size, err) : NULL;
+}
+
+static void
+host_blobs_clear (HostBlobs * h)
+{
+  if (h->src_mem)
+    clReleaseMemObject (h->src_mem);
+  if (h->dst_mem)
+    clReleaseMemObject (h->dst_mem);
+  free (h->src.bytes);
+  free (h->dst.bytes);
+}
+
 /* Host memory wrapped in device buffers: no copy where the device shares
  * host memory and the pointer is aligned; refused otherwise. */
 static void
@@ -611,42 +642,32 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
     return;
 
   ClfHostFrame in, want;
-  Blob src, dst;
+  HostBlobs h;
   test_frame_init (&in, format, true);
   test_frame_init (&want, format, false);
   clf_ref_filter_frame (params, format, &in, &want);
-  /* 4096-aligned storage, one spare byte for the unaligned case. */
-  uint8_t *src_store = aligned_alloc (4096, 1 << 20);
-  uint8_t *dst_store = aligned_alloc (4096, 1 << 20);
-  blob_init (&src, format, &in, src_store);
-  blob_init (&dst, format, NULL, dst_store);
-
-  cl_mem src_mem = clf_engine_wrap_host (engine, src.bytes, src.size, &err);
-  cl_mem dst_mem = clf_engine_wrap_host (engine, dst.bytes, dst.size, &err);
+  host_blobs_init (&h, format, &in, true, &err);
   CHECK (err.code == CLF_ERROR_NONE, "wrap: %s", err.message);
-  CHECK (!src_mem == !clf_engine_host_unified (engine), "an aligned pointer "
-      "was %swrapped on a device that is %shost-unified", src_mem ? "" :
-      "not ", clf_engine_host_unified (engine) ? "" : "not ");
-  if (src_mem && dst_mem) {
-    ClfFrame from = frame_of (&src, src_mem), to = frame_of (&dst, dst_mem);
+  CHECK (!h.src_mem == !clf_engine_host_unified (engine), "an aligned "
+      "pointer was %swrapped on a device that is %shost-unified",
+      h.src_mem ? "" : "not ", clf_engine_host_unified (engine) ? "" : "not ");
+  if (h.src_mem && h.dst_mem) {
+    ClfFrame from = frame_of (&h.src, h.src_mem);
+    ClfFrame to = frame_of (&h.dst, h.dst_mem);
     process_and_check (plan, params, format, &from, &to, 0, "wrapped host");
     /* The result is in the host memory itself, nothing read back. */
-    check_blob (format, &dst, &want, "wrapped host");
+    check_blob (format, &h.dst, &want, "wrapped host");
   }
 
-  cl_mem unaligned = clf_engine_wrap_host (engine, src_store + 1, 4096,
+  /* One byte past the aligned storage. */
+  cl_mem unaligned = clf_engine_wrap_host (engine, h.src.bytes + 1, 4096,
       &err);
   CHECK (!unaligned && err.code == CLF_ERROR_NONE,
       "an unaligned pointer was wrapped");
   if (unaligned)
     clReleaseMemObject (unaligned);
 
-  if (src_mem)
-    clReleaseMemObject (src_mem);
-  if (dst_mem)
-    clReleaseMemObject (dst_mem);
-  free (src_store);
-  free (dst_store);
+  host_blobs_clear (&h);
   test_frame_clear (&in);
   test_frame_clear (&want);
   clf_plan_free (plan);
@@ -1001,16 +1022,9 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   test_frame_init (&in, &fault_format, true);
   test_frame_init (&want, &fault_format, false);
   clf_ref_filter_frame (&params, &fault_format, &in, &want);
-  Blob src, dst;
-  uint8_t *src_store = aligned_alloc (4096, 1 << 16);
-  uint8_t *dst_store = aligned_alloc (4096, 1 << 16);
-  blob_init (&src, &fault_format, &in, src_store);
-  blob_init (&dst, &fault_format, NULL, dst_store);
   ClfError err = { 0 };
-  cl_mem src_mem = wrapped ? clf_engine_wrap_host (engine, src.bytes,
-      src.size, &err) : NULL;
-  cl_mem dst_mem = wrapped ? clf_engine_wrap_host (engine, dst.bytes,
-      dst.size, &err) : NULL;
+  HostBlobs h;
+  host_blobs_init (&h, &fault_format, &in, wrapped, &err);
   ClfPlan *plan = plan_for (what, &fault_format);
 
   setenv ("CLFILTER_TEST_FAIL_CALL", spec, 1);
@@ -1018,7 +1032,7 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   unsigned frame = 0;
   bool failed = false;
   for (; plan && frame < 8 && !failed; frame++)
-    failed = !fault_frame (plan, &params, &src, &dst, src_mem, dst_mem, &want,
+    failed = !fault_frame (plan, &params, &h.src, &h.dst, h.src_mem, h.dst_mem, &want,
         &err, what);
   unsetenv ("CLFILTER_TEST_FAIL_CALL");
 
@@ -1028,18 +1042,13 @@ check_fault (const char *call, unsigned nth, bool wrapped)
         && strstr (err.message, call)
         && strstr (err.message, "CL_OUT_OF_RESOURCES"),
         "%s: frame %u failed with \"%s\"", what, frame, err.message);
-    CHECK (fault_frame (plan, &params, &src, &dst, src_mem, dst_mem, &want,
+    CHECK (fault_frame (plan, &params, &h.src, &h.dst, h.src_mem, h.dst_mem, &want,
             &err, what), "%s: the frame after the fault failed: %s", what,
         err.message);
   }
   clf_error_clear (&err);
   clf_plan_free (plan);
-  if (src_mem)
-    clReleaseMemObject (src_mem);
-  if (dst_mem)
-    clReleaseMemObject (dst_mem);
-  free (src_store);
-  free (dst_store);
+  host_blobs_clear (&h);
   test_frame_clear (&in);
   test_frame_clear (&want);
 }
