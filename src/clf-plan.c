@@ -687,40 +687,75 @@ fail:
   return false;
 }
 
-/* Checks where each plane of a frame lies: host planes need a pointer and
- * a stride that holds a row; device planes must fit their buffer and the
- * kernels' 32-bit offsets. */
-static bool
-check_frame (const ClfPlan * plan, const ClfFrame * frame, ClfError * err)
+/* The bytes from a plane's first row to the end of its last, in 64 bits
+ * (stride and height are below 2^32, so it cannot wrap). */
+static uint64_t
+plane_extent (const ClfPlaneFormat * p, size_t stride)
 {
-  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
-    const ClfPlaneFormat *p = &plan->format.planes[i];
-    size_t row = plane_row_bytes (p);
-    if (frame->stride[i] < row || (!frame->mem[i] && !frame->data[i])) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u of a frame has no "
-          "memory or a stride (%zu) shorter than its row (%zu bytes)", i,
-          frame->stride[i], row);
-      return false;
-    }
-    if (!frame->mem[i])
-      continue;
-    size_t size = 0;
-    CLF_TRY (err, fail, clGetMemObjectInfo, frame->mem[i], CL_MEM_SIZE,
-        sizeof size, &size, NULL);
-    uint64_t end = (uint64_t) frame->offset[i]
-        + (uint64_t) frame->stride[i] * (p->height - 1) + row;
-    if (end > size || end > UINT32_MAX) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (offset %zu, stride "
-          "%zu, %u rows of %zu bytes) does not fit its %zu-byte device "
-          "buffer", i, frame->offset[i], frame->stride[i], p->height, row,
-          size);
-      return false;
-    }
+  return (uint64_t) stride * (p->height - 1) + plane_row_bytes (p);
+}
+
+/* Where plane i of a frame may reach: `*room` bytes from its first row on,
+ * read from the device buffer (past the plane's offset) or given with the
+ * host plane. */
+static bool
+plane_room (const ClfFrame * frame, uint32_t i, const char *what,
+    uint64_t * room, ClfError * err)
+{
+  if (!frame->mem[i]) {
+    *room = frame->size[i];
+    return true;
   }
+  size_t size = 0;
+  CLF_TRY (err, fail, clGetMemObjectInfo, frame->mem[i], CL_MEM_SIZE,
+      sizeof size, &size, NULL);
+  if (frame->offset[i] > size) {
+    clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame starts "
+        "at offset %zu, past the end of its %zu-byte device buffer", i, what,
+        frame->offset[i], size);
+    return false;
+  }
+  /* The kernels take offsets in 32 bits. */
+  uint64_t reach = UINT32_MAX - (frame->offset[i] < UINT32_MAX ?
+      frame->offset[i] : UINT32_MAX);
+  *room = size - frame->offset[i] < reach ? size - frame->offset[i] : reach;
   return true;
 
 fail:
   return false;
+}
+
+bool
+clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
+    const char *what, ClfError * err)
+{
+  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+    const ClfPlaneFormat *p = &plan->format.planes[i];
+    size_t row = plane_row_bytes (p);
+    uint64_t room = 0;
+    if (!frame->mem[i] && !frame->data[i]) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has no "
+          "memory", i, what);
+      return false;
+    }
+    if (frame->stride[i] < row || frame->stride[i] > UINT32_MAX) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has a "
+          "stride of %zu bytes: it must hold a row (%zu bytes) and be below "
+          "4 GiB", i, what, frame->stride[i], row);
+      return false;
+    }
+    if (!plane_room (frame, i, what, &room, err))
+      return false;
+    if (plane_extent (p, frame->stride[i]) > room) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame (%u "
+          "rows of %zu bytes, stride %zu, offset %zu) reaches %" PRIu64
+          " bytes past its start, but its memory holds only %" PRIu64, i,
+          what, p->height, row, frame->stride[i], frame->offset[i],
+          plane_extent (p, frame->stride[i]), room);
+      return false;
+    }
+  }
+  return true;
 }
 
 /* Where the filter finds plane i of a frame: in the frame's own device
@@ -772,8 +807,9 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
   bool download = has_host_plane (plan, dst);
 
   memset (stats, 0, sizeof *stats);
-  if (!check_params (params, err) || !check_frame (plan, src, err)
-      || !check_frame (plan, dst, err))
+  if (!check_params (params, err)
+      || !clf_plan_check_frame (plan, src, "source", err)
+      || !clf_plan_check_frame (plan, dst, "destination", err))
     return false;
   if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
               CL_MEM_READ_ONLY, err))
@@ -815,8 +851,10 @@ clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
   for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
     in.data[i] = src->data[i];
     in.stride[i] = src->stride[i];
+    in.size[i] = src->size[i];
     out.data[i] = dst->data[i];
     out.stride[i] = dst->stride[i];
+    out.size[i] = dst->size[i];
   }
   return clf_plan_process (plan, params, &in, &out, stats, err);
 }

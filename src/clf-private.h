@@ -4,9 +4,6 @@
 #include "clf.h"
 #include "clf-test-hooks.h"
 
-/* printf-style; replaces any earlier message in `err` (which may be NULL). */
-void clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
-    __attribute__((format (printf, 3, 4)));
 /* Records that OpenCL call `call` failed with `status`. */
 void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
 /* Takes ownership of `detail` (malloc'd), replacing any earlier one. */

@@ -47,6 +47,8 @@ typedef enum {
   CLF_ERROR_BUILD,      /* the kernels did not compile; detail = build log */
   CLF_ERROR_OPENCL,     /* an OpenCL call failed; cl_status says how */
   CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
+  CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
+                         * offsets or sizes): bad input, not a bad format */
 } ClfErrorCode;
 
 typedef struct {
@@ -57,6 +59,10 @@ typedef struct {
 } ClfError;
 
 void clf_error_clear (ClfError * err);
+/* printf-style; replaces any earlier message in `err` (which may be NULL).
+ * For callers that report problems of their own input the same way. */
+void clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
+    __attribute__((format (printf, 3, 4)));
 const char *clf_cl_status_name (cl_int status);
 const char *clf_mode_name (ClfMode mode);
 const char *clf_border_name (ClfBorder border);
@@ -125,23 +131,28 @@ typedef struct {
   ClfBorder border;
 } ClfParams;
 
-/* A frame in host memory: where each plane's first row starts, and the
- * bytes from one row to the next (>= width * bpp; padding is never read
- * as pixels and never written). */
+/* A frame in host memory: where each plane's first row starts, the bytes
+ * from one row to the next (>= width * bpp; padding is never read as
+ * pixels and never written), and how many bytes from `data[i]` on belong
+ * to the plane's memory: the plan refuses a plane whose rows would reach
+ * past them. */
 typedef struct {
   uint8_t *data[CLF_MAX_PLANES];
   size_t stride[CLF_MAX_PLANES];
+  size_t size[CLF_MAX_PLANES];
 } ClfHostFrame;
 
 /* A frame the filter reads or writes, plane by plane: in a device buffer
- * (`mem[i]` at byte `offset[i]`), or, where `mem[i]` is NULL, in host
- * memory at `data[i]`, which the plan copies through a device buffer of
- * its own.  Several planes may share one buffer. */
+ * (`mem[i]` at byte `offset[i]`, within the buffer's CL_MEM_SIZE), or,
+ * where `mem[i]` is NULL, in host memory at `data[i]` with `size[i]` bytes
+ * from there on, which the plan copies through a device buffer of its
+ * own.  Several planes may share one buffer. */
 typedef struct {
   cl_mem mem[CLF_MAX_PLANES];
   size_t offset[CLF_MAX_PLANES];
   uint8_t *data[CLF_MAX_PLANES];
   size_t stride[CLF_MAX_PLANES];  /* bytes from one row to the next */
+  size_t size[CLF_MAX_PLANES];    /* host planes: bytes usable at data[i] */
 } ClfFrame;
 
 typedef struct {
@@ -169,6 +180,16 @@ void clf_plan_free (ClfPlan * plan);
 bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err);
+
+/* Checks that every plane of `frame` fits its memory: a stride that holds
+ * a row, and the last row's end within the device buffer (offset, stride
+ * and CL_MEM_SIZE) or within the host plane's `size`, with no arithmetic
+ * that wraps.  clf_plan_process checks both frames this way before it
+ * enqueues anything; callers that take frames from outside (a GstVideoMeta)
+ * may check each on its own to say which one was bad.  False with
+ * CLF_ERROR_FRAME in `err` (the message names `what`, e.g. "input"). */
+bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
+    const char *what, ClfError * err);
 
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,

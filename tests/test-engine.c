@@ -62,6 +62,7 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
     t->stride[i] = row + next_random () % 19;
     size = t->stride[i] * p->height;
     t->data[i] = malloc (size);
+    t->size[i] = size;
     memset (t->data[i], CANARY, size);
     for (uint32_t y = 0; random && y < p->height; y++)
       for (size_t x = 0; x < row; x++)
@@ -394,7 +395,23 @@ test_invalid (void)
   params.radius = 1;
   in.stride[0] = 7;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_INVALID, "short stride");
+          &stats, &err) && err.code == CLF_ERROR_FRAME, "short stride");
+  clf_error_clear (&err);
+  /* A host plane whose last row would run past the memory it was given,
+   * and strides whose products would wrap: refused before any copy. */
+  in.stride[0] = out.stride[0];
+  in.size[0] = in.stride[0] * 7 + 7;
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
+          &stats, &err) && err.code == CLF_ERROR_FRAME, "short host plane");
+  clf_error_clear (&err);
+  in.size[0] = SIZE_MAX;
+  in.stride[0] = (SIZE_MAX / 7) + 1;
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
+          &stats, &err) && err.code == CLF_ERROR_FRAME, "wrapping stride");
+  clf_error_clear (&err);
+  in.stride[0] = (size_t) -64;
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
+          &stats, &err) && err.code == CLF_ERROR_FRAME, "negative stride");
   clf_error_clear (&err);
   test_frame_clear (&in);
   test_frame_clear (&out);
@@ -452,6 +469,7 @@ blob_planes (const Blob * b)
   for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
     h.data[i] = b->bytes + b->frame.offset[i];
     h.stride[i] = b->frame.stride[i];
+    h.size[i] = b->size - b->frame.offset[i];
   }
   return h;
 }
@@ -503,6 +521,7 @@ frame_of (const Blob * b, cl_mem mem)
   for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
     f.mem[i] = mem;
     f.data[i] = mem ? NULL : b->bytes + b->frame.offset[i];
+    f.size[i] = mem ? 0 : b->size - b->frame.offset[i];
   }
   return f;
 }
@@ -583,6 +602,7 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
     ClfFrame to = frame_of (&dst, dst_mem);
     from.mem[1] = NULL;
     from.data[1] = src.bytes + src.frame.offset[1];
+    from.size[1] = src.size - src.frame.offset[1];
     snprintf (what, sizeof what, "%s one plane from host", pairing);
     process_and_check (plan, params, format, &from, &to, 1, what);
     read_back (dst_mem, &dst);
@@ -690,7 +710,7 @@ check_plane_outside_buffer (void)
   ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
   ClfFrameStats stats;
   CHECK (plan && !clf_plan_process (plan, &params, &frame, &frame, &stats,
-          &err) && err.code == CLF_ERROR_INVALID,
+          &err) && err.code == CLF_ERROR_FRAME,
       "a plane beyond its buffer was accepted");
   clf_error_clear (&err);
   if (mem)

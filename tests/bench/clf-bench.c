@@ -116,6 +116,7 @@ bench_frames_init (Bench * b, uint32_t width, uint32_t height)
   b->in.data[0] = malloc (size);
   b->out.data[0] = malloc (size);
   b->in.stride[0] = b->out.stride[0] = (size_t) width * 4;
+  b->in.size[0] = b->out.size[0] = size;
   uint64_t state = 0x9E3779B97F4A7C15ull ^ size;
   for (size_t i = 0; i < size; i++) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;

@@ -9,12 +9,20 @@
  * instead ask for something the engine must refuse (bpp 5, width 0, a mask
  * beyond the pixel, 0 or 5 planes, radius or mode out of range, a stride
  * shorter than a row, a plane beyond its device buffer): the refusal must be
- * CLF_ERROR_INVALID, without a crash.  A mismatch aborts with what differed.
+ * CLF_ERROR_INVALID (a bad format or setting) or CLF_ERROR_FRAME (a frame
+ * that does not fit its memory), without a crash.  Others describe one
+ * plane the way an untrusted GstVideoMeta may (check_layout): any stride,
+ * offset and memory size, wrapping values included; the engine must filter
+ * it exactly when it fits and refuse it with CLF_ERROR_FRAME when it does
+ * not, touching no byte outside the memory (host memory is allocated to
+ * the size given, so ASan sees any stray access).  A mismatch aborts with
+ * what differed.
  *
  * Input bytes, in order, each taken modulo its range (missing bytes read
  * as 0):
  *   invalid case (0-15 picks one of the nine, with a few bytes of its own
- *   after it; 16-255: none); planes - 1;
+ *   after it; 16-47 a plane layout, see check_layout; 48-255: none);
+ *   planes - 1;
  *   per plane: width - 1, height - 1, bpp - 1, blur mask, laplace mask,
  *     layout (bits 0-2 source row padding, 3-5 destination row padding,
  *     6 source plane in a device buffer);
@@ -121,7 +129,8 @@ decode_radius (uint8_t class, ClfMode mode, const ClfFrameFormat * format)
   }
 }
 
-/* An invalid request (case 0-8) must be refused as invalid. */
+/* An invalid request (case 0-8) must be refused: a bad format or setting
+ * as invalid, a frame that does not fit its memory as such. */
 static void
 check_refused (uint8_t which, ClfEngine * engine, Input * in)
 {
@@ -172,7 +181,8 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
   size_t stride = row;
   uint8_t *pixels = calloc (row * p->height, 1);
   uint8_t *out = calloc (row * p->height, 1);
-  ClfHostFrame src = { {pixels}, {row} }, dst = { {out}, {row} };
+  ClfHostFrame src = { {pixels}, {row}, {row * p->height} };
+  ClfHostFrame dst = { {out}, {row}, {row * p->height} };
   cl_mem mem = NULL;
 
   switch (which) {
@@ -200,24 +210,205 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       ClfFrame from = { {mem}, {1 + take (in) % buffer_size}, {NULL},
       {row}
       };
-      ClfFrame to = { {NULL}, {0}, {out}, {row} };
+      ClfFrame to = { {NULL}, {0}, {out}, {row}, {row * p->height} };
       if (clf_plan_process (plan, &params, &from, &to, &stats, &err)
-          || err.code != CLF_ERROR_INVALID)
+          || err.code != CLF_ERROR_FRAME)
         fail ("a plane beyond its device buffer was accepted", &format,
-            &params, 0, 0, from.offset[0], err.code, CLF_ERROR_INVALID);
+            &params, 0, 0, from.offset[0], err.code, CLF_ERROR_FRAME);
       break;
     }
   }
+  ClfErrorCode want = which == 7 ? CLF_ERROR_FRAME : CLF_ERROR_INVALID;
   if (!mem && (clf_plan_process_host (plan, &params, &src, &dst, &stats,
-              &err) || err.code != CLF_ERROR_INVALID))
+              &err) || err.code != want))
     fail ("invalid parameters or a short stride were accepted", &format,
-        &params, 0, 0, stride, err.code, CLF_ERROR_INVALID);
+        &params, 0, 0, stride, err.code, want);
   clf_error_clear (&err);
   if (mem)
     clReleaseMemObject (mem);
   free (pixels);
   free (out);
   clf_plan_free (plan);
+}
+
+/* ---- one plane laid out as an untrusted video meta may say ------------ */
+
+static uint64_t
+take_u64 (Input * in)
+{
+  uint64_t value = 0;
+  for (int i = 0; i < 8; i++)
+    value = value << 8 | take (in);
+  return value;
+}
+
+/* A stride: mostly ones that fit, then every kind that must not: short,
+ * zero, a negative one as size_t, past 32 bits, one whose product with the
+ * rows wraps 64 bits, or anything at all. */
+static size_t
+decode_stride (Input * in, size_t row, uint32_t height)
+{
+  uint8_t class = take (in), small = take (in);
+  switch (class % 8) {
+    case 0:
+    case 1:
+      return row + small % 8;
+    case 2:
+      return row - 1 - small % row;     /* 0 when the row is one byte */
+    case 3:
+      return (size_t) - (ptrdiff_t) (1 + small * row);
+    case 4:
+      return (size_t) UINT32_MAX + small % 3;
+    case 5:
+      return SIZE_MAX / (height > 1 ? height - 1 : 1) + 1 + small;
+    case 6:
+      return (size_t) take_u64 (in);
+    default:
+      return row * (1 + small % 3);
+  }
+}
+
+/* Whether `stride`, `offset` and `room` (the bytes of memory from offset 0
+ * on) hold a plane of `height` rows of `row` bytes, computed without
+ * wrapping; device planes also stay below the kernels' 32-bit offsets. */
+static bool
+layout_fits (size_t row, uint32_t height, size_t stride, size_t offset,
+    size_t room, bool device)
+{
+  uint64_t extent;
+  if (stride < row || stride > UINT32_MAX || offset > room)
+    return false;
+  if (__builtin_mul_overflow ((uint64_t) stride, (uint64_t) (height - 1),
+          &extent) || __builtin_add_overflow (extent, row, &extent))
+    return false;
+  if (device && offset + extent > UINT32_MAX)
+    return false;
+  return extent <= room - offset;
+}
+
+/* Every byte of `mem` (`size` bytes) outside the plane's rows is still the
+ * canary, and (with `want`) the rows hold the reference's bytes. */
+static void
+check_plane_memory (const uint8_t * mem, size_t size, size_t offset,
+    size_t stride, const ClfFrameFormat * format, const ClfParams * params,
+    const uint8_t * want)
+{
+  const ClfPlaneFormat *p = &format->planes[0];
+  size_t row = (size_t) p->width * p->bpp;
+  for (size_t b = 0; b < size; b++) {
+    bool in_row = want && b >= offset && (b - offset) % stride < row
+        && (b - offset) / stride < p->height;
+    unsigned expect = in_row ? want[(b - offset) / stride * row
+        + (b - offset) % stride] : CANARY;
+    if (mem[b] != expect)
+      fail (in_row ? "a byte differs from the reference" :
+          "a byte outside the plane changed", format, params, 0,
+          (uint32_t) ((b - offset) / stride), b, mem[b], expect);
+  }
+}
+
+/* A device buffer of `size` bytes holding `bytes`. */
+static cl_mem
+device_buffer (ClfEngine * engine, const uint8_t * bytes, size_t size)
+{
+  cl_int status;
+  cl_mem mem = clCreateBuffer (clf_engine_context (engine),
+      CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, size, (void *) bytes,
+      &status);
+  if (!mem) {
+    fprintf (stderr, "fuzz-plan: clCreateBuffer (%zu bytes): %s\n", size,
+        clf_cl_status_name (status));
+    abort ();
+  }
+  return mem;
+}
+
+/* One plane of `in`'s size and depth whose source or destination is laid
+ * out by the input (decode_stride, an offset and the memory's size), in
+ * host memory or a device buffer; the other side is a tight host plane.
+ * Filtered exactly when the layout fits, refused as CLF_ERROR_FRAME with
+ * its memory untouched when it does not. */
+static void
+check_layout (ClfEngine * engine, Input * in)
+{
+  ClfFrameFormat format = { 1 };
+  ClfPlaneFormat *p = &format.planes[0];
+  p->width = 1 + take (in) % MAX_SIDE;
+  p->height = 1 + take (in) % MAX_SIDE;
+  p->bpp = 1 + take (in) % 4;
+  p->blur_mask = p->laplace_mask = (uint8_t) ((1u << p->bpp) - 1);
+  uint8_t how = take (in);
+  bool lie_in_dst = how & 1, on_device = how >> 1 & 1;
+  ClfParams params = { (ClfMode) (how >> 2 & 3), take (in) % 8,
+    (ClfBorder) (how >> 4 & 1)
+  };
+  size_t row = (size_t) p->width * p->bpp, tight = row * p->height;
+  size_t stride = decode_stride (in, row, p->height);
+  uint8_t room_high = take (in), room_low = take (in);
+  size_t room = 1 + (size_t) (room_high << 8 | room_low) % (2 * tight + 64);
+  uint8_t offset_class = take (in);
+  size_t offset = !on_device ? 0 : offset_class < 192 ? offset_class % room :
+      offset_class < 255 ? UINT32_MAX - offset_class : take_u64 (in);
+  bool fits = layout_fits (row, p->height, stride, offset, room, on_device);
+
+  /* The plane's memory: the source's bytes from the input, or canaries. */
+  uint8_t *memory = malloc (room), *honest = malloc (tight);
+  uint8_t *want = malloc (tight);
+  for (size_t b = 0; b < room; b++)
+    memory[b] = lie_in_dst ? CANARY : take (in);
+  for (size_t b = 0; b < tight; b++)
+    honest[b] = lie_in_dst ? take (in) : CANARY;
+  cl_mem mem = on_device ? device_buffer (engine, memory, room) : NULL;
+  ClfFrame lying = { {mem}, {offset}, {on_device ? NULL : memory}, {stride},
+  {on_device ? 0 : room}
+  };
+  ClfFrame plain = { {NULL}, {0}, {honest}, {row}, {tight} };
+
+  ClfError err = { 0 };
+  ClfFrameStats stats;
+  ClfPlan *plan = clf_plan_new (engine, &format, &err);
+  if (!plan) {
+    fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err.message);
+    abort ();
+  }
+  bool ok = clf_plan_process (plan, &params, lie_in_dst ? &plain : &lying,
+      lie_in_dst ? &lying : &plain, &stats, &err);
+  if (ok != fits || (!ok && err.code != CLF_ERROR_FRAME)) {
+    fprintf (stderr, "fuzz-plan: a %s %s plane (%ux%u, %u bytes a pixel, "
+        "stride %zu, offset %zu, %zu bytes of memory) was %s: %s\n",
+        on_device ? "device" : "host", lie_in_dst ? "destination" : "source",
+        p->width, p->height, p->bpp, stride, offset, room,
+        ok ? "accepted" : "refused", ok ? "it does not fit" : err.message);
+    abort ();
+  }
+  clf_error_clear (&err);
+
+  if (mem && lie_in_dst && clEnqueueReadBuffer (clf_engine_queue (engine),
+          mem, CL_TRUE, 0, room, memory, 0, NULL, NULL) != CL_SUCCESS)
+    abort ();
+  if (lie_in_dst) {
+    ClfHostFrame src = { {honest}, {row}, {tight} };
+    ClfHostFrame ref = { {want}, {row}, {tight} };
+    if (fits)
+      clf_ref_filter_frame (&params, &format, &src, &ref);
+    check_plane_memory (memory, room, offset, stride, &format, &params,
+        fits ? want : NULL);
+  } else if (fits) {
+    ClfHostFrame src = { {memory + offset}, {stride}, {room - offset} };
+    ClfHostFrame ref = { {want}, {row}, {tight} };
+    clf_ref_filter_frame (&params, &format, &src, &ref);
+    for (size_t b = 0; b < tight; b++)
+      if (honest[b] != want[b])
+        fail ("a byte differs from the reference", &format, &params, 0,
+            (uint32_t) (b / row), b % row, honest[b], want[b]);
+  }
+
+  if (mem)
+    clReleaseMemObject (mem);
+  clf_plan_free (plan);
+  free (memory);
+  free (honest);
+  free (want);
 }
 
 static void
@@ -254,6 +445,7 @@ fill_source (Input * in, const ClfFrameFormat * format,
     src->stride[i] = (size_t) p->width * p->bpp + src_pad[i];
     size_t bytes = src->stride[i] * p->height;
     src->data[i] = malloc (bytes);
+    src->size[i] = bytes;
     for (size_t b = 0; b < bytes; b++) {
       if (in->at < in->size)
         src->data[i][b] = in->data[in->at++];
@@ -280,6 +472,7 @@ upload_planes (ClfEngine * engine, const ClfFrameFormat * format,
   for (uint32_t i = 0; i < format->n_planes; i++) {
     frame->data[i] = host->data[i];
     frame->stride[i] = host->stride[i];
+    frame->size[i] = host->size[i];
     if (!on_device[i])
       continue;
     frame->offset[i] = offset;
@@ -342,6 +535,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     check_refused (invalid % 9, engine, &in);
     return 0;
   }
+  if (invalid < 48) {
+    check_layout (engine, &in);
+    return 0;
+  }
 
   ClfFrameFormat format;
   size_t src_pad[CLF_MAX_PLANES], dst_pad[CLF_MAX_PLANES];
@@ -376,7 +573,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     want.stride[i] = row;
     want.data[i] = malloc (row * p->height);
     got.stride[i] = to.stride[i] = row + dst_pad[i];
-    got.data[i] = to.data[i] = malloc (got.stride[i] * p->height);
+    got.size[i] = to.size[i] = got.stride[i] * p->height;
+    got.data[i] = to.data[i] = malloc (got.size[i]);
   }
 
   for (uint32_t f = 0; f < n_frames; f++) {

@@ -2,8 +2,8 @@
 """Writes the seed corpus of fuzz-plan (tests/fuzz/corpus/), one file per
 case, in the input layout fuzz-plan.c describes: the formats the element
 uses (GRAY8, RGBA, ARGB, RGB, I420, NV12), every mode and both borders,
-radii from 0 to CLF_MAX_RADIUS, source planes in device buffers, and each
-kind of invalid request.  Pixel bytes are a fixed pseudo-random sequence,
+radii from 0 to CLF_MAX_RADIUS, source planes in device buffers, each
+kind of invalid request, and planes laid out as a lying video meta may.  Pixel bytes are a fixed pseudo-random sequence,
 so the files are the same at every run.
 
 Usage: tests/fuzz/make-corpus.py [DIR]"""
@@ -38,6 +38,23 @@ def valid(planes, frames, pixels):
 
 def invalid(case, *extra):
     return bytes([case, 12, 9] + list(extra))
+
+
+LAYOUT = 16
+FITS, SHORT, NEGATIVE, PAST_32_BITS, WRAPS, RAW = 0, 2, 3, 4, 5, 6
+
+
+def layout(w, h, bpp, dst=False, device=False, mode=SLIDING, radius=1,
+           stride=FITS, small=0, raw=0, room=None, offset=0):
+    """One plane laid out as an untrusted video meta may (check_layout)."""
+    how = int(dst) | int(device) << 1 | mode << 2
+    data = [LAYOUT, w - 1, h - 1, bpp - 1, how, radius, stride, small]
+    if stride == RAW:
+        data += list(raw.to_bytes(8, "big"))
+    room = w * bpp * h * 2 if room is None else room
+    data += [(room - 1) >> 8, (room - 1) & 255, offset]
+    rng = random.Random(sum(data))
+    return bytes(data) + bytes(rng.randrange(256) for _ in range(room + 64))
 
 
 def seeds():
@@ -79,6 +96,23 @@ def seeds():
     # a plane beyond its device buffer.
     for case in range(9):
         yield "invalid-%d" % case, invalid(case, 1, 1)
+    # Planes laid out as a lying GstVideoMeta may: ones that fit, and a
+    # stride of 4096 in 256 bytes, an offset past the end, negative,
+    # 32-bit and wrapping strides, in host memory and device buffers.
+    yield "layout-fits", layout(13, 11, 1, stride=FITS, small=3)
+    yield "layout-fits-device-dst", layout(9, 7, 4, dst=True, device=True,
+                                           small=5, offset=17)
+    yield "layout-stride-4096", layout(40, 4, 1, stride=RAW, raw=4096,
+                                       room=256)
+    yield "layout-offset-past", layout(40, 4, 1, device=True, room=256,
+                                       offset=200)
+    yield "layout-negative", layout(16, 4, 1, dst=True, stride=NEGATIVE,
+                                    small=3)
+    yield "layout-past-32-bits", layout(8, 8, 2, device=True,
+                                        stride=PAST_32_BITS)
+    yield "layout-wraps", layout(7, 5, 3, dst=True, stride=WRAPS, small=1)
+    yield "layout-short", layout(13, 3, 4, stride=SHORT, small=2,
+                                 mode=LAPLACE)
 
 
 def main():
