@@ -349,6 +349,10 @@ gst_cl_filter_finalize (GObject * object)
 {
   GstClFilter *self = GST_CL_FILTER (object);
 
+  /* An engine set through set_context() on an element that never started
+   * (stop() releases it otherwise). */
+  g_clear_pointer (&self->plan, clf_plan_free);
+  g_clear_pointer (&self->engine, clf_engine_unref);
   g_free (self->device);
   g_free (self->device_name);
   g_free (self->kernel_times);
@@ -448,6 +452,21 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The engine (a new reference) or NULL, for code that runs outside the
+ * stream lock, where stop() may release the element's engine at any
+ * moment: queries from upstream's streaming thread, and the application's
+ * threads. */
+static ClfEngine *
+gst_cl_filter_ref_engine (GstClFilter * self)
+{
+  ClfEngine *engine;
+
+  GST_OBJECT_LOCK (self);
+  engine = self->engine ? clf_engine_ref (self->engine) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  return engine;
+}
+
 /* Posts the engine's error with the GStreamer domain and code that fit. */
 static void
 gst_cl_filter_post_error (GstClFilter * self, const ClfError * err)
@@ -465,6 +484,10 @@ gst_cl_filter_post_error (GstClFilter * self, const ClfError * err)
       break;
     case CLF_ERROR_INVALID:
       GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message),
+          ("%s", detail));
+      break;
+    case CLF_ERROR_FRAME:
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message),
           ("%s", detail));
       break;
     default:
@@ -505,12 +528,9 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   GstClFilter *self = GST_CL_FILTER (trans);
 
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    ClfEngine *engine;
+    ClfEngine *engine = gst_cl_filter_ref_engine (self);
     gboolean answered;
 
-    GST_OBJECT_LOCK (self);
-    engine = self->engine ? clf_engine_ref (self->engine) : NULL;
-    GST_OBJECT_UNLOCK (self);
     answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
         engine);
     clf_engine_unref (engine);
@@ -668,16 +688,18 @@ gst_cl_filter_transform_size (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* A pool of our buffers for `caps`, configured with `size`, `min` and
- * `max`, with a GstVideoMeta on each buffer if `video_meta`. */
+/* `pool`, or else a new pool of buffers of `engine`, configured for
+ * `caps` with `size`, `min` and `max`, with a GstVideoMeta on each buffer
+ * if `video_meta`. */
 static GstBufferPool *
-gst_cl_filter_configure_pool (GstClFilter * self, GstBufferPool * pool,
-    GstCaps * caps, guint size, guint min, guint max, gboolean video_meta)
+gst_cl_filter_configure_pool (GstClFilter * self, ClfEngine * engine,
+    GstBufferPool * pool, GstCaps * caps, guint size, guint min, guint max,
+    gboolean video_meta)
 {
   GstStructure *config;
 
   if (!pool)
-    pool = gst_cl_buffer_pool_new (self->engine);
+    pool = gst_cl_buffer_pool_new (engine);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
   if (video_meta)
@@ -693,7 +715,8 @@ gst_cl_filter_configure_pool (GstClFilter * self, GstBufferPool * pool,
 }
 
 /* Offers upstream our pool and allocator, so producers write frames
- * straight into memory the device uses. */
+ * straight into memory the device uses.  Runs in upstream's streaming
+ * thread, without our stream lock: it keeps its own engine reference. */
 static gboolean
 gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -701,32 +724,40 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   GstClFilter *self = GST_CL_FILTER (trans);
   GstVideoInfo info;
   GstCaps *caps;
-  gboolean need_pool;
+  gboolean need_pool, zero_copy;
   GstBufferPool *pool;
   GstAllocator *allocator;
+  ClfEngine *engine;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->propose_allocation
       (trans, decide_query, query))
     return FALSE;
   /* Upstream may pad its rows: strides and offsets come from the meta. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  if (!self->zero_copy || !self->engine)
-    return TRUE;
-
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return TRUE;
+  GST_OBJECT_LOCK (self);
+  zero_copy = self->zero_copy;
+  GST_OBJECT_UNLOCK (self);
+  engine = zero_copy ? gst_cl_filter_ref_engine (self) : NULL;
+  if (!engine)
+    return TRUE;
+
   if (need_pool) {
-    pool = gst_cl_filter_configure_pool (self, NULL, caps, info.size, 0, 0,
-        TRUE);
-    if (!pool)
+    pool = gst_cl_filter_configure_pool (self, engine, NULL, caps, info.size,
+        0, 0, TRUE);
+    if (!pool) {
+      clf_engine_unref (engine);
       return FALSE;
+    }
     gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
     gst_object_unref (pool);
   }
-  allocator = gst_cl_allocator_new (self->engine);
+  allocator = gst_cl_allocator_new (engine);
   gst_query_add_allocation_param (query, allocator, NULL);
   gst_object_unref (allocator);
+  clf_engine_unref (engine);
   return TRUE;
 }
 
@@ -783,8 +814,8 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       NULL);
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
-  pool = gst_cl_filter_configure_pool (self, pool, caps, size, min, max,
-      video_meta);
+  pool = gst_cl_filter_configure_pool (self, self->engine, pool, caps, size,
+      min, max, video_meta);
   if (!pool)
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) > 0)
@@ -875,7 +906,8 @@ gst_cl_filter_wrap_region (GstClFilter * self, FrameAccess * access,
 
 /* Maps the buffer for the CPU; each plane is then wrapped in place where
  * `wrap` and the device allow it, else left in host memory for the engine
- * to copy. */
+ * to copy.  The planes' extents are the mapped memory's: the engine checks
+ * that the strides keep every row inside it. */
 static gboolean
 gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean wrap,
@@ -888,17 +920,28 @@ gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
   access->mapped = TRUE;
   for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
     guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
     /* With a meta each plane has its own map; without, one holds all. */
     const GstMapInfo *region = vframe->meta ? &vframe->map[i] : &vframe->map[0];
-    cl_mem mem = wrap ? gst_cl_filter_wrap_region (self, access, region, err)
-        : NULL;
+    gsize offset = (gsize) (data - region->data);
+    cl_mem mem;
 
+    /* Bottom-up rows (a negative stride) are a GstVideoMeta's right, but
+     * the engine takes rows top-down; refuse them before they wrap. */
+    if (stride <= 0) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u has a stride of %d "
+          "bytes: clfilter takes rows top-down, with a positive stride", i,
+          stride);
+      return FALSE;
+    }
+    mem = wrap ? gst_cl_filter_wrap_region (self, access, region, err) : NULL;
     if (err->code != CLF_ERROR_NONE)
       return FALSE;
-    access->frame.stride[i] = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
+    access->frame.stride[i] = (size_t) stride;
     access->frame.mem[i] = mem;
-    access->frame.offset[i] = mem ? (size_t) (data - region->data) : 0;
+    access->frame.offset[i] = mem ? offset : 0;
     access->frame.data[i] = mem ? NULL : data;
+    access->frame.size[i] = mem ? 0 : region->size - offset;
   }
   return TRUE;
 }
@@ -915,21 +958,71 @@ gst_cl_filter_frame_close (FrameAccess * access)
 }
 
 /* Gives the engine the buffer's frame: in place when it is in our memory,
- * else through a CPU mapping. FALSE with err unset when mapping failed. */
+ * else through a CPU mapping; and checks that every plane, as the buffer's
+ * GstVideoMeta describes it, lies inside the buffer's memory (else
+ * CLF_ERROR_FRAME, the message naming `what`).  FALSE with err unset when
+ * mapping failed. */
 static gboolean
 gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, GstMapFlags flags, FrameAccess * access,
-    ClfError * err)
+    const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
+    FrameAccess * access, ClfError * err)
 {
   memset (access, 0, sizeof *access);
-  if (self->zero_copy && gst_cl_filter_frame_on_device (self, buffer, info,
-          &access->frame))
-    return TRUE;
-  if (gst_cl_filter_frame_mapped (self, buffer, info, flags, self->zero_copy,
-          access, err))
-    return TRUE;
+  if (!(self->zero_copy && gst_cl_filter_frame_on_device (self, buffer, info,
+              &access->frame))
+      && !gst_cl_filter_frame_mapped (self, buffer, info, flags,
+          self->zero_copy, access, err))
+    goto failed;
+  if (!clf_plan_check_frame (self->plan, &access->frame, what, err))
+    goto failed;
+  return TRUE;
+
+failed:
   gst_cl_filter_frame_close (access);
   return FALSE;
+}
+
+/* The planes a buffer's GstVideoMeta gives, and the buffer's size, for an
+ * error about them. */
+static gchar *
+describe_buffer_layout (GstBuffer * buffer)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  GString *text = g_string_new (NULL);
+
+  g_string_append_printf (text, "a buffer of %" G_GSIZE_FORMAT " bytes in %u "
+      "memories", gst_buffer_get_size (buffer), gst_buffer_n_memory (buffer));
+  if (!meta)
+    return g_string_free (g_string_append (text, ", with the caps' layout"),
+        FALSE);
+  g_string_append (text, "; its GstVideoMeta gives");
+  for (guint i = 0; i < meta->n_planes; i++)
+    g_string_append_printf (text, "%s plane %u offset %" G_GSIZE_FORMAT
+        " stride %d", i ? "," : "", i, meta->offset[i], meta->stride[i]);
+  return g_string_free (text, FALSE);
+}
+
+/* A buffer whose planes do not fit its memory: a STREAM error naming the
+ * neighbour that made it, instead of reading or writing outside it. */
+static void
+gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
+    gboolean input, const ClfError * err)
+{
+  gchar *layout = describe_buffer_layout (buffer);
+
+  if (input)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Invalid input buffer: %s", err->message),
+        ("Upstream sent %s. The element before clfilter (or its buffer "
+            "pool) describes planes that do not lie inside the buffer; "
+            "that element needs fixing", layout));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Invalid output buffer: %s", err->message),
+        ("The buffer pool downstream gave %s. Its buffers are smaller than "
+            "their GstVideoMeta says; with zero-copy=true (the default) "
+            "clfilter uses its own pool instead", layout));
+  g_free (layout);
 }
 
 static void
@@ -1039,6 +1132,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   ClfError err = { 0 };
   gboolean ok, post;
   guint64 frame;
+  GstBuffer *bad;
 
   if (!self->plan)
     goto not_negotiated;
@@ -1049,11 +1143,13 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   params.border = (ClfBorder) self->border;
   GST_OBJECT_UNLOCK (self);
 
+  bad = inbuf;
   if (!gst_cl_filter_frame_open (self, inbuf, &self->in_info, GST_MAP_READ,
-          &in, &err))
+          "input", &in, &err))
     goto open_failed;
+  bad = outbuf;
   if (!gst_cl_filter_frame_open (self, outbuf, &self->out_info,
-          GST_MAP_WRITE, &out, &err)) {
+          GST_MAP_WRITE, "output", &out, &err)) {
     gst_cl_filter_frame_close (&in);
     goto open_failed;
   }
@@ -1085,6 +1181,11 @@ not_negotiated:
   }
 open_failed:
   {
+    if (err.code == CLF_ERROR_FRAME) {
+      gst_cl_filter_post_bad_buffer (self, bad, bad == inbuf, &err);
+      clf_error_clear (&err);
+      return GST_FLOW_ERROR;
+    }
     if (err.code != CLF_ERROR_NONE)
       goto filter_failed;
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
