@@ -627,6 +627,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ClfFrameFormat format;
   ClfError err = { 0 };
   ClfPlan *plan;
+  ClfEngine *engine;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
@@ -636,7 +637,13 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto different_caps;
 
   frame_format_from_info (&in_info, &format);
-  plan = clf_plan_new (self->engine, &format, &err);
+  /* An allocation query renegotiates in upstream's thread: a reference
+   * of our own, in case a stop comes meanwhile. */
+  engine = gst_cl_filter_ref_engine (self);
+  if (!engine)
+    goto stopped;
+  plan = clf_plan_new (engine, &format, &err);
+  clf_engine_unref (engine);
   if (!plan)
     goto no_plan;
 
@@ -645,12 +652,17 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->format = format;
   self->in_info = in_info;
   self->out_info = out_info;
-  GST_DEBUG_OBJECT (self, "ready for %s %dx%d on %s",
+  GST_DEBUG_OBJECT (self, "ready for %s %dx%d",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
-      in_info.width, in_info.height, clf_engine_device_name (self->engine));
+      in_info.width, in_info.height);
   return TRUE;
 
   /* ERRORS */
+stopped:
+  {
+    GST_DEBUG_OBJECT (self, "stopped: no engine to plan with");
+    return FALSE;
+  }
 invalid_caps:
   {
     GST_ERROR_OBJECT (self, "not raw video caps: %" GST_PTR_FORMAT " -> %"
@@ -761,23 +773,26 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Memory of `other` is usable in place: it lives in our OpenCL context. */
+/* Memory of `other` is usable in place by `ours`: the same OpenCL
+ * context. */
 static gboolean
-gst_cl_filter_shares_context (GstClFilter * self, ClfEngine * other)
+engines_share_context (ClfEngine * ours, ClfEngine * other)
 {
-  return clf_engine_context (other) == clf_engine_context (self->engine);
+  return clf_engine_context (other) == clf_engine_context (ours);
 }
 
 static gboolean
-gst_cl_filter_owns_pool (GstClFilter * self, GstBufferPool * pool)
+engine_owns_pool (ClfEngine * engine, GstBufferPool * pool)
 {
   return pool && GST_IS_CL_BUFFER_POOL (pool)
-      && gst_cl_filter_shares_context (self,
+      && engines_share_context (engine,
       gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
 }
 
 /* Output buffers come from a pool of ours: downstream's when it offers one
- * in our OpenCL context (another clfilter), else a new one. */
+ * in our OpenCL context (another clfilter), else a new one.  May run in
+ * upstream's thread (an allocation query renegotiates), so it holds its
+ * own engine reference. */
 static gboolean
 gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -787,6 +802,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstCaps *caps;
   guint size, min = 0, max = 0;
   gboolean video_meta;
+  ClfEngine *engine;
 
   if (!self->zero_copy)
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
@@ -795,6 +811,9 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     goto invalid_caps;
+  engine = gst_cl_filter_ref_engine (self);
+  if (!engine)
+    goto stopped;
   size = info.size;
   for (guint i = 0; i < gst_query_get_n_allocation_pools (query) && !pool;
       i++) {
@@ -803,7 +822,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
     gst_query_parse_nth_allocation_pool (query, i, &offered, &offered_size,
         &min, &max);
-    if (gst_cl_filter_owns_pool (self, offered)) {
+    if (engine_owns_pool (engine, offered)) {
       pool = offered;
       size = MAX (size, offered_size);
     } else {
@@ -814,8 +833,9 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       NULL);
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
-  pool = gst_cl_filter_configure_pool (self, self->engine, pool, caps, size,
+  pool = gst_cl_filter_configure_pool (self, engine, pool, caps, size,
       min, max, video_meta);
+  clf_engine_unref (engine);
   if (!pool)
     return FALSE;
   if (gst_query_get_n_allocation_pools (query) > 0)
@@ -826,6 +846,11 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   return TRUE;
 
   /* ERRORS */
+stopped:
+  {
+    GST_DEBUG_OBJECT (self, "stopped: no engine to allocate from");
+    return FALSE;
+  }
 invalid_caps:
   {
     GST_ERROR_OBJECT (self, "no raw video caps in the allocation query");
@@ -869,7 +894,8 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
       return FALSE;
     mem = gst_buffer_peek_memory (buffer, idx);
     if (!gst_is_cl_memory (mem)
-        || !gst_cl_filter_shares_context (self, gst_cl_memory_get_engine (mem))
+        || !engines_share_context (self->engine,
+            gst_cl_memory_get_engine (mem))
         || skip + (gsize) stride * (p->height - 1) + (gsize) p->width * p->bpp
         > mem->size)
       return FALSE;
