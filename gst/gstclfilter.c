@@ -133,6 +133,10 @@ struct _GstClFilter
    * (set under the object lock: set_context() may come from any thread). */
   ClfEngine *engine;
 
+  /* zero-copy as it was when the element started: the property may
+   * change while playing, for the next start. */
+  gboolean sharing;
+
   /* Streaming state, from set_caps(). */
   ClfPlan *plan;
   ClfFrameFormat format;
@@ -256,11 +260,13 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "OpenCL device to run on: auto = first GPU, else first "
-          "accelerator, else first device; gpu; cpu; P:D = platform and "
-          "device index (as `clinfo -l` lists them); anything else = part "
-          "of \"platform / device\" name, any case. With auto, the "
-          "environment variable CLFILTER_DEVICE is used when set. "
-          "Changeable in NULL and READY only",
+          "accelerator, else first device; gpu, cpu or accelerator = the "
+          "first device of that type; P:D = platform and device index (as "
+          "`clinfo -l` lists them); anything else = part of \"platform / "
+          "device\" name, any case. With auto, the environment variable "
+          "CLFILTER_DEVICE is used when set. Read when the element starts: "
+          "a change while PAUSED or PLAYING takes effect at the next start, "
+          "with a warning",
           DEFAULT_DEVICE, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
@@ -292,7 +298,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "where the device shares host memory (CL_MEM_USE_HOST_PTR). "
           "FALSE copies every frame to the device and back (2 copies), for "
           "comparison. The stats message counts the copies of each frame. "
-          "Changeable in NULL and READY only", DEFAULT_ZERO_COPY,
+          "Read when the element starts: a change while PAUSED or PLAYING "
+          "takes effect at the next start, with a warning", DEFAULT_ZERO_COPY,
           rw | GST_PARAM_MUTABLE_READY));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
@@ -360,11 +367,23 @@ gst_cl_filter_finalize (GObject * object)
   G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
 }
 
+/* device and zero-copy are read when the element starts: a change while
+ * it runs is kept for the next start, and the application is told. */
+static void
+gst_cl_filter_warn_not_applied (GstClFilter * self, const gchar * property)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("%s was changed while the element is running: it takes effect when "
+          "the element next starts (set it in NULL or READY)", property),
+      ("%s is read only in the READY to PAUSED change", property));
+}
+
 static void
 gst_cl_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstClFilter *self = GST_CL_FILTER (object);
+  const gchar *not_applied = NULL;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -378,32 +397,29 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
       self->border = g_value_get_enum (value);
       break;
     case PROP_DEVICE:
-      if (GST_STATE (self) > GST_STATE_READY) {
-        GST_WARNING_OBJECT (self, "device can only change in NULL or READY; "
-            "keeping %s", self->device);
-        break;
-      }
       g_free (self->device);
       self->device = g_value_dup_string (value);
       if (!self->device)
         self->device = g_strdup (DEFAULT_DEVICE);
+      if (GST_STATE (self) > GST_STATE_READY)
+        not_applied = "device";
       break;
     case PROP_STATS_INTERVAL:
       self->stats_interval = g_value_get_uint (value);
       break;
     case PROP_ZERO_COPY:
-      if (GST_STATE (self) > GST_STATE_READY) {
-        GST_WARNING_OBJECT (self, "zero-copy can only change in NULL or "
-            "READY");
-        break;
-      }
       self->zero_copy = g_value_get_boolean (value);
+      if (GST_STATE (self) > GST_STATE_READY)
+        not_applied = "zero-copy";
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  /* Posting takes the object lock. */
+  if (not_applied)
+    gst_cl_filter_warn_not_applied (self, not_applied);
 }
 
 static void
@@ -559,6 +575,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
+  self->sharing = self->zero_copy;
   self->frames = 0;
   self->last_kernel_ns = 0;
   clf_time_stats_reset (self->kernel_times);
@@ -750,7 +767,7 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return TRUE;
   GST_OBJECT_LOCK (self);
-  zero_copy = self->zero_copy;
+  zero_copy = self->sharing;
   GST_OBJECT_UNLOCK (self);
   engine = zero_copy ? gst_cl_filter_ref_engine (self) : NULL;
   if (!engine)
@@ -804,7 +821,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gboolean video_meta;
   ClfEngine *engine;
 
-  if (!self->zero_copy)
+  if (!self->sharing)
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
         decide_allocation (trans, query);
 
@@ -994,10 +1011,10 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     FrameAccess * access, ClfError * err)
 {
   memset (access, 0, sizeof *access);
-  if (!(self->zero_copy && gst_cl_filter_frame_on_device (self, buffer, info,
+  if (!(self->sharing && gst_cl_filter_frame_on_device (self, buffer, info,
               &access->frame))
       && !gst_cl_filter_frame_mapped (self, buffer, info, flags,
-          self->zero_copy, access, err))
+          self->sharing, access, err))
     goto failed;
   if (!clf_plan_check_frame (self->plan, &access->frame, what, err))
     goto failed;

@@ -4,6 +4,8 @@
 #include "clf-kernels.h"
 
 #include <ctype.h>
+#include <glib.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +248,33 @@ contains_ignoring_case (const char *haystack, const char *needle)
   return n == 0;
 }
 
+/* Reads decimal digits into `*value`; false when there are none or the
+ * number does not fit an unsigned int (it never wraps). */
+static bool
+parse_index (const char **text, unsigned *value)
+{
+  uint64_t n = 0;
+  const char *s = *text;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    n = n * 10 + (uint64_t) (*s - '0');
+    if (n > UINT_MAX)
+      return false;
+  }
+  if (s == *text)
+    return false;
+  *value = (unsigned) n;
+  *text = s;
+  return true;
+}
+
+/* "P:D", platform and device indices, digits only. */
+static bool
+parse_indices (const char *spec, unsigned *p, unsigned *d)
+{
+  return parse_index (&spec, p) && *spec++ == ':' && parse_index (&spec, d)
+      && *spec == '\0';
+}
+
 static const DeviceEntry *
 match_device (const DeviceList * list, const char *spec)
 {
@@ -263,9 +292,7 @@ match_device (const DeviceList * list, const char *spec)
     return first_of_type (list, CL_DEVICE_TYPE_ACCELERATOR);
 
   unsigned p, d;
-  int consumed = 0;
-  if (sscanf (spec, "%u:%u%n", &p, &d, &consumed) == 2
-      && spec[consumed] == '\0') {
+  if (parse_indices (spec, &p, &d)) {
     for (unsigned i = 0; i < list->n; i++)
       if (list->items[i].platform_index == p
           && list->items[i].device_index == d)
@@ -279,13 +306,17 @@ match_device (const DeviceList * list, const char *spec)
   return NULL;
 }
 
+/* The device asked for: `spec`, or with auto, CLFILTER_DEVICE when set
+ * (then *from_env is true). */
 static const char *
-effective_spec (const char *spec)
+effective_spec (const char *spec, bool *from_env)
 {
+  *from_env = false;
   if (spec && *spec && strcasecmp (spec, "auto") != 0)
     return spec;
   const char *env = getenv ("CLFILTER_DEVICE");
-  return env && *env ? env : "auto";
+  *from_env = env && *env;
+  return *from_env ? env : "auto";
 }
 
 /* ---- the engine ------------------------------------------------------ */
@@ -331,10 +362,31 @@ fail:
   return false;
 }
 
+/* No device matches `spec`: says so, naming where the spec came from, in
+ * valid UTF-8 whatever bytes it holds, with the devices that exist. */
+static void
+set_no_match_error (ClfError * err, const char *spec, bool from_env,
+    const DeviceList * list)
+{
+  char *devices = describe_devices (list);
+  char *shown = g_utf8_make_valid (spec, -1);
+  clf_error_set (err, CLF_ERROR_NOT_FOUND,
+      "No OpenCL device matches \"%s\"%s. Devices found: %s", shown,
+      from_env ? " (the environment variable CLFILTER_DEVICE)" : "",
+      devices ? devices : "(none)");
+  clf_error_take_detail (err, clf_strdup_printf ("Use auto, gpu, cpu, "
+          "accelerator, P:D (platform:device index) or part of a device's "
+          "name%s; install a driver (e.g. pocl-opencl-icd) for more devices.",
+          from_env ? ", in CLFILTER_DEVICE or the device property" : ""));
+  g_free (shown);
+  free (devices);
+}
+
 ClfEngine *
 clf_engine_new (const char *device_spec, ClfError * err)
 {
-  const char *spec = effective_spec (device_spec);
+  bool from_env;
+  const char *spec = effective_spec (device_spec, &from_env);
   DeviceList list = { 0 };
   ClfEngine *engine = NULL;
 
@@ -343,14 +395,7 @@ clf_engine_new (const char *device_spec, ClfError * err)
 
   const DeviceEntry *chosen = match_device (&list, spec);
   if (!chosen) {
-    char *devices = describe_devices (&list);
-    clf_error_set (err, CLF_ERROR_NOT_FOUND,
-        "No OpenCL device matches \"%s\". Devices found: %s", spec,
-        devices ? devices : "(none)");
-    clf_error_take_detail (err, clf_strdup_printf ("Use auto, gpu, cpu, "
-            "accelerator, P:D (platform:device index) or part of a device's "
-            "name; install a driver (e.g. pocl-opencl-icd) for more devices."));
-    free (devices);
+    set_no_match_error (err, spec, from_env, &list);
     device_list_clear (&list);
     return NULL;
   }
@@ -425,7 +470,9 @@ clf_engine_matches (const ClfEngine * engine, const char *device_spec)
   DeviceList list = { 0 };
   if (!list_devices (&list, NULL))
     return false;
-  const DeviceEntry *e = match_device (&list, effective_spec (device_spec));
+  bool from_env;
+  const DeviceEntry *e = match_device (&list, effective_spec (device_spec,
+          &from_env));
   bool same = e && e->device == engine->device;
   device_list_clear (&list);
   return same;

@@ -10,6 +10,7 @@
 #include "reference.h"
 
 #include <dirent.h>
+#include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,41 @@ expect_device (const char *spec, bool found, const char *name_part)
   clf_error_clear (&err);
 }
 
+/* Whether "accelerator" selects a device here: the first of that type. */
+static bool
+clf_engine_new_would_find_accelerator (void)
+{
+  cl_uint n_platforms = 0;
+  cl_platform_id platforms[16];
+  bool found = false;
+  if (clGetPlatformIDs (16, platforms, &n_platforms) != CL_SUCCESS)
+    return false;
+  for (cl_uint p = 0; p < n_platforms && p < 16 && !found; p++) {
+    cl_uint n = 0;
+    found = clGetDeviceIDs (platforms[p], CL_DEVICE_TYPE_ACCELERATOR, 0,
+        NULL, &n) == CL_SUCCESS && n > 0;
+  }
+  return found;
+}
+
+/* clf_engine_new (spec) fails with a message that is valid UTF-8 and
+ * holds `part`. */
+static void
+expect_device_error (const char *spec, const char *part)
+{
+  ClfError err = { 0 };
+  ClfEngine *e = clf_engine_new (spec, &err);
+  CHECK (!e && err.message, "device \"%s\" matched", spec);
+  if (err.message) {
+    CHECK (g_utf8_validate (err.message, -1, NULL), "the message is not UTF-8: %s",
+        err.message);
+    CHECK (strstr (err.message, part), "device \"%s\": the message lacks "
+        "'%s': %s", spec, part, err.message);
+  }
+  clf_engine_unref (e);
+  clf_error_clear (&err);
+}
+
 static void
 test_devices (void)
 {
@@ -339,6 +375,14 @@ test_devices (void)
   expect_device ("no-such-device", false, NULL);
   expect_device ("9:9", false, NULL);
   expect_device ("0:0x", false, NULL);
+  /* Indices beyond 32 bits do not wrap to 0:0. */
+  expect_device ("4294967296:0", false, NULL);
+  expect_device ("0:4294967296", false, NULL);
+  expect_device ("18446744073709551616:0", false, NULL);
+  expect_device ("-0:0", false, NULL);
+  expect_device (" 0:0", false, NULL);
+  expect_device ("accelerator", clf_engine_new_would_find_accelerator (),
+      NULL);
 
   /* Engines are shared between users whose choices select one device. */
   CHECK (clf_engine_matches (engine, "auto"), "auto does not match");
@@ -346,13 +390,22 @@ test_devices (void)
   CHECK (!clf_engine_matches (engine, "no-such-device"),
       "no-such-device matches");
 
-  /* CLFILTER_DEVICE applies to auto, not to an explicit choice. */
+  /* CLFILTER_DEVICE applies to auto, not to an explicit choice, and an
+   * error it causes names it. */
   const char *saved = getenv ("CLFILTER_DEVICE");
   char *saved_copy = saved ? strdup (saved) : NULL;
   setenv ("CLFILTER_DEVICE", "no-such-device", 1);
   expect_device ("auto", false, NULL);
   expect_device (NULL, false, NULL);
   expect_device ("0:0", true, NULL);
+  expect_device_error (NULL, "\"no-such-device\" (the environment variable "
+      "CLFILTER_DEVICE)");
+  expect_device_error ("nope", "matches \"nope\". Devices");
+  /* A spec that is not UTF-8 (from the environment, or a property set
+   * from C) reaches the message as valid UTF-8. */
+  setenv ("CLFILTER_DEVICE", "bad\xff\xfe-name", 1);
+  expect_device_error (NULL, "bad\xef\xbf\xbd\xef\xbf\xbd-name");
+  expect_device_error ("also\xc3(bad", "also\xef\xbf\xbd(bad");
   if (saved_copy)
     setenv ("CLFILTER_DEVICE", saved_copy, 1);
   else

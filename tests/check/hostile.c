@@ -11,6 +11,7 @@
 
 #include <CL/cl.h>
 
+#include <gst/clfilter/gstclfiltermeta.h>
 #include "framecheck.h"
 
 #define GST_CL_CONTEXT_TYPE "gst.clfilter.engine"
@@ -398,6 +399,90 @@ GST_START_TEST (test_context_engine_released_at_finalize)
 
 GST_END_TEST;
 
+/* ---- settings changed at the wrong time -------------------------------- */
+
+/* The first warning on `bus`, whose message must hold `part`. */
+static void
+pop_warning (GstBus * bus, const gchar * part)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  fail_unless (msg != NULL, "no warning about %s was posted", part);
+  gst_message_parse_warning (msg, &error, &debug);
+  fail_unless (strstr (error->message, part) != NULL, "%s", error->message);
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+}
+
+/* The `copies` of the next frame pushed from the harness's pool. */
+static guint
+copies_of_next_frame (GstHarness * h, const GstVideoInfo * info)
+{
+  GstBuffer *out;
+  GstClFilterMeta *meta;
+  guint copies;
+
+  fail_unless_equals_int (gst_harness_push (h,
+          fill_random (gst_harness_create_buffer (h,
+                  GST_VIDEO_INFO_SIZE (info)))), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  meta = gst_buffer_get_cl_filter_meta (out);
+  fail_unless (meta != NULL);
+  copies = meta->copies;
+  gst_buffer_unref (out);
+  return copies;
+}
+
+/* device and zero-copy are read when the element starts: set while it
+ * plays, they are kept for the next start and a warning says so; the
+ * frames meanwhile go on as they were. */
+GST_START_TEST (test_start_settings_changed_while_playing)
+{
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  GError *error = NULL;
+  gchar *debug = NULL, *device = NULL;
+  GstMessage *msg;
+
+  set_caps (h, "GRAY8", 32, 8, &info);
+  fail_unless_equals_int (copies_of_next_frame (h, &info), 0);
+  g_object_set (h->element, "zero-copy", FALSE, NULL);
+  pop_warning (bus, "zero-copy");
+  fail_unless_equals_int (copies_of_next_frame (h, &info), 0);
+  g_object_set (h->element, "device", "no-such-device", NULL);
+  pop_warning (bus, "device");
+  g_object_get (h->element, "device", &device, NULL);
+  fail_unless_equals_string (device, "no-such-device");
+  fail_unless_equals_int (copies_of_next_frame (h, &info), 0);
+
+  /* At the next start both apply: no such device. */
+  gst_element_set_state (h->element, GST_STATE_NULL);
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, &error, &debug);
+  fail_unless (strstr (error->message, "no-such-device") != NULL, "%s",
+      error->message);
+  /* And with a device, the copies. */
+  gst_element_set_state (h->element, GST_STATE_NULL);
+  g_object_set (h->element, "device", "auto", NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_if (msg != NULL, "a warning for a change in NULL");
+  gst_harness_play (h);
+  set_caps (h, "GRAY8", 32, 8, &info);
+  fail_unless_equals_int (copies_of_next_frame (h, &info), 2);
+
+  g_error_free (error);
+  g_free (debug);
+  g_free (device);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 hostile_suite (void)
 {
@@ -411,6 +496,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_lying_downstream_pool_refused);
   tcase_add_test (tc, test_allocation_query_during_stop);
   tcase_add_test (tc, test_context_engine_released_at_finalize);
+  tcase_add_test (tc, test_start_settings_changed_while_playing);
   return s;
 }
 
