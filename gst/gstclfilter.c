@@ -139,6 +139,7 @@ struct _GstClFilter
 
   /* Streaming state, from set_caps(). */
   ClfPlan *plan;
+  GstCaps *refused_caps;        /* the last caps it posted an error for */
   ClfFrameFormat format;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -360,6 +361,7 @@ gst_cl_filter_finalize (GObject * object)
    * (stop() releases it otherwise). */
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->engine, clf_engine_unref);
+  gst_clear_caps (&self->refused_caps);
   g_free (self->device);
   g_free (self->device_name);
   g_free (self->kernel_times);
@@ -599,6 +601,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   ClfEngine *engine;
 
   g_clear_pointer (&self->plan, clf_plan_free);
+  gst_clear_caps (&self->refused_caps);
   GST_OBJECT_LOCK (self);
   engine = self->engine;
   self->engine = NULL;
@@ -653,6 +656,10 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       || in_info.width != out_info.width || in_info.height != out_info.height)
     goto different_caps;
 
+  /* GstBaseTransform tries refused caps again with the next buffer: the
+   * error was posted once already. */
+  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
+    goto refused_before;
   frame_format_from_info (&in_info, &format);
   /* An allocation query renegotiates in upstream's thread: a reference
    * of our own, in case a stop comes meanwhile. */
@@ -665,6 +672,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto no_plan;
 
   g_clear_pointer (&self->plan, clf_plan_free);
+  gst_clear_caps (&self->refused_caps);
   self->plan = plan;
   self->format = format;
   self->in_info = in_info;
@@ -678,6 +686,11 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 stopped:
   {
     GST_DEBUG_OBJECT (self, "stopped: no engine to plan with");
+    return FALSE;
+  }
+refused_before:
+  {
+    GST_DEBUG_OBJECT (self, "caps refused before: %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
 invalid_caps:
@@ -696,6 +709,7 @@ no_plan:
   {
     GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
         err.message);
+    gst_caps_replace (&self->refused_caps, incaps);
     gst_cl_filter_post_error (self, &err);
     clf_error_clear (&err);
     return FALSE;
