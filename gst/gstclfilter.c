@@ -47,8 +47,13 @@
  * - kernels that do not build: LIBRARY/INIT, with the build log in the
  *   debug string;
  * - a frame larger than the device can hold (CL_DEVICE_MAX_MEM_ALLOC_SIZE,
- *   or 2 GiB of blur sums): CORE/NEGOTIATION when the caps come, with the
- *   sizes and the limit;
+ *   or 2 GiB): CORE/NEGOTIATION when the caps come, with the sizes and the
+ *   limit; a frame too large for the blurs' sums (4 bytes a byte, within
+ *   2 GiB) is still sharpened by laplace, and refused, saying so, when the
+ *   mode is or becomes a blur;
+ * - a buffer whose planes (as its GstVideoMeta gives them) do not lie
+ *   inside its memory, in or out: STREAM/FAILED, before anything reads or
+ *   writes it;
  * - an OpenCL call failing mid-stream: RESOURCE/FAILED naming the call
  *   and the CL error, and GST_FLOW_ERROR; the element can then be stopped
  *   and started again.
@@ -648,6 +653,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ClfError err = { 0 };
   ClfPlan *plan;
   ClfEngine *engine;
+  ClfMode mode;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
@@ -670,6 +676,15 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   clf_engine_unref (engine);
   if (!plan)
     goto no_plan;
+  /* A frame too large for the blurs is still sharpened: refused only
+   * when the mode asks for a blur (at the caps now, or at a later frame). */
+  GST_OBJECT_LOCK (self);
+  mode = (ClfMode) self->mode;
+  GST_OBJECT_UNLOCK (self);
+  if (!clf_plan_supports (plan, mode, &err)) {
+    clf_plan_free (plan);
+    goto no_plan;
+  }
 
   g_clear_pointer (&self->plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);

@@ -16,6 +16,10 @@
  * r=255 took 0.52 ms with 511-row segments and 0.37 ms with 128. */
 #define SLIDING_MIN_SEGMENT 64
 #define SLIDING_MAX_SEGMENT 128
+/* The kernels index a plane's bytes, and the blurs' sums, with 32-bit
+ * signed ints (and a few unsigned): every plane's last byte, and every
+ * stride, stays below this. */
+#define KERNEL_INDEX_LIMIT INT32_MAX
 /* Device planes of a staged frame start on this boundary (bytes). */
 #define STAGING_ALIGN 128
 /* Per plane: an upload, two filter passes, a download, and the map and
@@ -129,6 +133,8 @@ struct ClfPlan {
 
   size_t sums_size;
   cl_mem sums;                  /* exact row sums, created on first use */
+  char *blur_limit;             /* why the blurs cannot run at this size,
+                                 * or NULL; laplace needs no sums */
 
   Placement staged[CLF_MAX_PLANES];
   size_t staged_size;
@@ -161,16 +167,6 @@ check_format (const ClfFrameFormat * format, ClfError * err)
       clf_error_set (err, CLF_ERROR_INVALID, "plane %u: %ux%u with %u bytes "
           "per pixel and masks 0x%x/0x%x is not a valid plane", i, p->width,
           p->height, p->bpp, p->blur_mask, p->laplace_mask);
-      return false;
-    }
-    /* Kernels index the blurs' sums (4 bytes a byte) with 32-bit ints. */
-    uint64_t sums = (uint64_t) plane_row_bytes (p) * p->height
-        * sizeof (cl_uint);
-    if (sums > INT32_MAX) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u (%ux%u, %u bytes per "
-          "pixel) is too large: the blur's sums would take %" PRIu64 " bytes, "
-          "more than the %d that the kernels' 32-bit indices reach", i,
-          p->width, p->height, p->bpp, sums, INT32_MAX);
       return false;
     }
   }
@@ -251,23 +247,72 @@ layout_staged_frame (ClfPlan * plan)
   plan->staged_size = offset;
 }
 
+/* The blurs' sums (4 bytes a byte of the largest blurred plane) must fit
+ * one device buffer and the kernels' 32-bit signed indices; else the
+ * blurs are refused at this size (plan->blur_limit says why), while
+ * laplace, which needs no sums, still runs. */
+static void
+check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
+{
+  uint64_t sums = 0;
+  uint32_t widest = 0;
+  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+    const ClfPlaneFormat *p = &plan->format.planes[i];
+    uint64_t plane_sums = (uint64_t) plane_row_bytes (p) * p->height
+        * sizeof (cl_uint);
+    if (p->blur_mask && plane_sums > sums) {
+      sums = plane_sums;
+      widest = i;
+    }
+  }
+  const ClfPlaneFormat *p = &plan->format.planes[widest];
+  if (sums > KERNEL_INDEX_LIMIT)
+    plan->blur_limit = clf_strdup_printf ("plane %u (%ux%u, %u bytes per "
+        "pixel) is too large to blur: the sums would take %" PRIu64 " bytes, "
+        "more than the %d that the kernels' 32-bit indices reach (laplace "
+        "works at this size)", widest, p->width, p->height, p->bpp, sums,
+        KERNEL_INDEX_LIMIT);
+  else if (sums > max_alloc)
+    plan->blur_limit = clf_strdup_printf ("the blur needs a %" PRIu64
+        "-byte device buffer of sums but %s allows at most %llu bytes per "
+        "buffer (laplace works at this size)", sums,
+        clf_engine_device_name (plan->engine), (unsigned long long) max_alloc);
+  else
+    plan->sums_size = (size_t) sums;
+}
+
 static bool
 check_fits_device (ClfPlan * plan, ClfError * err)
 {
   cl_ulong max_alloc = 0;
   CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (plan->engine),
       CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
-  size_t largest = plan->sums_size > plan->staged_size ?
-      plan->sums_size : plan->staged_size;
-  if (largest > max_alloc || plan->staged_size > UINT32_MAX) {
+  if (plan->staged_size > max_alloc) {
     clf_error_set (err, CLF_ERROR_INVALID, "the frame needs a %zu-byte "
-        "device buffer but %s allows at most %llu bytes per buffer", largest,
-        clf_engine_device_name (plan->engine), (unsigned long long) max_alloc);
+        "device buffer but %s allows at most %llu bytes per buffer",
+        plan->staged_size, clf_engine_device_name (plan->engine),
+        (unsigned long long) max_alloc);
     return false;
   }
+  if (plan->staged_size > KERNEL_INDEX_LIMIT) {
+    clf_error_set (err, CLF_ERROR_INVALID, "the frame takes %zu bytes, "
+        "more than the %d that the kernels' 32-bit indices reach",
+        plan->staged_size, KERNEL_INDEX_LIMIT);
+    return false;
+  }
+  check_blur_fits (plan, max_alloc);
   return true;
 
 fail:
+  return false;
+}
+
+bool
+clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err)
+{
+  if (mode == CLF_MODE_LAPLACE || !plan->blur_limit)
+    return true;
+  clf_error_set (err, CLF_ERROR_INVALID, "%s", plan->blur_limit);
   return false;
 }
 
@@ -309,14 +354,9 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
 
   for (uint32_t i = 0; i < format->n_planes; i++) {
     const ClfPlaneFormat *p = &format->planes[i];
-    if (p->blur_mask) {
-      size_t sums = plane_row_bytes (p) * p->height * sizeof (cl_uint);
-      if (sums > plan->sums_size)
-        plan->sums_size = sums;
-      if (!(plan->blur_set[i] = kernel_set_for (plan, p->bpp, p->blur_mask,
-                  err)))
-        goto fail;
-    }
+    if (p->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, p->bpp,
+                p->blur_mask, err)))
+      goto fail;
     if (p->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
                 p->bpp, p->laplace_mask, err)))
       goto fail;
@@ -347,6 +387,7 @@ clf_plan_free (ClfPlan * plan)
   release_mem (&plan->staging_out);
   release_mem (&plan->staging_in);
   release_mem (&plan->sums);
+  free (plan->blur_limit);
   for (unsigned s = plan->n_sets; s-- > 0;)
     for (int k = N_KERNELS; k-- > 0;)
       if (plan->sets[s].kernels[k])
@@ -716,8 +757,8 @@ plane_room (const ClfFrame * frame, uint32_t i, const char *what,
     return false;
   }
   /* The kernels take offsets in 32 bits. */
-  uint64_t reach = UINT32_MAX - (frame->offset[i] < UINT32_MAX ?
-      frame->offset[i] : UINT32_MAX);
+  uint64_t reach = KERNEL_INDEX_LIMIT - (frame->offset[i] < KERNEL_INDEX_LIMIT
+      ? frame->offset[i] : KERNEL_INDEX_LIMIT);
   *room = size - frame->offset[i] < reach ? size - frame->offset[i] : reach;
   return true;
 
@@ -738,10 +779,10 @@ clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
           "memory", i, what);
       return false;
     }
-    if (frame->stride[i] < row || frame->stride[i] > UINT32_MAX) {
+    if (frame->stride[i] < row || frame->stride[i] > KERNEL_INDEX_LIMIT) {
       clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has a "
           "stride of %zu bytes: it must hold a row (%zu bytes) and be below "
-          "4 GiB", i, what, frame->stride[i], row);
+          "2 GiB", i, what, frame->stride[i], row);
       return false;
     }
     if (!plane_room (frame, i, what, &room, err))
@@ -807,7 +848,8 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
   bool download = has_host_plane (plan, dst);
 
   memset (stats, 0, sizeof *stats);
-  if (!check_params (params, err)
+  if (!check_params (params, err) || !clf_plan_supports (plan, params->mode,
+          err)
       || !clf_plan_check_frame (plan, src, "source", err)
       || !clf_plan_check_frame (plan, dst, "destination", err))
     return false;

@@ -171,6 +171,12 @@ ClfPlan *clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     ClfError * err);
 void clf_plan_free (ClfPlan * plan);
 
+/* Whether the plan's frames can be filtered in `mode`: a frame too large
+ * for the blurs' sums (4 bytes a byte, within one device buffer and 2 GiB)
+ * is refused for the blurs with CLF_ERROR_INVALID saying why, and still
+ * sharpened by laplace.  clf_plan_process checks this too. */
+bool clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err);
+
 /* Filters `src` into `dst`: copies host planes in, runs the filter on the
  * device, copies host planes out, waits once.  `stats->copies` counts the
  * frame's host-side copies: one if any plane of `src` is in host memory,

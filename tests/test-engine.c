@@ -432,6 +432,30 @@ test_invalid (void)
       "a mask bit beyond the pixel accepted");
   clf_error_clear (&err);
 
+  /* RGBA 16384x16384: too large for the blurs' sums (4 GiB), not for
+   * laplace (1 GiB) where the device holds such a buffer. */
+  cl_ulong max_alloc = 0;
+  clGetDeviceInfo (clf_engine_device (engine), CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+      sizeof max_alloc, &max_alloc, NULL);
+  ClfFrameFormat huge = one_plane (16384, 16384, 4, 7, 7);
+  ClfPlan *big = clf_plan_new (engine, &huge, &err);
+  if (max_alloc >= (cl_ulong) 16384 * 16384 * 4) {
+    CHECK (big, "RGBA 16384x16384 refused for laplace too: %s", err.message);
+    CHECK (big && clf_plan_supports (big, CLF_MODE_LAPLACE, &err),
+        "laplace refused: %s", err.message);
+    CHECK (big && !clf_plan_supports (big, CLF_MODE_SLIDING, &err)
+        && err.code == CLF_ERROR_INVALID && strstr (err.message,
+            "too large to blur") && strstr (err.message, "laplace works"),
+        "the blur's refusal: %s", err.message);
+  } else {
+    CHECK (!big && strstr (err.message, "allows at most"), "a %llu-byte "
+        "frame on a device that allocates %llu: %s",
+        (unsigned long long) 16384 * 16384 * 4,
+        (unsigned long long) max_alloc, err.message);
+  }
+  clf_error_clear (&err);
+  clf_plan_free (big);
+
   ClfFrameFormat f = one_plane (8, 8, 1, 1, 1);
   ClfPlan *plan = clf_plan_new (engine, &f, &err);
   CHECK (plan, "8x8 plan: %s", err.message);

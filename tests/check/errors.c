@@ -220,6 +220,41 @@ GST_START_TEST (test_frame_too_large_for_device)
 
 GST_END_TEST;
 
+/* RGBA 16384x16384 (1 GiB) is too large for the blurs' 32-bit sums (4
+ * GiB), not for laplace: laplace takes the caps, a blur refuses them
+ * saying why and that laplace works. */
+GST_START_TEST (test_laplace_beyond_the_blur_limit)
+{
+  gchar *caps = caps_string ("RGBA", 16384, 16384);
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (&bus);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  gst_harness_set_src_caps_str (h, caps);
+  fail_unless (gst_pad_has_current_caps (src), "laplace refused the caps");
+  gst_object_unref (src);
+  harness_free (h, bus);
+
+  h = harness_with_bus (&bus);
+  g_object_set (h->element, "mode", CLF_MODE_SLIDING, NULL);
+  gst_harness_set_src_caps_str (h, caps);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", error->message);
+  fail_unless (strstr (error->message, "too large to blur") != NULL
+      && strstr (error->message, "laplace works") != NULL, "%s",
+      error->message);
+
+  g_free (caps);
+  g_free (debug);
+  g_error_free (error);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 #if CLF_TEST_HOOKS
 /* Kernel source that does not compile (injected): the caps are refused,
  * and the error carries the compiler's build log. */
@@ -379,6 +414,7 @@ errors_suite (void)
   tcase_add_test (tc, test_device_not_found_error);
   tcase_add_test (tc, test_unsupported_caps_refused);
   tcase_add_test (tc, test_frame_too_large_for_device);
+  tcase_add_test (tc, test_laplace_beyond_the_blur_limit);
   tcase_add_test (tc, test_invalid_property_values_refused);
 #if CLF_TEST_HOOKS
   tcase_add_test (tc, test_kernel_build_failure);

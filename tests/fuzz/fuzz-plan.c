@@ -258,7 +258,7 @@ decode_stride (Input * in, size_t row, uint32_t height)
     case 3:
       return (size_t) - (ptrdiff_t) (1 + small * row);
     case 4:
-      return (size_t) UINT32_MAX + small % 3;
+      return (size_t) (small & 1 ? UINT32_MAX : INT32_MAX) + small % 3;
     case 5:
       return SIZE_MAX / (height > 1 ? height - 1 : 1) + 1 + small;
     case 6:
@@ -270,18 +270,19 @@ decode_stride (Input * in, size_t row, uint32_t height)
 
 /* Whether `stride`, `offset` and `room` (the bytes of memory from offset 0
  * on) hold a plane of `height` rows of `row` bytes, computed without
- * wrapping; device planes also stay below the kernels' 32-bit offsets. */
+ * wrapping, and strides and device offsets stay below the kernels'
+ * 32-bit signed indices. */
 static bool
 layout_fits (size_t row, uint32_t height, size_t stride, size_t offset,
     size_t room, bool device)
 {
   uint64_t extent;
-  if (stride < row || stride > UINT32_MAX || offset > room)
+  if (stride < row || stride > INT32_MAX || offset > room)
     return false;
   if (__builtin_mul_overflow ((uint64_t) stride, (uint64_t) (height - 1),
           &extent) || __builtin_add_overflow (extent, row, &extent))
     return false;
-  if (device && offset + extent > UINT32_MAX)
+  if (device && offset + extent > INT32_MAX)
     return false;
   return extent <= room - offset;
 }
@@ -348,7 +349,7 @@ check_layout (ClfEngine * engine, Input * in)
   size_t room = 1 + (size_t) (room_high << 8 | room_low) % (2 * tight + 64);
   uint8_t offset_class = take (in);
   size_t offset = !on_device ? 0 : offset_class < 192 ? offset_class % room :
-      offset_class < 255 ? UINT32_MAX - offset_class : take_u64 (in);
+      offset_class < 255 ? INT32_MAX - offset_class : take_u64 (in);
   bool fits = layout_fits (row, p->height, stride, offset, room, on_device);
 
   /* The plane's memory: the source's bytes from the input, or canaries. */
