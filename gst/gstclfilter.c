@@ -102,6 +102,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_STATS_INTERVAL 1
 #define DEFAULT_ZERO_COPY TRUE
+/* clfilter-stats messages a bus may hold unread (about 1 KB each): an
+ * application that never reads its bus must not grow without end. */
+#define MAX_UNREAD_STATS 4096
 
 enum
 {
@@ -141,6 +144,11 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
+
+  /* clfilter-stats messages posted and not yet freed (atomic), and
+   * whether they are held back now because the bus is not being read. */
+  gint unread_stats;
+  gboolean stats_held;
 
   /* Streaming state, from set_caps(). */
   ClfPlan *plan;
@@ -1098,10 +1106,47 @@ gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
 }
 
 static void
+gst_cl_filter_stats_message_freed (gpointer data, GstMiniObject * message)
+{
+  GstClFilter *self = data;     /* alive: the message holds it */
+
+  g_atomic_int_add (&self->unread_stats, -1);
+}
+
+/* Whether another clfilter-stats fits on the bus: not while
+ * MAX_UNREAD_STATS are unread.  Holding them back is said once, with what
+ * to do; posting resumes as soon as the bus is read. */
+static gboolean
+gst_cl_filter_bus_has_room (GstClFilter * self)
+{
+  if (g_atomic_int_get (&self->unread_stats) < MAX_UNREAD_STATS) {
+    if (self->stats_held)
+      GST_INFO_OBJECT (self, "the bus is being read: posting clfilter-stats "
+          "again");
+    self->stats_held = FALSE;
+    return TRUE;
+  }
+  if (!self->stats_held)
+    GST_ELEMENT_WARNING (self, RESOURCE, NO_SPACE_LEFT,
+        ("%d clfilter-stats messages on the bus are unread: no more are "
+            "posted until the application reads its bus", MAX_UNREAD_STATS),
+        ("Set stats-interval=0 when nothing reads the bus; each frame's "
+            "figures are also in its GstClFilterMeta, in the INFO log "
+            "(GST_DEBUG=clfilter:4) and summed up in clfilter-summary"));
+  self->stats_held = TRUE;
+  return FALSE;
+}
+
+static void
 gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts)
 {
-  GstStructure *s = gst_structure_new ("clfilter-stats",
+  GstMessage *message;
+  GstStructure *s;
+
+  if (!gst_cl_filter_bus_has_room (self))
+    return;
+  s = gst_structure_new ("clfilter-stats",
       "frame", G_TYPE_UINT64, frame,
       "mode", G_TYPE_STRING, clf_mode_name (params->mode),
       "radius", G_TYPE_UINT, params->radius,
@@ -1113,9 +1158,11 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
       "pts", G_TYPE_UINT64, pts,
       NULL);
-
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
+  message = gst_message_new_element (GST_OBJECT (self), s);
+  g_atomic_int_inc (&self->unread_stats);
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (message),
+      gst_cl_filter_stats_message_freed, self);
+  gst_element_post_message (GST_ELEMENT (self), message);
 }
 
 /* The frame's figures on the output buffer, for applications. */

@@ -483,6 +483,63 @@ GST_START_TEST (test_start_settings_changed_while_playing)
 
 GST_END_TEST;
 
+/* ---- an application that never reads its bus --------------------------- */
+
+#define UNREAD_FRAMES 6000
+
+/* Pops every message on `bus`; counts clfilter-stats and warnings. */
+static void
+drain_bus (GstBus * bus, guint * stats, guint * warnings)
+{
+  GstMessage *msg;
+
+  *stats = *warnings = 0;
+  while ((msg = gst_bus_pop (bus))) {
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING)
+      (*warnings)++;
+    else if (gst_message_has_name (msg, "clfilter-stats"))
+      (*stats)++;
+    gst_message_unref (msg);
+  }
+}
+
+/* With the default stats-interval=1 a bus nobody reads would grow by a
+ * message a frame without end (277 MB in 30 s of small frames): the
+ * element holds its messages back once 4096 are unread, says so once,
+ * and posts again when the bus has been read. */
+GST_START_TEST (test_unread_bus_bounded)
+{
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  guint stats, warnings;
+
+  set_caps (h, "GRAY8", 4, 4, &info);
+  for (guint i = 0; i < UNREAD_FRAMES; i++) {
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, 16, NULL)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  drain_bus (bus, &stats, &warnings);
+  g_print ("%u frames to a bus nobody read: %u clfilter-stats, %u "
+      "warnings\n", UNREAD_FRAMES, stats, warnings);
+  fail_unless (stats <= 4096, "%u unread messages", stats);
+  fail_unless_equals_int (warnings, 1);
+
+  /* Read now: every frame has its message again. */
+  for (guint i = 0; i < 10; i++) {
+    fail_unless_equals_int (gst_harness_push (h,
+            gst_buffer_new_allocate (NULL, 16, NULL)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  drain_bus (bus, &stats, &warnings);
+  fail_unless_equals_int (stats, 10);
+  fail_unless_equals_int (warnings, 0);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 hostile_suite (void)
 {
@@ -497,6 +554,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_allocation_query_during_stop);
   tcase_add_test (tc, test_context_engine_released_at_finalize);
   tcase_add_test (tc, test_start_settings_changed_while_playing);
+  tcase_add_test (tc, test_unread_bus_bounded);
   return s;
 }
 
