@@ -16,9 +16,35 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cl_context_debug);
 #define GST_CAT_DEFAULT gst_cl_context_debug
 
+static void gst_cl_engine_register_transforms (GType type);
+
 G_DEFINE_BOXED_TYPE_WITH_CODE (ClfEngine, gst_cl_engine, clf_engine_ref,
     clf_engine_unref, GST_DEBUG_CATEGORY_INIT (gst_cl_context_debug,
-        "clcontext", 0, "OpenCL engine sharing for clfilter"));
+        "clcontext", 0, "OpenCL engine sharing for clfilter");
+    gst_cl_engine_register_transforms (g_define_type_id));
+
+/* "ClfEngine 0x... on <platform / device>": the address tells elements
+ * that share one engine from those that have their own, as an object's
+ * name does for GstObject-based contexts (GstCudaContext). */
+static void
+gst_cl_engine_to_string (const GValue * src, GValue * dest)
+{
+  ClfEngine *engine = g_value_get_boxed (src);
+
+  g_value_take_string (dest, engine ? g_strdup_printf ("ClfEngine %p on %s",
+          (gpointer) engine, clf_engine_device_name (engine)) : NULL);
+}
+
+/* GStreamer prints a context (gst-launch-1.0's "Got context", the debug
+ * log) by serializing its structure, and serializes a boxed value it has
+ * no function for through a transform to a string: without one it logged
+ * a warning and printed the engine as NULL. */
+static void
+gst_cl_engine_register_transforms (GType type)
+{
+  g_value_register_transform_func (type, G_TYPE_STRING,
+      gst_cl_engine_to_string);
+}
 
 GstContext *
 gst_cl_context_new (ClfEngine * engine)

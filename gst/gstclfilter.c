@@ -28,7 +28,10 @@
  *   (host-side copies of pixel data; 0 is zero copy), `device` and `pts`;
  * - a #GstClFilterMeta on every output buffer with the same figures
  *   (`#include <gst/clfilter/gstclfiltermeta.h>`, then
- *   gst_buffer_get_cl_filter_meta());
+ *   gst_buffer_get_cl_filter_meta()), and, for language bindings that
+ *   cannot read that struct, a #GstCustomMeta named `clfilter-stats` whose
+ *   structure has the message's fields but `device` and `pts` (Python:
+ *   `buffer.get_custom_meta ("clfilter-stats").get_structure ()`);
  * - a `GST_INFO` line per frame in the `clfilter` debug category
  *   (`GST_DEBUG=clfilter:5`).
  *
@@ -325,8 +328,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       "sharpening in OpenCL on a GPU or a CPU driver such as PoCL, bit-exact "
       "on every device (the bytes of OpenCV's cv::blur and filter2D). Every "
       "frame's device time is reported in a clfilter-stats bus message and a "
-      "GstClFilterMeta on the buffer, and summed up in clfilter-summary at "
-      "EOS. Formats: GRAY8, packed RGB with or without alpha, I420, YV12, "
+      "GstClFilterMeta on the buffer (with a clfilter-stats GstCustomMeta for "
+      "language bindings), and summed up in clfilter-summary at EOS. Formats: GRAY8, packed RGB with or without alpha, I420, YV12, "
       "NV12, NV21, Y42B, Y444",
       "gst-clfilter developers");
 
@@ -344,6 +347,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_filter_sink_event);
   trans_class->passthrough_on_same_caps = FALSE;
   gst_cl_filter_meta_get_info ();
+  gst_cl_filter_stats_meta_get_info ();
 
   gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CL_FILTER_BORDER, 0);
@@ -1137,6 +1141,24 @@ gst_cl_filter_bus_has_room (GstClFilter * self)
   return FALSE;
 }
 
+/* A frame's figures, written once for the clfilter-stats message and the
+ * stats meta, so that the two always carry the same fields. */
+static void
+gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
+    const ClfParams * params, const ClfFrameStats * stats)
+{
+  gst_structure_set (s,
+      "frame", G_TYPE_UINT64, frame,
+      "mode", G_TYPE_STRING, clf_mode_name (params->mode),
+      "radius", G_TYPE_UINT, params->radius,
+      "border", G_TYPE_STRING, clf_border_name (params->border),
+      "kernel-ns", G_TYPE_UINT64, stats->kernel_ns,
+      "upload-ns", G_TYPE_UINT64, stats->upload_ns,
+      "download-ns", G_TYPE_UINT64, stats->download_ns,
+      "copies", G_TYPE_UINT, stats->copies,
+      NULL);
+}
+
 static void
 gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts)
@@ -1146,15 +1168,9 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
 
   if (!gst_cl_filter_bus_has_room (self))
     return;
-  s = gst_structure_new ("clfilter-stats",
-      "frame", G_TYPE_UINT64, frame,
-      "mode", G_TYPE_STRING, clf_mode_name (params->mode),
-      "radius", G_TYPE_UINT, params->radius,
-      "border", G_TYPE_STRING, clf_border_name (params->border),
-      "kernel-ns", G_TYPE_UINT64, stats->kernel_ns,
-      "upload-ns", G_TYPE_UINT64, stats->upload_ns,
-      "download-ns", G_TYPE_UINT64, stats->download_ns,
-      "copies", G_TYPE_UINT, stats->copies,
+  s = gst_structure_new_empty ("clfilter-stats");
+  gst_cl_filter_set_figures (s, frame, params, stats);
+  gst_structure_set (s,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
       "pts", G_TYPE_UINT64, pts,
       NULL);
@@ -1184,6 +1200,10 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->upload_ns = stats->upload_ns;
   meta->download_ns = stats->download_ns;
   meta->copies = stats->copies;
+  /* The same figures for bindings (Python cannot read the struct above),
+   * overwritten in the same way. */
+  gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
+      frame, params, stats);
 }
 
 /* The clfilter-summary message: the kernel times since start (see

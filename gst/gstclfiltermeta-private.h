@@ -16,4 +16,10 @@ G_BEGIN_DECLS
 const GstMetaInfo *gst_cl_filter_meta_get_info (void);
 GstClFilterMeta *gst_buffer_add_cl_filter_meta (GstBuffer * buffer);
 
+/* The GstCustomMeta GST_CL_FILTER_STATS_META_NAME, for bindings. */
+const GstMetaInfo *gst_cl_filter_stats_meta_get_info (void);
+/* The structure of the buffer's stats meta, added if the buffer has none,
+ * to be filled in.  The buffer must be writable. */
+GstStructure *gst_buffer_writable_cl_filter_stats (GstBuffer * buffer);
+
 G_END_DECLS

@@ -82,3 +82,37 @@ gst_buffer_add_cl_filter_meta (GstBuffer * buffer)
   return (GstClFilterMeta *) gst_buffer_add_meta (buffer,
       gst_cl_filter_meta_get_info (), NULL);
 }
+
+/* Registered once per process: a name cannot be registered twice.  An
+ * application that registered it first, to read it, keeps its own. */
+const GstMetaInfo *
+gst_cl_filter_stats_meta_get_info (void)
+{
+  static const GstMetaInfo *info;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    static const gchar *tags[] = { NULL };
+    const GstMetaInfo *registered =
+        gst_meta_get_info (GST_CL_FILTER_STATS_META_NAME);
+
+    if (!registered)
+      registered = gst_meta_register_custom (GST_CL_FILTER_STATS_META_NAME,
+          tags, NULL, NULL, NULL);
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) registered);
+  }
+  return info;
+}
+
+/* An upstream clfilter's meta is copied onto the output with the buffer's
+ * other metas (no tags): it is reused, so that a buffer carries one. */
+GstStructure *
+gst_buffer_writable_cl_filter_stats (GstBuffer * buffer)
+{
+  const GstMetaInfo *info = gst_cl_filter_stats_meta_get_info ();
+  GstCustomMeta *meta =
+      (GstCustomMeta *) gst_buffer_get_meta (buffer, info->api);
+
+  if (!meta)
+    meta = (GstCustomMeta *) gst_buffer_add_meta (buffer, info, NULL);
+  return gst_custom_meta_get_structure (meta);
+}

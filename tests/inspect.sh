@@ -14,7 +14,7 @@ for prop in mode radius border device device-name last-kernel-ns \
     || { echo "property $prop is missing or has no description"; status=1; }
 done
 # The long description names the timing surfaces.
-for surface in clfilter-stats GstClFilterMeta clfilter-summary; do
+for surface in clfilter-stats GstClFilterMeta GstCustomMeta clfilter-summary; do
   grep -Eq "^  Description +.*$surface" <<<"$out" \
     || { echo "the description does not mention $surface"; status=1; }
 done

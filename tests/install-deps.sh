@@ -6,7 +6,9 @@
 # server with xdotool for the demo's window test; for the memory-safety
 # tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
-# (llvm) for readable reports.  Runs apt-get through sudo when not root.
+# (llvm) for readable reports; PyGObject with GStreamer's introspection data
+# for the Python test of the meta (tests/python/meta.py).  Runs apt-get
+# through sudo when not root.
 # Usage: tests/install-deps.sh
 set -euo pipefail
 
@@ -19,6 +21,7 @@ packages=(
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   xvfb xauth xdotool
   valgrind clang libclang-rt-dev llvm
+  python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 missing=()

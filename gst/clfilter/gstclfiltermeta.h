@@ -50,6 +50,24 @@ typedef struct {
 #define GST_CL_FILTER_META_API_NAME "GstClFilterMetaAPI"
 
 /**
+ * GST_CL_FILTER_STATS_META_NAME:
+ *
+ * The name of a #GstCustomMeta that clfilter attaches to every output
+ * buffer beside the #GstClFilterMeta, for language bindings, which cannot
+ * read a plugin's own C struct.  Its structure, also named
+ * "clfilter-stats", has the fields of the `clfilter-stats` message but
+ * `device` and `pts`: `frame`, `kernel-ns`, `upload-ns`, `download-ns`
+ * (guint64), `mode`, `border` (strings), `radius`, `copies` (guint).
+ * There is one per buffer: a clfilter downstream of another overwrites
+ * it.  From Python:
+ * |[
+ * meta = buffer.get_custom_meta ("clfilter-stats")
+ * kernel_ns = meta.get_structure ().get_value ("kernel-ns")
+ * ]|
+ */
+#define GST_CL_FILTER_STATS_META_NAME "clfilter-stats"
+
+/**
  * gst_cl_filter_meta_api_get_type:
  *
  * Returns: the #GType of the meta's API, or 0 while no clfilter element

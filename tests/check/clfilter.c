@@ -372,16 +372,23 @@ GST_START_TEST (test_timing_surfaces)
 
 GST_END_TEST;
 
-/* The device can only change in NULL or READY. */
+/* The device is read when the element starts: a change while it runs is
+ * kept for the next start (with a warning: check-hostile), and the device
+ * in use does not change meanwhile. */
 GST_START_TEST (test_device_fixed_while_running)
 {
   GstHarness *h = gst_harness_new ("clfilter");
-  gchar *device = NULL;
+  gchar *device = NULL, *before = NULL, *after = NULL;
 
-  g_object_set (h->element, "device", "cpu", NULL);
-  g_object_get (h->element, "device", &device, NULL);
-  fail_unless_equals_string (device, "auto");
+  g_object_get (h->element, "device-name", &before, NULL);
+  g_object_set (h->element, "device", "no-such-device", NULL);
+  g_object_get (h->element, "device", &device, "device-name", &after, NULL);
+  fail_unless_equals_string (device, "no-such-device");
+  fail_unless (before != NULL);
+  fail_unless_equals_string (after, before);
   g_free (device);
+  g_free (before);
+  g_free (after);
   gst_harness_teardown (h);
 }
 
@@ -815,6 +822,127 @@ GST_START_TEST (test_application_context)
 
 GST_END_TEST;
 
+/* GStreamer's WARNING lines, with their text, while a test listens. */
+typedef struct
+{
+  GMutex lock;
+  GString *text;
+  guint count;
+} WarningLog;
+
+static void
+log_warnings (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  WarningLog *log = user_data;
+
+  if (level > GST_LEVEL_WARNING)
+    return;
+  g_mutex_lock (&log->lock);
+  log->count++;
+  g_string_append_printf (log->text, "%s: %s\n",
+      gst_debug_category_get_name (category), gst_debug_message_get (message));
+  g_mutex_unlock (&log->lock);
+}
+
+/* Listens to WARNING lines of every category.  Checks that it hears one
+ * first, so that a run where the log is off cannot pass unheard. */
+static void
+warning_log_start (WarningLog * log)
+{
+  g_mutex_init (&log->lock);
+  log->text = g_string_new (NULL);
+  log->count = 0;
+  gst_debug_set_active (TRUE);
+  gst_debug_set_threshold_from_string ("*:2", TRUE);
+  gst_debug_add_log_function (log_warnings, log, NULL);
+  GST_CAT_WARNING (GST_CAT_DEFAULT, "(a warning of the test, to check that warnings are heard)");
+  fail_unless_equals_int (log->count, 1);
+  log->count = 0;
+  g_string_truncate (log->text, 0);
+}
+
+static void
+warning_log_stop (WarningLog * log)
+{
+  gst_debug_remove_log_function (log_warnings);
+  gst_debug_set_threshold_from_string (g_getenv ("GST_DEBUG"), TRUE);
+  g_string_free (log->text, TRUE);
+  g_mutex_clear (&log->lock);
+}
+
+/* The engine as gst-launch-1.0 and the debug log print a context: by its
+ * structure's serialization, which names the engine's device. */
+static void
+check_context_prints (GstContext * context, const gchar * device_name)
+{
+  const GstStructure *s = gst_context_get_structure (context);
+  GValue text = G_VALUE_INIT;
+  WarningLog log;
+  gchar *printed, *engine;
+
+  warning_log_start (&log);
+  printed = gst_structure_to_string (s);
+  engine = gst_value_serialize (gst_structure_get_value (s, "engine"));
+  fail_unless (log.count == 0, "printing the context warned:\n%s",
+      log.text->str);
+  warning_log_stop (&log);
+
+  GST_INFO ("context: %s", printed);
+  fail_if (strstr (printed, "NULL") != NULL, "printed %s", printed);
+  fail_unless (engine != NULL, "the engine cannot be printed: %s", printed);
+  /* The engine's string, unquoted, names the device. */
+  g_value_init (&text, G_TYPE_STRING);
+  fail_unless (gst_value_deserialize (&text, engine));
+  fail_unless (strstr (g_value_get_string (&text), device_name) != NULL,
+      "the engine prints as %s, not naming %s", engine, device_name);
+  g_value_unset (&text);
+  g_free (engine);
+  g_free (printed);
+}
+
+/* The context an element announces and keeps prints without a warning and
+ * says which device the engine runs on. */
+GST_START_TEST (test_context_prints_device)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=GRAY8,width=16,height=16 ! clfilter name=f ! "
+      "fakesink", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstContext *context;
+  GstMessage *msg;
+  gchar *device_name = NULL;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL,
+          GST_CLOCK_TIME_NONE) == GST_STATE_CHANGE_SUCCESS);
+  g_object_get (f, "device-name", &device_name, NULL);
+  fail_unless (device_name && *device_name);
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_HAVE_CONTEXT);
+  fail_unless (msg != NULL, "no have-context message");
+  gst_message_parse_have_context (msg, &context);
+  check_context_prints (context, device_name);
+  gst_context_unref (context);
+  gst_message_unref (msg);
+
+  context = gst_element_get_context (f, "gst.clfilter.engine");
+  fail_unless (context != NULL);
+  check_context_prints (context, device_name);
+  gst_context_unref (context);
+
+  g_free (device_name);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static GQuark seen_quark;
 
 /* Counts memories a pad has not carried before (marked, not compared by
@@ -946,6 +1074,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_chained_filters);
   tcase_add_test (tc, test_foreign_buffers);
   tcase_add_test (tc, test_application_context);
+  tcase_add_test (tc, test_context_prints_device);
   tcase_add_test (tc, test_long_run_bounded);
   return s;
 }

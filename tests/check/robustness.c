@@ -123,8 +123,40 @@ check_kept (guint64 n, const gchar * what, guint64 in, guint64 out)
       " in, %" G_GUINT64_FORMAT " out", n, what, in, out);
 }
 
+static gboolean
+field_as_posted (GQuark field, const GValue * value, gpointer stats)
+{
+  const GValue *posted = gst_structure_id_get_value (stats, field);
+
+  return posted && gst_value_compare (value, posted) == GST_VALUE_EQUAL;
+}
+
+/* The stats meta (for bindings): one on the buffer, even after two
+ * filters, with the message's figures but device and pts. */
+static void
+check_stats_meta (guint64 n, GstBuffer * buf, const GstStructure * stats)
+{
+  const GstMetaInfo *info = gst_meta_get_info (GST_CL_FILTER_STATS_META_NAME);
+  GstCustomMeta *meta;
+  const GstStructure *s;
+  gchar *text;
+
+  fail_unless (info != NULL, "no %s meta registered",
+      GST_CL_FILTER_STATS_META_NAME);
+  fail_unless (gst_buffer_get_n_meta (buf, info->api) == 1,
+      "frame %" G_GUINT64_FORMAT ": %u stats metas", n,
+      gst_buffer_get_n_meta (buf, info->api));
+  meta = gst_buffer_get_custom_meta (buf, GST_CL_FILTER_STATS_META_NAME);
+  s = gst_custom_meta_get_structure (meta);
+  text = gst_structure_to_string (s);
+  fail_unless (gst_structure_n_fields (s) == gst_structure_n_fields (stats)
+      - 2 && gst_structure_foreach (s, field_as_posted, (gpointer) stats),
+      "frame %" G_GUINT64_FORMAT ": meta %s", n, text);
+  g_free (text);
+}
+
 /* One input against its output: caps, timestamps, offsets, flags, the
- * meta against the stats message, and every byte against the reference. */
+ * metas against the stats message, and every byte against the reference. */
 static void
 check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
     const GstStructure * stats)
@@ -166,6 +198,7 @@ check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
   fail_unless_equals_int (meta->radius, params.radius);
   fail_unless_equals_uint64 (meta->kernel_ns, field_uint64 (stats,
           "kernel-ns"));
+  check_stats_meta (n, b, stats);
 
   source = g_strdup_printf ("frame %" G_GUINT64_FORMAT, n);
   check_output (format_case (GST_VIDEO_INFO_NAME (&in->info)), &in->info,
