@@ -108,6 +108,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 /* clfilter-stats messages a bus may hold unread (about 1 KB each): an
  * application that never reads its bus must not grow without end. */
 #define MAX_UNREAD_STATS 4096
+/* A frame estimated to take longer than this on the device is reported
+ * with a WARNING (once for each setting): video cannot play like that. */
+#define SLOW_FRAME_NS (1 * GST_SECOND)
 
 enum
 {
@@ -147,6 +150,13 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
+
+  /* Set (atomic) by a flush or a stop: a long frame ends at its next
+   * launch (see ClfInterrupt), so the stop does not wait for it. */
+  gint stopping;
+  /* The settings a slow frame was reported for (streaming thread). */
+  ClfParams slow_reported;
+  gboolean slow_known;
 
   /* clfilter-stats messages posted and not yet freed (atomic), and
    * whether they are held back now because the bus is not being read. */
@@ -237,6 +247,8 @@ static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static gboolean gst_cl_filter_sink_event (GstBaseTransform * trans,
     GstEvent * event);
+static GstStateChangeReturn gst_cl_filter_change_state (GstElement * element,
+    GstStateChange transition);
 
 static void
 gst_cl_filter_class_init (GstClFilterClass * klass)
@@ -320,6 +332,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           rw | GST_PARAM_MUTABLE_READY));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -595,6 +609,8 @@ gst_cl_filter_start (GstBaseTransform * trans)
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
   self->sharing = self->zero_copy;
+  self->slow_known = FALSE;
+  g_atomic_int_set (&self->stopping, 0);
   self->frames = 0;
   self->last_kernel_ns = 0;
   clf_time_stats_reset (self->kernel_times);
@@ -625,6 +641,43 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   GST_OBJECT_UNLOCK (self);
   clf_engine_unref (engine);
   return TRUE;
+}
+
+static bool
+gst_cl_filter_frame_cancelled (void *data)
+{
+  GstClFilter *self = data;
+
+  return g_atomic_int_get (&self->stopping) != 0;
+}
+
+/* A frame that will take longer than SLOW_FRAME_NS: said once for each
+ * setting, with what gives the same bytes faster. */
+static void
+gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
+{
+  GstClFilter *self = data;
+  ClfParams params;
+
+  GST_OBJECT_LOCK (self);
+  params.mode = (ClfMode) self->mode;
+  params.radius = self->radius;
+  params.border = (ClfBorder) self->border;
+  GST_OBJECT_UNLOCK (self);
+  if (self->slow_known && !memcmp (&params, &self->slow_reported,
+          sizeof params))
+    return;
+  self->slow_reported = params;
+  self->slow_known = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+      ("mode=%s radius=%u takes about %.1f s a frame on %s; mode=sliding "
+          "gives the same bytes at a cost that does not grow with the "
+          "radius", clf_mode_name (params.mode), params.radius,
+          estimated_ns / 1e9, clf_engine_device_name (self->engine)),
+      ("%s %dx%d; the frame runs in launches of about 50 ms, so a flush or "
+          "a stop waits for one launch at most",
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->in_info)),
+          self->in_info.width, self->in_info.height));
 }
 
 /* The planes of a raw video format as the engine sees them: alpha bytes
@@ -700,6 +753,9 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 
   g_clear_pointer (&self->plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
+  clf_plan_set_interrupt (plan, &(ClfInterrupt) {
+        gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
+      SLOW_FRAME_NS, self});
   self->plan = plan;
   self->format = format;
   self->in_info = in_info;
@@ -1237,11 +1293,42 @@ gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->engine)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_cl_filter_summary_message (self));
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+      if (self->engine)
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_cl_filter_summary_message (self));
+      break;
+    case GST_EVENT_FLUSH_START:
+      /* Not serialized: a long frame may be running now. */
+      g_atomic_int_set (&self->stopping, 1);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      g_atomic_int_set (&self->stopping, 0);
+      break;
+    default:
+      break;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->sink_event
       (trans, event);
+}
+
+/* Going down to READY deactivates the pads, which waits for the frame in
+ * progress: a long one is stopped at its next launch first. */
+static GstStateChangeReturn
+gst_cl_filter_change_state (GstElement * element, GstStateChange transition)
+{
+  GstClFilter *self = GST_CL_FILTER (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
+    g_atomic_int_set (&self->stopping, 1);
+  ret = GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->change_state (element,
+      transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
+      && ret == GST_STATE_CHANGE_FAILURE)
+    g_atomic_int_set (&self->stopping, 0);
+  return ret;
 }
 
 /* Adds the frame to the statistics; TRUE when its message is due. */
@@ -1336,6 +1423,12 @@ open_failed:
   }
 filter_failed:
   {
+    /* A flush or a stop ended a long frame between two launches. */
+    if (err.code == CLF_ERROR_CANCELLED) {
+      GST_DEBUG_OBJECT (self, "frame stopped: %s", err.message);
+      clf_error_clear (&err);
+      return GST_FLOW_FLUSHING;
+    }
     gst_cl_filter_post_error (self, &err);
     clf_error_clear (&err);
     return GST_FLOW_ERROR;

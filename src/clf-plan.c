@@ -112,10 +112,14 @@ typedef struct {
 
 typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
 
-/* The commands enqueued for the frame in flight. */
+/* The commands enqueued for the frame in flight; for kernels whose cost
+ * grows with the radius, which kernel and how many bytes it reads, to
+ * learn its speed (see "passes too long for one launch"). */
 typedef struct {
   cl_event events[MAX_COMMANDS];
   CommandKind kinds[MAX_COMMANDS];
+  KernelId kernels[MAX_COMMANDS];
+  double reads[MAX_COMMANDS];
   unsigned n;
 } FrameCommands;
 
@@ -142,6 +146,15 @@ struct ClfPlan {
   cl_mem staging_out;           /* created on first use */
 
   FrameCommands commands;
+
+  /* Passes too long for one launch: each kernel's speed as last measured
+   * (bytes read per ns; 0 until timed), the device time of the frame's
+   * launches so far, whether the frame's length was estimated, and how
+   * the caller stops a frame or hears of a slow one. */
+  double reads_per_ns[N_KERNELS];
+  uint64_t launched_ns;
+  bool estimated;
+  ClfInterrupt interrupt;
 };
 
 static size_t
@@ -421,6 +434,7 @@ next_event (ClfPlan * plan, CommandKind kind)
 {
   plan->commands.kinds[plan->commands.n] = kind;
   plan->commands.events[plan->commands.n] = NULL;
+  plan->commands.reads[plan->commands.n] = 0;
   return &plan->commands.events[plan->commands.n];
 }
 
@@ -430,19 +444,28 @@ event_enqueued (ClfPlan * plan)
   plan->commands.n++;
 }
 
+/* The device time of a finished command. */
 static bool
-add_command_time (cl_event event, uint64_t * total, ClfError * err)
+command_ns (cl_event event, uint64_t * ns, ClfError * err)
 {
   cl_ulong start = 0, end = 0;
   CLF_TRY (err, fail, clGetEventProfilingInfo, event,
       CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
   CLF_TRY (err, fail, clGetEventProfilingInfo, event,
       CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-  *total += end - start;
+  *ns = end > start ? end - start : 0;
   return true;
 
 fail:
   return false;
+}
+
+/* A kernel read `reads` bytes in `ns`: its speed from now on. */
+static void
+learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
+{
+  if (reads > 0 && ns > 0)
+    plan->reads_per_ns[kernel] = reads / (double) ns;
 }
 
 /* Waits for the frame's last command (the queue is in order, so all are
@@ -465,14 +488,18 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
     }
   }
   for (unsigned i = 0; i < cmds->n; i++) {
-    if (ok && stats) {
-      uint64_t *total = cmds->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
+    uint64_t ns = 0;
+    if (ok && stats && (ok = command_ns (cmds->events[i], &ns, err))) {
+      *(cmds->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
           cmds->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
-          &stats->kernel_ns;
-      ok = add_command_time (cmds->events[i], total, err);
+          &stats->kernel_ns) += ns;
+      learn_speed (plan, cmds->kernels[i], cmds->reads[i], ns);
     }
     clReleaseEvent (cmds->events[i]);
   }
+  if (ok && stats)
+    stats->kernel_ns += plan->launched_ns;
+  plan->launched_ns = 0;
   cmds->n = 0;
   return ok;
 }
@@ -607,6 +634,210 @@ pass_local_size (const ClfPlan * plan, const KernelSet * set,
   return local;
 }
 
+/* ---- passes too long for one launch ------------------------------------
+ * The passes whose cost grows with the radius (the naive box: (2r+1)^2
+ * reads a byte; the separable passes: 2r+1) take minutes at radius 1023:
+ * 30 s a frame at 64x48 on PoCL.  One estimated above LAUNCH_NS runs as
+ * launches of about that long, each waited for, so that the frame can be
+ * stopped between them (clf_plan_set_interrupt): a stop then waits for one
+ * launch at most.  The estimate comes from the kernel's speed as measured
+ * on its last launch; until a kernel has run, DEFAULT_READS_PER_NS, the
+ * naive box's speed on 2 PoCL cores, the slowest seen, stands for it.  The
+ * naive box stays the naive box: each launch runs the same kernel over a
+ * rectangle of the plane's pixels (the CPUs' separable strips: a range of
+ * one-row strips), and the bytes are the same. */
+#define LAUNCH_NS 50e6
+#define DEFAULT_READS_PER_NS 1.0
+
+/* Bytes read per byte written by passes whose cost grows with the radius;
+ * 0 for the others (a few reads a byte at any radius: one launch). */
+static double
+pass_reads_per_byte (KernelId kernel, uint32_t radius)
+{
+  double window = 2.0 * radius + 1;
+  switch (kernel) {
+    case K_BOX:
+      return window * window;
+    case K_ROWS_DIRECT:
+    case K_COLS_DIRECT:
+      return window;
+    case K_SEPARABLE_STRIPS:
+      return 2 * window;
+    default:
+      return 0;
+  }
+}
+
+static double
+kernel_speed (const ClfPlan * plan, KernelId kernel)
+{
+  return plan->reads_per_ns[kernel] > 0 ? plan->reads_per_ns[kernel] :
+      DEFAULT_READS_PER_NS;
+}
+
+/* The work of one launch: `count` units from `offset` on, as the kernel's
+ * global offset and size. */
+typedef struct {
+  size_t offset[2];
+  size_t global[2];
+  uint64_t count;
+} LaunchRange;
+
+/* The next launch of about `units` units from unit `done` of a plane:
+ * rows (one-row strips) when `rows`, else pixels in row order, as whole
+ * rows where `units` reaches past the row's end, else a run of one row
+ * (GPUs: whole work-groups of `group` work-items). */
+static LaunchRange
+next_launch (const ClfPlaneFormat * p, uint64_t done, uint64_t units,
+    bool rows, size_t group)
+{
+  LaunchRange r = { {0, 0}, {1, 1}, 0 };
+  if (units < 1)
+    units = 1;
+  if (rows) {
+    r.count = units < p->height - done ? units : p->height - done;
+    r.offset[0] = (size_t) done;
+    r.global[0] = (size_t) r.count;
+    return r;
+  }
+  size_t x = (size_t) (done % p->width), y = (size_t) (done / p->width);
+  if (x == 0 && units >= p->width) {
+    uint64_t n = units / p->width;
+    n = n < p->height - y ? n : p->height - y;
+    r.offset[1] = y;
+    r.global[0] = ceil_div (p->width, group) * group;
+    r.global[1] = (size_t) n;
+    r.count = n * p->width;
+    return r;
+  }
+  size_t run = units < p->width - x ? (size_t) units : p->width - x;
+  if (run < p->width - x)
+    run = run > group ? run / group * group : group;
+  run = run < p->width - x ? run : p->width - x;
+  r.offset[0] = x;
+  r.offset[1] = y;
+  r.global[0] = ceil_div (run, group) * group;
+  r.count = run;
+  return r;
+}
+
+static bool
+frame_cancelled (const ClfPlan * plan)
+{
+  return plan->interrupt.cancelled
+      && plan->interrupt.cancelled (plan->interrupt.data);
+}
+
+/* Runs one launch and waits for it; its device time counts as the frame's
+ * kernel time, and teaches the plan the kernel's speed.  After the frame's
+ * first such launch, a frame estimated above interrupt.slow_ns is told. */
+static bool
+run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
+    const LaunchRange * r, const size_t *local, double reads,
+    double frame_reads, ClfError * err)
+{
+  cl_event event = NULL;
+  uint64_t ns = 0;
+  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), kernel, 2, r->offset, r->global, local,
+      0, NULL, &event);
+  CLF_TRY (err, fail, clWaitForEvents, 1, &event);
+  if (!command_ns (event, &ns, err))
+    goto fail;
+  clReleaseEvent (event);
+  plan->launched_ns += ns;
+  learn_speed (plan, id, reads, ns);
+  if (!plan->estimated && plan->interrupt.slow) {
+    double estimate = frame_reads / kernel_speed (plan, id);
+    plan->estimated = true;
+    if (estimate > (double) plan->interrupt.slow_ns)
+      plan->interrupt.slow ((uint64_t) estimate, plan->interrupt.data);
+  }
+  return true;
+
+fail:
+  if (event)
+    clReleaseEvent (event);
+  return false;
+}
+
+/* A pass in launches of about LAUNCH_NS each, stopping between them when
+ * the caller cancels the frame (CLF_ERROR_CANCELLED).  The kernel's
+ * arguments are set. */
+static bool
+enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
+    const Pass * pass, const ClfPlaneFormat * p, double reads_per_unit,
+    ClfError * err)
+{
+  bool rows = pass->shape == STRIP;
+  uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
+  size_t group = rows || plan->cpu_kernels ? 1 : set->group[pass->kernel];
+  size_t local_size[2] = { group, 1 };
+  const size_t *local = rows || !plan->cpu_kernels ? local_size : NULL;
+
+  for (uint64_t done = 0; done < total;) {
+    if (frame_cancelled (plan)) {
+      clf_error_set (err, CLF_ERROR_CANCELLED, "the frame was stopped "
+          "between two launches of its %s kernel", kernel_names[pass->kernel]);
+      return false;
+    }
+    double units = LAUNCH_NS * kernel_speed (plan, pass->kernel) /
+        reads_per_unit;
+    LaunchRange r = next_launch (p, done, units < (double) total ?
+        (uint64_t) units : total, rows, group);
+    if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
+            local, (double) r.count * reads_per_unit,
+            (double) total * reads_per_unit, err))
+      return false;
+    done += r.count;
+  }
+  return true;
+}
+
+/* The reads of a pass over plane p, when its cost grows with the radius
+ * and it is estimated above LAUNCH_NS; else 0 (one launch). */
+static double
+long_pass_reads (const ClfPlan * plan, const Pass * pass,
+    const ClfPlaneFormat * p, const ClfParams * params)
+{
+  double reads = (double) plane_row_bytes (p) * p->height
+      * pass_reads_per_byte (pass->kernel, params->radius);
+  return reads / kernel_speed (plan, pass->kernel) > LAUNCH_NS ? reads : 0;
+}
+
+static bool
+enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
+    const ClfPlaneFormat * p, const ClfParams * params, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out, ClfError * err)
+{
+  cl_kernel kernel = set->kernels[pass->kernel];
+  size_t global[2];
+  size_t seg = work_shape_size (plan, pass, p, params, global);
+  double long_reads = long_pass_reads (plan, pass, p, params);
+  /* In launches, a CPU strip is one row: a launch takes whole strips. */
+  if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
+          long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg, err))
+    return false;
+  if (long_reads > 0)
+    return enqueue_in_launches (plan, set, pass, p, long_reads /
+        (pass->shape == STRIP ? p->height : (double) p->width * p->height),
+        err);
+
+  size_t local_size[2];
+  const size_t *local = pass_local_size (plan, set, pass, global, local_size);
+  plan->commands.kernels[plan->commands.n] = pass->kernel;
+  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local, 0,
+      NULL, next_event (plan, CMD_KERNEL));
+  plan->commands.reads[plan->commands.n] = (double) plane_row_bytes (p)
+      * p->height * pass_reads_per_byte (pass->kernel, params->radius);
+  event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
 static bool
 enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
@@ -624,26 +855,19 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
           CL_MEM_READ_WRITE, err))
     return false;
 
-  for (unsigned k = 0; k < passes->n; k++) {
-    const Pass *pass = &passes->pass[k];
-    cl_kernel kernel = set->kernels[pass->kernel];
-    size_t global[2];
-    size_t seg = work_shape_size (plan, pass, p, params, global);
-    size_t local_size[2];
-    const size_t *local = pass_local_size (plan, set, pass, global,
-        local_size);
-    if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
-            (cl_int) seg, err))
+  for (unsigned k = 0; k < passes->n; k++)
+    if (!enqueue_pass (plan, set, &passes->pass[k], p, params, src, in, dst,
+            out, err))
       return false;
-    CLF_TRY (err, fail, clEnqueueNDRangeKernel,
-        clf_engine_queue (plan->engine), kernel, 2, NULL, global, local, 0,
-        NULL, next_event (plan, CMD_KERNEL));
-    event_enqueued (plan);
-  }
   return true;
+}
 
-fail:
-  return false;
+void
+clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt)
+{
+  memset (&plan->interrupt, 0, sizeof plan->interrupt);
+  if (interrupt)
+    plan->interrupt = *interrupt;
 }
 
 static bool
@@ -848,6 +1072,7 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
   bool download = has_host_plane (plan, dst);
 
   memset (stats, 0, sizeof *stats);
+  plan->estimated = false;
   if (!check_params (params, err) || !clf_plan_supports (plan, params->mode,
           err)
       || !clf_plan_check_frame (plan, src, "source", err)

@@ -49,6 +49,7 @@ typedef enum {
   CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
   CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
                          * offsets or sizes): bad input, not a bad format */
+  CLF_ERROR_CANCELLED,  /* the caller stopped the frame (ClfInterrupt) */
 } ClfErrorCode;
 
 typedef struct {
@@ -196,6 +197,25 @@ bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
  * CLF_ERROR_FRAME in `err` (the message names `what`, e.g. "input"). */
 bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
     const char *what, ClfError * err);
+
+/* Long frames.  A pass whose cost grows with the radius (the naive box,
+ * the separable blur) and is estimated above 50 ms runs as launches of
+ * about 50 ms, waited for one by one.  Between launches the plan asks
+ * `cancelled (data)`: true ends the frame with CLF_ERROR_CANCELLED (the
+ * destination's bytes are then undefined), so a caller that stops (a
+ * flush, a state change) waits one launch at most.  After a frame's first
+ * launch, a frame estimated to take longer than `slow_ns` is reported to
+ * `slow (estimated_ns, data)`, from the thread that processes it.  Either
+ * function may be NULL. */
+typedef struct {
+  bool (*cancelled) (void *data);
+  void (*slow) (uint64_t estimated_ns, void *data);
+  uint64_t slow_ns;
+  void *data;
+} ClfInterrupt;
+
+/* Sets (a copy of) `interrupt` for the plan's next frames; NULL unsets. */
+void clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt);
 
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,

@@ -2,7 +2,7 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache|stats|faults]...
+ *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache|stats|long|faults]...
  * (default: all; faults only in builds with -Dtest-hooks=true)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
 #include "config.h"
@@ -1207,6 +1207,135 @@ test_faults (void)
 }
 #endif
 
+/* ---- long frames: launches, stops, the slow report -------------------- */
+
+/* Counts the launches of a long pass (the plan asks before each) and
+ * cancels the frame at the `stop_at`th question (0: never); records the
+ * slow reports. */
+typedef struct {
+  unsigned asked, stop_at, slow_reports;
+  uint64_t estimate;
+} LongWatch;
+
+static bool
+watch_cancelled (void *data)
+{
+  LongWatch *w = data;
+  return ++w->asked == w->stop_at;
+}
+
+static void
+watch_slow (uint64_t estimated_ns, void *data)
+{
+  LongWatch *w = data;
+  w->slow_reports++;
+  w->estimate = estimated_ns;
+}
+
+/* A fresh plan (no kernel timed yet) for `format`, watched by `w`. */
+static ClfPlan *
+watched_plan (const char *what, const ClfFrameFormat * format, LongWatch * w,
+    uint64_t slow_ns)
+{
+  ClfPlan *plan = plan_for (what, format);
+  ClfInterrupt interrupt = { watch_cancelled, watch_slow, slow_ns, w };
+  memset (w, 0, sizeof *w);
+  if (plan)
+    clf_plan_set_interrupt (plan, &interrupt);
+  return plan;
+}
+
+/* A pass estimated above 50 ms runs in several launches over parts of the
+ * plane (rectangles of pixels; the CPUs' separable: one-row strips), and
+ * the bytes are exactly the reference's: the naive box at radius 1023 on
+ * 8x8 GRAY8 and 5x3 RGBA, the separable blur at 1023 on 160x100 RGBA.  A
+ * fresh plan has timed no kernel, so it assumes the slowest speed seen
+ * and splits even on a fast device. */
+static void
+check_long_pass_exact (void)
+{
+  static const struct {
+    const char *what;
+    ClfFrameFormat format;
+    ClfParams params;
+  } cases[] = {
+    {"box r=1023 8x8 GRAY8", {1, {{8, 8, 1, 1, 1}}},
+        {CLF_MODE_BOX, 1023, CLF_BORDER_MIRROR}},
+    {"box r=1023 5x3 RGBA", {1, {{5, 3, 4, 7, 7}}},
+        {CLF_MODE_BOX, 1023, CLF_BORDER_CLAMP}},
+    {"separable r=1023 160x100 RGBA", {1, {{160, 100, 4, 7, 7}}},
+        {CLF_MODE_SEPARABLE, 1023, CLF_BORDER_MIRROR}},
+  };
+  for (size_t c = 0; c < N_OF (cases); c++) {
+    LongWatch w;
+    ClfPlan *plan = watched_plan (cases[c].what, &cases[c].format, &w, 0);
+    if (!plan)
+      continue;
+    ClfHostFrame in, want, out;
+    test_frame_init (&in, &cases[c].format, true);
+    test_frame_init (&want, &cases[c].format, false);
+    clf_ref_filter_frame (&cases[c].params, &cases[c].format, &in, &want);
+    run_and_compare (plan, &cases[c].params, &cases[c].format,
+        cases[c].what, &in, &out, &want);
+    printf ("%s: %u launches\n", cases[c].what, w.asked);
+    CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
+    test_frame_clear (&in);
+    test_frame_clear (&want);
+    test_frame_clear (&out);
+    clf_plan_free (plan);
+  }
+}
+
+/* Cancelled between two launches, a frame ends with CLF_ERROR_CANCELLED
+ * after the launches before; the plan then filters the next frame
+ * exactly.  The slow report comes once a frame, after the first launch,
+ * with the frame's estimate. */
+static void
+check_long_pass_stops (void)
+{
+  ClfFrameFormat format = one_plane (64, 48, 1, 1, 1);
+  ClfParams box = { CLF_MODE_BOX, 1023, CLF_BORDER_CLAMP };
+  LongWatch w;
+  ClfPlan *plan = watched_plan ("box r=1023 64x48", &format, &w, 1);
+  if (!plan)
+    return;
+  ClfHostFrame in, out;
+  ClfError err = { 0 };
+  ClfFrameStats stats;
+  test_frame_init (&in, &format, true);
+  test_frame_init (&out, &format, false);
+  w.stop_at = 2;
+  CHECK (!clf_plan_process_host (plan, &box, &in, &out, &stats, &err)
+      && err.code == CLF_ERROR_CANCELLED, "not cancelled: %s",
+      err.message ? err.message : "it finished");
+  CHECK (w.asked == 2, "asked %u times before the stop", w.asked);
+  CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
+      "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
+  printf ("box r=1023 64x48: estimated %.1f s a frame\n", w.estimate / 1e9);
+  clf_error_clear (&err);
+
+  /* The next frame, small enough to check, is whole and exact. */
+  ClfParams smaller = { CLF_MODE_BOX, 40, CLF_BORDER_MIRROR };
+  ClfHostFrame want, again;
+  test_frame_init (&want, &format, false);
+  clf_ref_filter_frame (&smaller, &format, &in, &want);
+  w.stop_at = 0;
+  run_and_compare (plan, &smaller, &format, "box r=40 after a stop", &in,
+      &again, &want);
+  test_frame_clear (&want);
+  test_frame_clear (&again);
+  test_frame_clear (&in);
+  test_frame_clear (&out);
+  clf_plan_free (plan);
+}
+
+static void
+test_long (void)
+{
+  check_long_pass_exact ();
+  check_long_pass_stops ();
+}
+
 static const struct {
   const char *name;
   void (*run) (void);
@@ -1219,6 +1348,7 @@ static const struct {
   {"frames", test_frames},
   {"cache", test_cache},
   {"stats", test_stats},
+  {"long", test_long},
 #if CLF_TEST_HOOKS
   {"faults", test_faults},
 #endif

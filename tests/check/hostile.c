@@ -540,6 +540,116 @@ GST_START_TEST (test_unread_bus_bounded)
 
 GST_END_TEST;
 
+/* ---- a setting that makes a frame take minutes ------------------------ */
+
+#define LONG_FRAME "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1"
+/* A stop or a flush waits for one launch of about 50 ms: allow for a
+ * loaded 2-core machine, far short of the ~25 s frame. */
+#define STOP_WITHIN_US (2 * G_USEC_PER_SEC)
+
+/* mode=box radius=1023 takes ~25 s a frame at 64x48 on 2 PoCL cores (the
+ * issue's "Ctrl-C hangs"): going to NULL mid-frame returns at once, and
+ * a WARNING has said how slow the setting is. */
+GST_START_TEST (test_long_frame_stops)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc ! " LONG_FRAME
+      " ! clfilter name=f mode=box radius=1023 ! fakesink", NULL);
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *warning;
+  guint64 frames;
+  gint64 start;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  g_usleep (G_USEC_PER_SEC);
+  g_object_get (filter, "frames", &frames, NULL);
+  warning = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  start = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  g_print ("stopped in the middle of a long frame in %.3f s\n",
+      (g_get_monotonic_time () - start) / 1e6);
+  fail_unless (g_get_monotonic_time () - start < STOP_WITHIN_US);
+  /* A device that took over a second for the frame was slow enough to
+   * warn about (a GPU may finish it first). */
+  if (frames == 0) {
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    fail_unless (warning != NULL, "no warning about the slow setting");
+    gst_message_parse_warning (warning, &error, &debug);
+    fail_unless (strstr (error->message, "mode=box radius=1023 takes about")
+        != NULL, "%s", error->message);
+    g_print ("warning: %s\n", error->message);
+    g_error_free (error);
+    g_free (debug);
+  }
+  if (warning)
+    gst_message_unref (warning);
+  gst_object_unref (bus);
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstHarness *h;
+  GstFlowReturn ret;
+} LongPush;
+
+static gpointer
+push_long_frame (gpointer data)
+{
+  LongPush *push = data;
+
+  push->ret = gst_harness_push (push->h, gst_buffer_new_allocate (NULL,
+          64 * 48, NULL));
+  return NULL;
+}
+
+/* A flush (a flushing seek) in the middle of a long frame ends it: the
+ * push returns FLUSHING at once, and after the flush the element filters
+ * again, exactly. */
+GST_START_TEST (test_long_frame_flushed)
+{
+  const FormatCase *fc = format_case ("GRAY8");
+  ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  LongPush push = { h, GST_FLOW_OK };
+  GThread *thread;
+  gint64 start;
+
+  g_object_set (h->element, "mode", CLF_MODE_BOX, "radius", 1023, NULL);
+  set_caps (h, "GRAY8", 64, 48, &info);
+  thread = g_thread_new ("push", push_long_frame, &push);
+  g_usleep (G_USEC_PER_SEC / 2);
+  start = g_get_monotonic_time ();
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  g_thread_join (thread);
+  g_print ("flushed in the middle of a long frame in %.3f s\n",
+      (g_get_monotonic_time () - start) / 1e6);
+  fail_unless (g_get_monotonic_time () - start < STOP_WITHIN_US);
+  /* A GPU may have finished the frame before the flush. */
+  fail_unless (push.ret == GST_FLOW_FLUSHING || push.ret == GST_FLOW_OK,
+      "%s", gst_flow_get_name (push.ret));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+
+  set_caps (h, "GRAY8", 64, 48, &info);
+  gst_harness_push_event (h, gst_event_new_segment (&(GstSegment) {
+            .format = GST_FORMAT_TIME, .rate = 1.0, .applied_rate = 1.0,
+            .stop = GST_CLOCK_TIME_NONE, .duration = GST_CLOCK_TIME_NONE}));
+  while (gst_harness_buffers_in_queue (h))
+    gst_buffer_unref (gst_harness_pull (h));
+  push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 hostile_suite (void)
 {
@@ -555,6 +665,8 @@ hostile_suite (void)
   tcase_add_test (tc, test_context_engine_released_at_finalize);
   tcase_add_test (tc, test_start_settings_changed_while_playing);
   tcase_add_test (tc, test_unread_bus_bounded);
+  tcase_add_test (tc, test_long_frame_stops);
+  tcase_add_test (tc, test_long_frame_flushed);
   return s;
 }
 
