@@ -165,6 +165,10 @@ struct _GstClFilter
 
   /* Streaming state, from set_caps(). */
   ClfPlan *plan;
+  /* Interlaced caps: the plan that takes each plane as its two fields,
+   * for the frames that are interlaced (all with interleaved caps, those
+   * flagged with mixed). */
+  ClfPlan *field_plan;
   GstCaps *refused_caps;        /* the last caps it posted an error for */
   ClfFrameFormat format;
   GstVideoInfo in_info;
@@ -391,6 +395,7 @@ gst_cl_filter_finalize (GObject * object)
   /* An engine set through set_context() on an element that never started
    * (stop() releases it otherwise). */
   g_clear_pointer (&self->plan, clf_plan_free);
+  g_clear_pointer (&self->field_plan, clf_plan_free);
   g_clear_pointer (&self->engine, clf_engine_unref);
   gst_clear_caps (&self->refused_caps);
   g_free (self->device);
@@ -634,6 +639,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   ClfEngine *engine;
 
   g_clear_pointer (&self->plan, clf_plan_free);
+  g_clear_pointer (&self->field_plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
   GST_OBJECT_LOCK (self);
   engine = self->engine;
@@ -708,15 +714,99 @@ frame_format_from_info (const GstVideoInfo * info, ClfFrameFormat * format)
   }
 }
 
+/* Interlaced frames are filtered field by field, never across fields: the
+ * engine takes each plane as two planes, the top field's rows (0, 2, 4...)
+ * and the bottom field's (1, 3, ...), each every other row.  A plane of
+ * one row has no bottom field. */
+static guint
+field_rows (const ClfPlaneFormat * plane, guint field)
+{
+  return field ? plane->height / 2 : (plane->height + 1) / 2;
+}
+
+static void
+field_format_from_frame (const ClfFrameFormat * frame,
+    ClfFrameFormat * fields)
+{
+  memset (fields, 0, sizeof *fields);
+  for (guint i = 0; i < frame->n_planes; i++)
+    for (guint f = 0; f < 2; f++) {
+      ClfPlaneFormat *field = &fields->planes[fields->n_planes];
+
+      *field = frame->planes[i];
+      field->height = field_rows (&frame->planes[i], f);
+      if (field->height)
+        fields->n_planes++;
+    }
+}
+
+/* The fields of `frame` (checked against its memory already) as the
+ * planes of field_format_from_frame(). */
+static void
+field_frame_from_frame (const ClfFrameFormat * format, const ClfFrame * frame,
+    ClfFrame * fields)
+{
+  guint n = 0;
+
+  memset (fields, 0, sizeof *fields);
+  for (guint i = 0; i < format->n_planes; i++)
+    for (guint f = 0; f < 2; f++) {
+      gsize skip = f * frame->stride[i];
+
+      if (!field_rows (&format->planes[i], f))
+        continue;
+      fields->mem[n] = frame->mem[i];
+      fields->offset[n] = frame->mem[i] ? frame->offset[i] + skip : 0;
+      fields->data[n] = frame->mem[i] ? NULL : frame->data[i] + skip;
+      fields->size[n] = frame->mem[i] ? 0 : frame->size[i] - skip;
+      fields->stride[n] = 2 * frame->stride[i];
+      n++;
+    }
+}
+
+/* Whether `buffer` is filtered as two fields. */
+static gboolean
+gst_cl_filter_buffer_interlaced (GstClFilter * self, GstBuffer * buffer)
+{
+  switch (GST_VIDEO_INFO_INTERLACE_MODE (&self->in_info)) {
+    case GST_VIDEO_INTERLACE_MODE_INTERLEAVED:
+      return TRUE;
+    case GST_VIDEO_INTERLACE_MODE_MIXED:
+      return GST_BUFFER_FLAG_IS_SET (buffer,
+          GST_VIDEO_BUFFER_FLAG_INTERLACED);
+    default:
+      return FALSE;
+  }
+}
+
+/* A plan for `format` that can filter in `mode` now, with the element's
+ * interrupt; NULL with `err` set. */
+static ClfPlan *
+gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
+    const ClfFrameFormat * format, ClfMode mode, ClfError * err)
+{
+  ClfPlan *plan = clf_plan_new (engine, format, err);
+
+  /* A frame too large for the blurs is still sharpened: refused only
+   * when the mode asks for a blur (at the caps now, or at a later frame). */
+  if (plan && !clf_plan_supports (plan, mode, err))
+    g_clear_pointer (&plan, clf_plan_free);
+  if (plan)
+    clf_plan_set_interrupt (plan, &(ClfInterrupt) {
+          gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
+        SLOW_FRAME_NS, self});
+  return plan;
+}
+
 static gboolean
 gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
   GstVideoInfo in_info, out_info;
-  ClfFrameFormat format;
+  ClfFrameFormat format, fields;
   ClfError err = { 0 };
-  ClfPlan *plan;
+  ClfPlan *plan, *field_plan = NULL;
   ClfEngine *engine;
   ClfMode mode;
 
@@ -732,37 +822,37 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
     goto refused_before;
   frame_format_from_info (&in_info, &format);
+  field_format_from_frame (&format, &fields);
+  GST_OBJECT_LOCK (self);
+  mode = (ClfMode) self->mode;
+  GST_OBJECT_UNLOCK (self);
   /* An allocation query renegotiates in upstream's thread: a reference
    * of our own, in case a stop comes meanwhile. */
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     goto stopped;
-  plan = clf_plan_new (engine, &format, &err);
+  plan = gst_cl_filter_new_plan (self, engine, &format, mode, &err);
+  if (plan && GST_VIDEO_INFO_IS_INTERLACED (&in_info)
+      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields, mode,
+              &err)))
+    g_clear_pointer (&plan, clf_plan_free);
   clf_engine_unref (engine);
   if (!plan)
     goto no_plan;
-  /* A frame too large for the blurs is still sharpened: refused only
-   * when the mode asks for a blur (at the caps now, or at a later frame). */
-  GST_OBJECT_LOCK (self);
-  mode = (ClfMode) self->mode;
-  GST_OBJECT_UNLOCK (self);
-  if (!clf_plan_supports (plan, mode, &err)) {
-    clf_plan_free (plan);
-    goto no_plan;
-  }
 
   g_clear_pointer (&self->plan, clf_plan_free);
+  g_clear_pointer (&self->field_plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
-  clf_plan_set_interrupt (plan, &(ClfInterrupt) {
-        gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
-      SLOW_FRAME_NS, self});
   self->plan = plan;
+  self->field_plan = field_plan;
   self->format = format;
   self->in_info = in_info;
   self->out_info = out_info;
-  GST_DEBUG_OBJECT (self, "ready for %s %dx%d",
+  GST_DEBUG_OBJECT (self, "ready for %s %dx%d %s",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
-      in_info.width, in_info.height);
+      in_info.width, in_info.height,
+      gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+          (&in_info)));
   return TRUE;
 
   /* ERRORS */
@@ -1347,6 +1437,22 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
   return post;
 }
 
+/* Filters a frame, or with `interlaced`, its two fields apart. */
+static gboolean
+gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
+    const ClfParams * params, const ClfFrame * in, const ClfFrame * out,
+    ClfFrameStats * stats, ClfError * err)
+{
+  ClfFrame in_fields, out_fields;
+
+  if (!interlaced)
+    return clf_plan_process (self->plan, params, in, out, stats, err);
+  field_frame_from_frame (&self->format, in, &in_fields);
+  field_frame_from_frame (&self->format, out, &out_fields);
+  return clf_plan_process (self->field_plan, params, &in_fields, &out_fields,
+      stats, err);
+}
+
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -1379,8 +1485,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     gst_cl_filter_frame_close (&in);
     goto open_failed;
   }
-  ok = clf_plan_process (self->plan, &params, &in.frame, &out.frame, &stats,
-      &err);
+  ok = gst_cl_filter_process (self, gst_cl_filter_buffer_interlaced (self,
+          inbuf), &params, &in.frame, &out.frame, &stats, &err);
   gst_cl_filter_frame_close (&out);
   gst_cl_filter_frame_close (&in);
   if (!ok)

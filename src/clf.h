@@ -26,7 +26,9 @@
 extern "C" {
 #endif
 
-#define CLF_MAX_PLANES 4
+/* Four planes (GStreamer's most), each as two fields for interlaced
+ * frames. */
+#define CLF_MAX_PLANES 8
 #define CLF_MAX_RADIUS 1023
 
 typedef enum {

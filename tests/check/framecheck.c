@@ -146,11 +146,38 @@ host_frame (GstVideoFrame * vframe, ClfHostFrame * host)
   }
 }
 
+/* The reference for an interlaced frame: each field of each plane (rows
+ * 0, 2, 4... and 1, 3, 5...) filtered on its own. */
+static void
+reference_fields (const ClfParams * params, const ClfFrameFormat * format,
+    const ClfHostFrame * src, const ClfHostFrame * want)
+{
+  for (guint i = 0; i < format->n_planes; i++)
+    for (guint field = 0; field < 2; field++) {
+      ClfPlaneFormat rows = format->planes[i];
+
+      rows.height = field ? rows.height / 2 : (rows.height + 1) / 2;
+      if (rows.height)
+        clf_ref_filter_plane (params, &rows,
+            src->data[i] + field * src->stride[i], 2 * src->stride[i],
+            want->data[i] + field * want->stride[i], 2 * want->stride[i]);
+    }
+}
+
 /* Compares the element's output with the reference, plane by plane. */
 void
 check_output (const FormatCase * fc, const GstVideoInfo * info,
     const ClfParams * params, const gchar * source, GstBuffer * in,
     GstBuffer * out)
+{
+  check_output_fields (fc, info, params, source, in, out, FALSE);
+}
+
+/* check_output, with `fields`: as an interlaced frame. */
+void
+check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * params, const gchar * source, GstBuffer * in,
+    GstBuffer * out, gboolean fields)
 {
   ClfFrameFormat format = frame_format (fc, info->width, info->height);
   GstVideoFrame vin, vout;
@@ -165,7 +192,10 @@ check_output (const FormatCase * fc, const GstVideoInfo * info,
     want.stride[i] = format.planes[i].width * format.planes[i].bpp;
     want.data[i] = g_malloc (want.stride[i] * format.planes[i].height);
   }
-  clf_ref_filter_frame (params, &format, &src, &want);
+  if (fields)
+    reference_fields (params, &format, &src, &want);
+  else
+    clf_ref_filter_frame (params, &format, &src, &want);
 
   for (guint i = 0; i < format.n_planes; i++) {
     for (guint y = 0; y < format.planes[i].height; y++) {

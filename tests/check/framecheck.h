@@ -53,6 +53,9 @@ void host_frame (GstVideoFrame * vframe, ClfHostFrame * host);
 void check_output (const FormatCase * fc, const GstVideoInfo * info,
     const ClfParams * params, const gchar * source, GstBuffer * in,
     GstBuffer * out);
+void check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * params, const gchar * source, GstBuffer * in,
+    GstBuffer * out, gboolean fields);
 void push_and_check (GstHarness * h, const FormatCase * fc,
     const GstVideoInfo * info, const ClfParams * params, InputKind kind);
 void set_caps (GstHarness * h, const gchar * format, guint width,
