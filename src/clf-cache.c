@@ -19,17 +19,7 @@
 
 static const char cache_magic[8] = "CLFPROG\n";
 
-/* What precedes the binary in a file, in host byte order: the cache is
- * one machine's. */
-typedef struct {
-  char magic[8];
-  uint64_t version;
-  uint64_t key[2];
-  uint64_t payload_size;
-  uint64_t checksum[2];         /* of the payload */
-} FileHeader;
-
-_Static_assert (sizeof (FileHeader) == 56, "no padding in FileHeader");
+_Static_assert (sizeof (ClfCacheHeader) == 56, "no padding in the header");
 
 /* ---- hashing: 128-bit FNV-1a ------------------------------------------- */
 
@@ -185,7 +175,7 @@ payload_checksum (const unsigned char *payload, size_t size,
 static unsigned char *
 read_payload (FILE * file, const uint64_t key[2], size_t *size)
 {
-  FileHeader header;
+  ClfCacheHeader header;
   struct stat st;
   uint64_t checksum[2];
 
@@ -281,7 +271,7 @@ write_all (int fd, const void *data, size_t size)
  * so that a reader sees a whole file or none (a write cut short by a
  * crash leaves a file the checksum rejects, or a stray temporary). */
 static bool
-write_entry (const ClfCacheEntry * entry, const FileHeader * header,
+write_entry (const ClfCacheEntry * entry, const ClfCacheHeader * header,
     const unsigned char *payload)
 {
   char *temp = clf_strdup_printf ("%s.XXXXXX", entry->path);
@@ -306,7 +296,7 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
 {
   size_t size = 0;
   unsigned char *binary = NULL;
-  FileHeader header = { .version = CACHE_FORMAT_VERSION };
+  ClfCacheHeader header = { .version = CACHE_FORMAT_VERSION };
 
   /* One size: the engine's context has one device. */
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARY_SIZES,

@@ -509,6 +509,12 @@ fail:
   return NULL;
 }
 
+void
+clf_program_options (uint32_t bpp, uint32_t mask, char *buf, size_t size)
+{
+  snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u", bpp, mask);
+}
+
 /* The layout's program from the on-disk cache where it holds one, else
  * built from source and stored there for the next engine. */
 static cl_program
@@ -516,8 +522,7 @@ load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
     ClfError * err)
 {
   char options[128];
-  snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
-      bpp, mask);
+  clf_program_options (bpp, mask, options, sizeof options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = !clf_test_bad_source ()

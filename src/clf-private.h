@@ -48,6 +48,10 @@ void clf_error_take_detail (ClfError * err, char *detail);
 cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
     uint32_t mask, ClfError * err);
 
+/* The build options of the program for one pixel layout, into `buf`. */
+void clf_program_options (uint32_t bpp, uint32_t mask, char *buf,
+    size_t size);
+
 char *clf_strdup_printf (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));
 
@@ -57,6 +61,16 @@ char *clf_info_string (cl_platform_id platform, cl_device_id device,
     cl_uint param);
 
 /* ---- the on-disk cache of program binaries (clf-cache.c) ---- */
+
+/* What precedes the binary in a file, in host byte order: the cache is
+ * one machine's.  (Here for the tests, which plant entries.) */
+typedef struct {
+  char magic[8];
+  uint64_t version;
+  uint64_t key[2];
+  uint64_t payload_size;
+  uint64_t checksum[2];         /* of the payload */
+} ClfCacheHeader;
 
 /* One program's place in the cache. */
 typedef struct {
