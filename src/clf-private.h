@@ -62,32 +62,37 @@ char *clf_info_string (cl_platform_id platform, cl_device_id device,
 
 /* ---- the on-disk cache of program binaries (clf-cache.c) ---- */
 
+/* SHA-256: the key of an entry and the checksum of its binary. */
+#define CLF_CACHE_HASH_BYTES 32
+
 /* What precedes the binary in a file, in host byte order: the cache is
  * one machine's.  (Here for the tests, which plant entries.) */
 typedef struct {
   char magic[8];
   uint64_t version;
-  uint64_t key[2];
   uint64_t payload_size;
-  uint64_t checksum[2];         /* of the payload */
+  uint8_t key[CLF_CACHE_HASH_BYTES];
+  uint8_t checksum[CLF_CACHE_HASH_BYTES];       /* of the payload */
 } ClfCacheHeader;
 
 /* One program's place in the cache. */
 typedef struct {
-  uint64_t key[2];              /* hash of sources, options, device, driver */
-  char *dir;                    /* the cache's directory */
-  char *path;                   /* the entry's file in it */
+  uint8_t key[CLF_CACHE_HASH_BYTES];    /* sources, options, device, driver */
+  int dir_fd;                   /* the cache's directory, open and checked */
+  char name[2 * CLF_CACHE_HASH_BYTES + sizeof ".bin"];  /* the entry's file */
 } ClfCacheEntry;
 
 /* Fills `entry` for the program built with `options` for `device`; false
  * (and nothing to clear) when there is no cache: CLFILTER_NO_CACHE is set,
- * no directory is named, or the device cannot be identified. */
+ * no directory is named, the directory is not one to trust (see
+ * clf-cache.c), or the device cannot be identified. */
 bool clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
     cl_device_id device, const char *options);
 void clf_cache_entry_clear (ClfCacheEntry * entry);
 /* The program built from the entry's binary, or NULL: no entry (a miss),
- * or one that is not whole, not this key's or not accepted by the driver,
- * which is removed (counted in `stats->rejects`). */
+ * or one that is not a plain file of ours, too large, not whole, not this
+ * key's or not accepted by the driver, which is removed (counted in
+ * `stats->rejects`). */
 cl_program clf_cache_load (const ClfCacheEntry * entry, cl_context context,
     cl_device_id device, const char *options, ClfCacheStats * stats);
 /* Writes the binary of the built `program` as the entry, atomically;
