@@ -16,6 +16,7 @@
  *   larger than MAX_BINARY_BYTES (checked with fstat before reading), and
  *   it is opened without following links or blocking on a FIFO.
  * - SHA-256 over the payload catches damage: a write cut short, bit rot.
+ * - the program must hold every kernel a plan makes from it.
  * Any entry that fails is removed, and the program is built from source.
  *
  * No keyed hash (an HMAC with a per-user secret): the secret would live in
@@ -335,7 +336,30 @@ read_entry (const ClfCacheEntry * entry, size_t *size, const char **why)
   return binary;
 }
 
-/* The program built from `binary`, or NULL where the driver refuses it. */
+/* True when `program` holds every kernel a plan makes from it: the driver
+ * builds any binary of its own, one of another program too, and that
+ * would fail every start at clCreateKernel. */
+static bool
+program_has_kernels (cl_program program)
+{
+  for (unsigned k = 0; k < CLF_N_KERNELS; k++) {
+    cl_int status;
+    cl_kernel kernel = NULL;
+    CLF_FAULT_OR (status, "clCreateKernel", kernel =
+        clCreateKernel (program, clf_kernel_names[k], &status));
+    if (status == CL_SUCCESS)
+      status = clReleaseKernel (kernel);
+    if (status != CL_SUCCESS) {
+      g_debug ("no usable kernel %s in the cached binary: %s",
+          clf_kernel_names[k], clf_cl_status_name (status));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The program built from `binary`, or NULL where the driver refuses it or
+ * it lacks one of our kernels. */
 static cl_program
 program_from_binary (cl_context context, cl_device_id device,
     const char *options, const unsigned char *binary, size_t size)
@@ -350,6 +374,8 @@ program_from_binary (cl_context context, cl_device_id device,
    * 5.6.2), with the options it was compiled with. */
   CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
+  if (!program_has_kernels (program))
+    goto fail;
   return program;
 
 fail:

@@ -48,6 +48,11 @@ void clf_error_take_detail (ClfError * err, char *detail);
 cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
     uint32_t mask, ClfError * err);
 
+/* Every kernel of a program, by name (clf-plan.c); a program from the
+ * cache must hold them all. */
+#define CLF_N_KERNELS 9
+extern const char *const clf_kernel_names[CLF_N_KERNELS];
+
 /* The build options of the program for one pixel layout, into `buf`. */
 void clf_program_options (uint32_t bpp, uint32_t mask, char *buf,
     size_t size);
@@ -91,8 +96,8 @@ bool clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
 void clf_cache_entry_clear (ClfCacheEntry * entry);
 /* The program built from the entry's binary, or NULL: no entry (a miss),
  * or one that is not a plain file of ours, too large, not whole, not this
- * key's or not accepted by the driver, which is removed (counted in
- * `stats->rejects`). */
+ * key's, not accepted by the driver or without all of clf_kernel_names,
+ * which is removed (counted in `stats->rejects`). */
 cl_program clf_cache_load (const ClfCacheEntry * entry, cl_context context,
     cl_device_id device, const char *options, ClfCacheStats * stats);
 /* Writes the binary of the built `program` as the entry, atomically;
