@@ -3,11 +3,37 @@
  * source is kept in a file and the next engine builds from that instead.
  * The cache is an optimisation only: whatever goes wrong here (no
  * directory, a corrupt, truncated or stale file, a binary the driver
- * refuses) ends in a build from source, never in an error. */
+ * refuses) ends in a build from source, never in an error.
+ *
+ * A cached binary runs as our kernels, so the cache is input to distrust:
+ * - the directory must be the effective user's, not writable by group or
+ *   others, and not a symbolic link.  It is opened once and every entry is
+ *   opened, written and removed relative to that descriptor, so the
+ *   directory checked is the directory used.  One that fails is left
+ *   alone (not read, written or cleaned): the engine works without a
+ *   cache.
+ * - an entry must be a regular file of ours that others cannot write, no
+ *   larger than MAX_BINARY_BYTES (checked with fstat before reading), and
+ *   it is opened without following links or blocking on a FIFO.
+ * - SHA-256 over the payload catches damage: a write cut short, bit rot.
+ * - the program must hold every kernel a plan makes from it.
+ * Any entry that fails is removed, and the program is built from source.
+ *
+ * No keyed hash (an HMAC with a per-user secret): the secret would live in
+ * the same directory, so anyone who can plant an entry there that passes
+ * the owner and mode checks (the user, or root) can read the secret too.
+ * It would stop no one the checks let through, and adds a file to guard.
+ * Why a directory is refused or an entry removed goes to GLib's debug log,
+ * domain "clfilter-cache": G_MESSAGES_DEBUG=clfilter-cache shows it. */
+#define G_LOG_DOMAIN "clfilter-cache"
+
 #include "clf-private.h"
 #include "clf-kernels.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,57 +41,45 @@
 #include <unistd.h>
 
 /* Bump when the file layout or what the key covers changes. */
-#define CACHE_FORMAT_VERSION 1
+#define CACHE_FORMAT_VERSION 2
+
+/* The largest binary read or written.  Ours are 0.3 MB on PoCL and
+ * smaller on GPUs; 64 MiB leaves 200 times that for other drivers while
+ * bounding what one entry can cost at start-up (an 8 GiB file was once
+ * read whole: 81 s and 8.4 GB of memory). */
+#define MAX_BINARY_BYTES (64u << 20)
 
 static const char cache_magic[8] = "CLFPROG\n";
 
-/* What precedes the binary in a file, in host byte order: the cache is
- * one machine's. */
-typedef struct {
-  char magic[8];
-  uint64_t version;
-  uint64_t key[2];
-  uint64_t payload_size;
-  uint64_t checksum[2];         /* of the payload */
-} FileHeader;
+_Static_assert (sizeof (ClfCacheHeader) == 88, "no padding in the header");
 
-_Static_assert (sizeof (FileHeader) == 56, "no padding in FileHeader");
-
-/* ---- hashing: 128-bit FNV-1a ------------------------------------------- */
-
-typedef struct {
-  uint64_t hi, lo;
-} Hash128;
-
-/* The offset basis of the FNV reference. */
-static const Hash128 fnv128_basis = {
-  0x6c62272e07bb0142ull, 0x62b821756295c58dull
-};
-
-static void
-fnv128_update (Hash128 * h, const void *data, size_t size)
-{
-  const unsigned char *bytes = data;
-  for (size_t i = 0; i < size; i++) {
-    h->lo ^= bytes[i];
-    /* h *= 2^88 + 0x13b (the FNV prime) mod 2^128, on 64-bit halves:
-     * lo * 0x13b in two 32-bit pieces for its carry into hi. */
-    uint64_t lo_low = (h->lo & 0xffffffffu) * 0x13b;
-    uint64_t lo_high = (h->lo >> 32) * 0x13b;
-    uint64_t carry = (lo_high + (lo_low >> 32)) >> 32;
-    h->hi = h->hi * 0x13b + carry + (h->lo << 24);
-    h->lo = lo_low + (lo_high << 32);
-  }
-}
+/* ---- hashing: SHA-256 ------------------------------------------------- */
 
 /* A string with its length first, so that no two lists of strings hash
  * the same bytes. */
 static void
-hash_text (Hash128 * h, const char *text)
+hash_text (GChecksum * sum, const char *text)
 {
   uint64_t length = strlen (text);
-  fnv128_update (h, &length, sizeof length);
-  fnv128_update (h, text, length);
+  g_checksum_update (sum, (const guchar *) &length, sizeof length);
+  g_checksum_update (sum, (const guchar *) text, (gssize) length);
+}
+
+static void
+sha256_finish (GChecksum * sum, uint8_t digest[CLF_CACHE_HASH_BYTES])
+{
+  gsize size = CLF_CACHE_HASH_BYTES;
+  g_checksum_get_digest (sum, digest, &size);
+  g_checksum_free (sum);
+}
+
+static void
+payload_checksum (const unsigned char *payload, size_t size,
+    uint8_t checksum[CLF_CACHE_HASH_BYTES])
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, payload, (gssize) size);
+  sha256_finish (sum, checksum);
 }
 
 /* Everything the binary depends on: the kernels' source, the options and
@@ -73,7 +87,7 @@ hash_text (Hash128 * h, const char *text)
  * who it is. */
 static bool
 compute_key (cl_platform_id platform, cl_device_id device,
-    const char *options, uint64_t key[2])
+    const char *options, uint8_t key[CLF_CACHE_HASH_BYTES])
 {
   char *identity[] = {
     clf_info_string (NULL, device, CL_DEVICE_NAME),
@@ -82,22 +96,21 @@ compute_key (cl_platform_id platform, cl_device_id device,
     clf_info_string (platform, NULL, CL_PLATFORM_NAME),
     clf_info_string (platform, NULL, CL_PLATFORM_VERSION),
   };
-  Hash128 h = fnv128_basis;
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
   uint64_t version = CACHE_FORMAT_VERSION;
   bool ok = true;
 
-  fnv128_update (&h, &version, sizeof version);
+  g_checksum_update (sum, (const guchar *) &version, sizeof version);
   for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++)
-    hash_text (&h, clf_kernel_sources[i]);
-  hash_text (&h, options);
+    hash_text (sum, clf_kernel_sources[i]);
+  hash_text (sum, options);
   for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++) {
     ok = ok && identity[i];
     if (identity[i])
-      hash_text (&h, identity[i]);
+      hash_text (sum, identity[i]);
     free (identity[i]);
   }
-  key[0] = h.hi;
-  key[1] = h.lo;
+  sha256_finish (sum, key);
   return ok;
 }
 
@@ -112,7 +125,9 @@ cache_disabled (void)
 
 /* $XDG_CACHE_HOME/gst-clfilter, else $HOME/.cache/gst-clfilter; NULL
  * when neither is set.  A relative XDG_CACHE_HOME is ignored, as the XDG
- * base directory specification asks. */
+ * base directory specification asks.  (Not g_get_user_cache_dir: it reads
+ * the environment once per process, and an engine made after a change
+ * would still use the old directory.) */
 static char *
 cache_dir (void)
 {
@@ -140,122 +155,269 @@ make_dirs (char *dir)
   }
 }
 
+/* Why nobody but us may have put files in the directory `st` describes,
+ * or NULL when that holds. */
+static const char *
+dir_distrust (const struct stat *st)
+{
+  if (!S_ISDIR (st->st_mode))
+    return "not a directory";
+  if (st->st_uid != geteuid ())
+    return "owned by another user";
+  if (st->st_mode & (S_IWGRP | S_IWOTH))
+    return "writable by group or others";
+  return NULL;
+}
+
+/* The cache's directory, opened once so that the directory checked is the
+ * one used; -1 when it cannot be trusted.  A symbolic link as its last
+ * component is refused (O_NOFOLLOW): it could point anywhere, and a user
+ * who wants the cache elsewhere sets XDG_CACHE_HOME. */
+static int
+open_trusted_dir (const char *dir)
+{
+  struct stat st;
+  const char *why = NULL;
+  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    why = errno == ELOOP || errno == ENOTDIR
+        ? "a symbolic link, or not a directory" : g_strerror (errno);
+  else if (fstat (fd, &st) != 0)
+    why = g_strerror (errno);
+  else
+    why = dir_distrust (&st);
+  if (!why)
+    return fd;
+  g_debug ("not using the cache directory %s: %s", dir, why);
+  if (fd >= 0)
+    close (fd);
+  return -1;
+}
+
 bool
 clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
     cl_device_id device, const char *options)
 {
   memset (entry, 0, sizeof *entry);
+  entry->dir_fd = -1;
   if (cache_disabled ()
       || !compute_key (platform, device, options, entry->key))
     return false;
-  entry->dir = cache_dir ();
-  if (entry->dir)
-    entry->path = clf_strdup_printf ("%s/%016llx%016llx.bin", entry->dir,
-        (unsigned long long) entry->key[0],
-        (unsigned long long) entry->key[1]);
-  if (!entry->path) {
-    clf_cache_entry_clear (entry);
+  char *dir = cache_dir ();
+  if (dir && make_dirs (dir))
+    entry->dir_fd = open_trusted_dir (dir);
+  free (dir);
+  if (entry->dir_fd < 0)
     return false;
-  }
+
+  char *name = entry->name;
+  for (unsigned i = 0; i < CLF_CACHE_HASH_BYTES; i++)
+    name += sprintf (name, "%02x", entry->key[i]);
+  strcpy (name, ".bin");
   return true;
 }
 
 void
 clf_cache_entry_clear (ClfCacheEntry * entry)
 {
-  free (entry->dir);
-  free (entry->path);
+  if (entry->dir_fd >= 0)
+    close (entry->dir_fd);
   memset (entry, 0, sizeof *entry);
+  entry->dir_fd = -1;
 }
 
 /* ---- loading ------------------------------------------------------------ */
 
-static void
-payload_checksum (const unsigned char *payload, size_t size,
-    uint64_t checksum[2])
+static bool
+read_all (int fd, void *data, size_t size)
 {
-  Hash128 h = fnv128_basis;
-  fnv128_update (&h, payload, size);
-  checksum[0] = h.hi;
-  checksum[1] = h.lo;
+  unsigned char *bytes = data;
+  while (size > 0) {
+    ssize_t n = read (fd, bytes, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    bytes += n;
+    size -= (size_t) n;
+  }
+  return true;
 }
 
-/* The payload of the open file `file` when it is a whole, intact entry for
- * `key` (malloc'd, its size in `size`); else NULL. */
-static unsigned char *
-read_payload (FILE * file, const uint64_t key[2], size_t *size)
+/* Why the file `st` describes is not an entry to read, or NULL: only a
+ * regular file of ours that others cannot write, of a size we would have
+ * written. */
+static const char *
+entry_distrust (const struct stat *st)
 {
-  FileHeader header;
-  struct stat st;
-  uint64_t checksum[2];
-
-  if (fstat (fileno (file), &st) != 0
-      || fread (&header, sizeof header, 1, file) != 1
-      || memcmp (header.magic, cache_magic, sizeof cache_magic) != 0
-      || header.version != CACHE_FORMAT_VERSION
-      || header.key[0] != key[0] || header.key[1] != key[1]
-      || header.payload_size == 0
-      || header.payload_size != (uint64_t) st.st_size - sizeof header)
-    return NULL;
-
-  unsigned char *payload = malloc (header.payload_size);
-  if (!payload || fread (payload, header.payload_size, 1, file) != 1)
-    goto fail;
-  payload_checksum (payload, header.payload_size, checksum);
-  if (checksum[0] != header.checksum[0] || checksum[1] != header.checksum[1])
-    goto fail;
-  *size = header.payload_size;
-  return payload;
-
-fail:
-  free (payload);
+  if (!S_ISREG (st->st_mode))
+    return "not a regular file";
+  if (st->st_uid != geteuid ())
+    return "owned by another user";
+  if (st->st_mode & (S_IWGRP | S_IWOTH))
+    return "writable by group or others";
+  if (st->st_size <= (off_t) sizeof (ClfCacheHeader))
+    return "too short";
+  if (st->st_size - (off_t) sizeof (ClfCacheHeader) > MAX_BINARY_BYTES)
+    return "larger than the cap";
   return NULL;
 }
 
-/* The program built from `binary`, or NULL where the driver refuses it. */
+/* Why the header does not announce this key's binary of `payload_size`
+ * bytes, or NULL. */
+static const char *
+header_distrust (const ClfCacheHeader * header, const uint8_t *key,
+    uint64_t payload_size)
+{
+  if (memcmp (header->magic, cache_magic, sizeof cache_magic) != 0
+      || header->version != CACHE_FORMAT_VERSION)
+    return "not a cache file of this version";
+  if (memcmp (header->key, key, CLF_CACHE_HASH_BYTES) != 0)
+    return "another key's file";
+  if (header->payload_size != payload_size)
+    return "its length disagrees with its header";
+  return NULL;
+}
+
+/* The payload of the open entry `fd`, `st` its status, when the entry is
+ * whole and intact (malloc'd, its size in `size`); else NULL with the
+ * reason in `why`. */
+static unsigned char *
+read_payload (int fd, const struct stat *st, const uint8_t *key,
+    size_t *size, const char **why)
+{
+  ClfCacheHeader header;
+  uint8_t checksum[CLF_CACHE_HASH_BYTES];
+  uint64_t payload_size = (uint64_t) st->st_size - sizeof header;
+
+  if (!read_all (fd, &header, sizeof header)) {
+    *why = "cannot be read";
+    return NULL;
+  }
+  if ((*why = header_distrust (&header, key, payload_size)))
+    return NULL;
+  unsigned char *payload = malloc (payload_size);
+  if (!payload || !read_all (fd, payload, payload_size)) {
+    *why = "cannot be read";
+    free (payload);
+    return NULL;
+  }
+  payload_checksum (payload, payload_size, checksum);
+  if (memcmp (checksum, header.checksum, sizeof checksum) != 0) {
+    *why = "its checksum does not match";
+    free (payload);
+    return NULL;
+  }
+  *size = payload_size;
+  return payload;
+}
+
+/* The entry's binary (malloc'd, its size in `size`), or NULL: with `why`
+ * NULL when there is no entry, else with the reason to remove it.  Opened
+ * without following a link or waiting for a FIFO's writer, and checked
+ * with fstat before a byte is read. */
+static unsigned char *
+read_entry (const ClfCacheEntry * entry, size_t *size, const char **why)
+{
+  struct stat st;
+  int fd = openat (entry->dir_fd, entry->name,
+      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *why = errno == ENOENT ? NULL
+        : errno == ELOOP ? "a symbolic link" : g_strerror (errno);
+    return NULL;
+  }
+  unsigned char *binary = NULL;
+  if (fstat (fd, &st) != 0)
+    *why = g_strerror (errno);
+  else if (!(*why = entry_distrust (&st)))
+    binary = read_payload (fd, &st, entry->key, size, why);
+  close (fd);
+  return binary;
+}
+
+/* True when `program` holds every kernel a plan makes from it: the driver
+ * builds any binary of its own, one of another program too, and that
+ * would fail every start at clCreateKernel. */
+static bool
+program_has_kernels (cl_program program)
+{
+  for (unsigned k = 0; k < CLF_N_KERNELS; k++) {
+    cl_int status;
+    cl_kernel kernel = NULL;
+    CLF_FAULT_OR (status, "clCreateKernel", kernel =
+        clCreateKernel (program, clf_kernel_names[k], &status));
+    if (status == CL_SUCCESS)
+      status = clReleaseKernel (kernel);
+    if (status != CL_SUCCESS) {
+      g_debug ("no usable kernel %s in the cached binary: %s",
+          clf_kernel_names[k], clf_cl_status_name (status));
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The program built from `binary`, or NULL where the driver refuses it or
+ * it lacks one of our kernels. */
 static cl_program
 program_from_binary (cl_context context, cl_device_id device,
     const char *options, const unsigned char *binary, size_t size)
 {
+  ClfError err = { 0 };
   cl_int status, binary_status = CL_INVALID_BINARY;
   cl_program program = clCreateProgramWithBinary (context, 1, &device,
       &size, &binary, &binary_status, &status);
-  CLF_CHECK (status, "clCreateProgramWithBinary", NULL, fail);
-  CLF_CHECK (binary_status, "clCreateProgramWithBinary", NULL, fail);
+  CLF_CHECK (status, "clCreateProgramWithBinary", &err, fail);
+  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &err, fail);
   /* A program made from a binary still has to be built (OpenCL 1.2
    * 5.6.2), with the options it was compiled with. */
-  CLF_TRY (NULL, fail, clBuildProgram, program, 1, &device, options, NULL,
+  CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
+  if (!program_has_kernels (program))
+    goto fail;
   return program;
 
 fail:
+  if (err.message)
+    g_debug ("the driver refused a cached binary: %s", err.message);
+  clf_error_clear (&err);
   if (program)
     clReleaseProgram (program);
   return NULL;
+}
+
+/* Removes an entry found unusable; the build from source that follows
+ * writes it anew. */
+static void
+evict (const ClfCacheEntry * entry, const char *why, ClfCacheStats * stats)
+{
+  g_debug ("removing the cache entry %s: %s", entry->name, why);
+  if (unlinkat (entry->dir_fd, entry->name, 0) != 0)
+    g_debug ("cannot remove the cache entry %s: %s", entry->name,
+        g_strerror (errno));
+  stats->rejects++;
 }
 
 cl_program
 clf_cache_load (const ClfCacheEntry * entry, cl_context context,
     cl_device_id device, const char *options, ClfCacheStats * stats)
 {
-  FILE *file = fopen (entry->path, "rb");
-  if (!file)
-    return NULL;                /* no entry yet (or none readable) */
-
+  const char *why = NULL;
   size_t size = 0;
-  unsigned char *binary = read_payload (file, entry->key, &size);
-  fclose (file);
-  cl_program program = binary ?
-      program_from_binary (context, device, options, binary, size) : NULL;
-  free (binary);
-  if (program) {
-    stats->loads++;
-  } else {
-    /* Corrupt, truncated, stale or refused: the build from source that
-     * follows writes it anew. */
-    unlink (entry->path);
-    stats->rejects++;
+  unsigned char *binary = read_entry (entry, &size, &why);
+  if (!binary) {
+    if (why)
+      evict (entry, why, stats);
+    return NULL;                /* else no entry yet: a miss */
   }
+  cl_program program = program_from_binary (context, device, options,
+      binary, size);
+  free (binary);
+  if (program)
+    stats->loads++;
+  else
+    evict (entry, "not a usable program", stats);
   return program;
 }
 
@@ -277,26 +439,41 @@ write_all (int fd, const void *data, size_t size)
   return true;
 }
 
+/* A new file of ours beside the entry, its name in `temp`: its descriptor,
+ * or -1.  O_EXCL: never a file or link that was there. */
+static int
+create_temporary (const ClfCacheEntry * entry, char *temp, size_t size)
+{
+  for (int attempt = 0; attempt < 8; attempt++) {
+    snprintf (temp, size, "%s.%08" PRIx32 ".tmp", entry->name,
+        (uint32_t) g_random_int ());
+    int fd = openat (entry->dir_fd, temp,
+        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 || errno != EEXIST)
+      return fd;
+  }
+  return -1;
+}
+
 /* Writes a temporary file beside the entry and renames it over the entry,
  * so that a reader sees a whole file or none (a write cut short by a
- * crash leaves a file the checksum rejects, or a stray temporary). */
+ * crash leaves a file the checksum rejects, or a stray temporary).  Not
+ * g_file_set_contents_full: it takes a path, resolved again at the write,
+ * where this stays in the directory that was checked. */
 static bool
-write_entry (const ClfCacheEntry * entry, const FileHeader * header,
+write_entry (const ClfCacheEntry * entry, const ClfCacheHeader * header,
     const unsigned char *payload)
 {
-  char *temp = clf_strdup_printf ("%s.XXXXXX", entry->path);
-  int fd = temp ? mkstemp (temp) : -1;
-  if (fd < 0) {
-    free (temp);
+  char temp[sizeof entry->name + 16];
+  int fd = create_temporary (entry, temp, sizeof temp);
+  if (fd < 0)
     return false;
-  }
   bool ok = write_all (fd, header, sizeof *header)
       && write_all (fd, payload, header->payload_size);
   ok = close (fd) == 0 && ok;
-  ok = ok && rename (temp, entry->path) == 0;
+  ok = ok && renameat (entry->dir_fd, temp, entry->dir_fd, entry->name) == 0;
   if (!ok)
-    unlink (temp);
-  free (temp);
+    unlinkat (entry->dir_fd, temp, 0);
   return ok;
 }
 
@@ -306,24 +483,29 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
 {
   size_t size = 0;
   unsigned char *binary = NULL;
-  FileHeader header = { .version = CACHE_FORMAT_VERSION };
+  ClfCacheHeader header = { .version = CACHE_FORMAT_VERSION };
 
   /* One size: the engine's context has one device. */
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARY_SIZES,
       sizeof size, &size, NULL);
-  binary = size ? malloc (size) : NULL;
+  if (size == 0 || size > MAX_BINARY_BYTES) {
+    g_debug ("not caching a binary of %zu bytes", size);
+    goto done;
+  }
+  binary = malloc (size);
   if (!binary)
     goto done;
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARIES,
       sizeof binary, &binary, NULL);
 
   memcpy (header.magic, cache_magic, sizeof cache_magic);
-  header.key[0] = entry->key[0];
-  header.key[1] = entry->key[1];
+  memcpy (header.key, entry->key, sizeof header.key);
   header.payload_size = size;
   payload_checksum (binary, size, header.checksum);
-  if (make_dirs (entry->dir) && write_entry (entry, &header, binary))
+  if (write_entry (entry, &header, binary))
     stats->stores++;
+  else
+    g_debug ("cannot write the cache entry %s", entry->name);
 
 done:
   free (binary);

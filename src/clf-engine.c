@@ -556,15 +556,22 @@ fail:
   return NULL;
 }
 
-/* The layout's program from the on-disk cache where it holds one, else
- * built from source and stored there for the next engine. */
+void
+clf_program_options (uint32_t bpp, uint32_t mask, char *buf, size_t size)
+{
+  snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u", bpp, mask);
+}
+
+/* The layout's program from the on-disk cache where it holds a usable
+ * one, else built from source and stored there for the next engine.  A
+ * cached entry that fails in any way (read, build, kernels) is removed by
+ * clf_cache_load, and the program is built from source: once. */
 static cl_program
 load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
     ClfError * err)
 {
   char options[128];
-  snprintf (options, sizeof options, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u",
-      bpp, mask);
+  clf_program_options (bpp, mask, options, sizeof options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = !clf_test_bad_source ()

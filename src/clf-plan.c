@@ -39,7 +39,9 @@ typedef enum {
   N_KERNELS
 } KernelId;
 
-static const char *const kernel_names[N_KERNELS] = {
+_Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
+
+const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_runs", "separable_strips", "sliding_strips",
 };
@@ -233,7 +235,7 @@ kernel_set_for (ClfPlan * plan, uint32_t bpp, uint32_t mask, ClfError * err)
   set->mask = mask;
   cl_int status = CL_SUCCESS;
   for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
-    set->kernels[k] = clCreateKernel (program, kernel_names[k], &status);
+    set->kernels[k] = clCreateKernel (program, clf_kernel_names[k], &status);
   clReleaseProgram (program);
   CLF_CHECK (status, "clCreateKernel", err, fail);
   for (int k = 0; k < N_KERNELS; k++)
@@ -778,7 +780,8 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
   for (uint64_t done = 0; done < total;) {
     if (frame_cancelled (plan)) {
       clf_error_set (err, CLF_ERROR_CANCELLED, "the frame was stopped "
-          "between two launches of its %s kernel", kernel_names[pass->kernel]);
+          "between two launches of its %s kernel",
+          clf_kernel_names[pass->kernel]);
       return false;
     }
     double units = LAUNCH_NS * kernel_speed (plan, pass->kernel) /

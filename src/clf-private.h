@@ -45,6 +45,15 @@ void clf_error_take_detail (ClfError * err, char *detail);
 cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
     uint32_t mask, ClfError * err);
 
+/* Every kernel of a program, by name (clf-plan.c); a program from the
+ * cache must hold them all. */
+#define CLF_N_KERNELS 9
+extern const char *const clf_kernel_names[CLF_N_KERNELS];
+
+/* The build options of the program for one pixel layout, into `buf`. */
+void clf_program_options (uint32_t bpp, uint32_t mask, char *buf,
+    size_t size);
+
 char *clf_strdup_printf (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));
 
@@ -55,21 +64,36 @@ char *clf_info_string (cl_platform_id platform, cl_device_id device,
 
 /* ---- the on-disk cache of program binaries (clf-cache.c) ---- */
 
+/* SHA-256: the key of an entry and the checksum of its binary. */
+#define CLF_CACHE_HASH_BYTES 32
+
+/* What precedes the binary in a file, in host byte order: the cache is
+ * one machine's.  (Here for the tests, which plant entries.) */
+typedef struct {
+  char magic[8];
+  uint64_t version;
+  uint64_t payload_size;
+  uint8_t key[CLF_CACHE_HASH_BYTES];
+  uint8_t checksum[CLF_CACHE_HASH_BYTES];       /* of the payload */
+} ClfCacheHeader;
+
 /* One program's place in the cache. */
 typedef struct {
-  uint64_t key[2];              /* hash of sources, options, device, driver */
-  char *dir;                    /* the cache's directory */
-  char *path;                   /* the entry's file in it */
+  uint8_t key[CLF_CACHE_HASH_BYTES];    /* sources, options, device, driver */
+  int dir_fd;                   /* the cache's directory, open and checked */
+  char name[2 * CLF_CACHE_HASH_BYTES + sizeof ".bin"];  /* the entry's file */
 } ClfCacheEntry;
 
 /* Fills `entry` for the program built with `options` for `device`; false
  * (and nothing to clear) when there is no cache: CLFILTER_NO_CACHE is set,
- * no directory is named, or the device cannot be identified. */
+ * no directory is named, the directory is not one to trust (see
+ * clf-cache.c), or the device cannot be identified. */
 bool clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
     cl_device_id device, const char *options);
 void clf_cache_entry_clear (ClfCacheEntry * entry);
 /* The program built from the entry's binary, or NULL: no entry (a miss),
- * or one that is not whole, not this key's or not accepted by the driver,
+ * or one that is not a plain file of ours, too large, not whole, not this
+ * key's, not accepted by the driver or without all of clf_kernel_names,
  * which is removed (counted in `stats->rejects`). */
 cl_program clf_cache_load (const ClfCacheEntry * entry, cl_context context,
     cl_device_id device, const char *options, ClfCacheStats * stats);

@@ -6,15 +6,19 @@
  * (default: all; faults only in builds with -Dtest-hooks=true)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
 #include "config.h"
+#include "clf-private.h"        /* the cache's entries, to plant some */
 #include "clf-test-hooks.h"
 #include "reference.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -981,9 +985,297 @@ restore_env (const char *name, char *saved)
   free (saved);
 }
 
-/* Cold, warm, corrupt, truncated, stale and switched off, in a cache
- * directory of its own.  Every engine's bytes are checked against the
- * reference; the counters say whether the cache was used. */
+/* ---- a cache that is not trusted ---- */
+
+/* Another user for files and directories that are not ours (nobody). */
+#define OTHER_UID 65534
+/* The size of the sparse entry: read whole, it took 81 s and 8.4 GB. */
+#define SPARSE_ENTRY_BYTES (8ull << 30)
+/* What a rejected entry may add to the peak resident memory: it is not
+ * read (a build from source stays well below this). */
+#define REJECT_RSS_BUDGET_KIB (256 * 1024)
+/* Longer than any case takes; a case that blocks (a FIFO opened for
+ * reading waits for a writer) fails instead of hanging the test. */
+#define HANG_GUARD_S 120
+
+static char hang_message[256];
+
+static void
+on_hang (int sig)
+{
+  ssize_t ignored = write (STDERR_FILENO, hang_message, strlen (hang_message));
+  (void) ignored;
+  _exit (1);
+}
+
+static void
+hang_guard_start (const char *what)
+{
+  snprintf (hang_message, sizeof hang_message, "FAIL cache: %s: still "
+      "running after %d s: the engine blocks on the cache\n", what,
+      HANG_GUARD_S);
+  signal (SIGALRM, on_hang);
+  alarm (HANG_GUARD_S);
+}
+
+static void
+hang_guard_stop (void)
+{
+  alarm (0);
+  signal (SIGALRM, SIG_DFL);
+}
+
+/* The directory is refused: no entry is read, written or removed (both
+ * are still there), and the frames are still exact. */
+static void
+check_dir_refused (const char *dir, const char *what)
+{
+  ClfCacheStats s = filter_with_new_engine (what);
+  CHECK_STATS (s, 0u, 0u, 0u, what);
+  check_entry_count (dir, 2, what);
+}
+
+/* A directory that others can write, or that is not ours, or that is a
+ * symbolic link: its entries (valid ones here) are not used. */
+static void
+check_untrusted_dirs (const char *root, const char *dir)
+{
+  static const struct {
+    mode_t mode;
+    const char *what;
+  } modes[] = {
+    {0777, "directory writable by all"},
+    {0770, "directory writable by its group"},
+    {0702, "directory writable by others"},
+  };
+  for (size_t i = 0; i < N_OF (modes); i++) {
+    CHECK (chmod (dir, modes[i].mode) == 0, "chmod %s failed", dir);
+    check_dir_refused (dir, modes[i].what);
+  }
+  CHECK (chmod (dir, 0700) == 0, "chmod %s failed", dir);
+
+  if (geteuid () == 0) {
+    /* Root could write there still: the owner alone must refuse it. */
+    CHECK (chown (dir, OTHER_UID, OTHER_UID) == 0, "chown %s failed", dir);
+    check_dir_refused (dir, "directory of another user");
+    CHECK (chown (dir, 0, 0) == 0, "chown %s failed", dir);
+  } else {
+    printf ("(not root: the directory of another user is left out)\n");
+  }
+
+  char real[600];
+  snprintf (real, sizeof real, "%s/elsewhere", root);
+  CHECK (rename (dir, real) == 0 && symlink (real, dir) == 0,
+      "cannot link %s to %s", dir, real);
+  check_dir_refused (dir, "directory behind a symbolic link");
+  CHECK (unlink (dir) == 0 && rename (real, dir) == 0, "cannot put %s back",
+      dir);
+
+  ClfCacheStats s = filter_with_new_engine ("trusted again");
+  CHECK_STATS (s, 2u, 0u, 0u, "trusted again");
+}
+
+static cl_platform_id
+engine_platform (void)
+{
+  cl_platform_id platform = NULL;
+  cl_int status = clGetDeviceInfo (clf_engine_device (engine),
+      CL_DEVICE_PLATFORM, sizeof platform, &platform, NULL);
+  CHECK (status == CL_SUCCESS, "CL_DEVICE_PLATFORM: %d", status);
+  return platform;
+}
+
+/* Writes `program`'s binary as the cache entry of the layout (bpp, mask),
+ * with the header and checksum the engine writes: a planted entry that
+ * only the directory's checks or the kernels can tell from ours. */
+static void
+plant_entry (cl_program program, uint32_t bpp, uint32_t mask,
+    const char *what)
+{
+  char options[128];
+  ClfCacheEntry entry;
+  ClfCacheStats stats = { 0 };
+  clf_program_options (bpp, mask, options, sizeof options);
+  bool ok = clf_cache_entry_init (&entry, engine_platform (),
+      clf_engine_device (engine), options);
+  if (ok) {
+    clf_cache_store (&entry, program, &stats);
+    clf_cache_entry_clear (&entry);
+  }
+  CHECK (ok && stats.stores == 1, "%s: could not plant the entry", what);
+}
+
+/* The program of another layout (bytes per pixel and mask), built from
+ * source without the cache: it has every kernel but filters other bytes. */
+static cl_program
+other_layout_program (uint32_t bpp, uint32_t mask)
+{
+  ClfError err = { 0 };
+  char *saved_off = save_env ("CLFILTER_NO_CACHE");
+  setenv ("CLFILTER_NO_CACHE", "1", 1);
+  cl_program program = clf_engine_program (engine, bpp, mask, &err);
+  restore_env ("CLFILTER_NO_CACHE", saved_off);
+  CHECK (program, "program of another layout: %s", err.message);
+  clf_error_clear (&err);
+  return program;
+}
+
+/* A program that the driver builds but that holds none of our kernels. */
+static cl_program
+foreign_program (void)
+{
+  static const char *source =
+      "kernel void not_a_clfilter_kernel (global uchar *p) { p[0] = 0x42; }\n";
+  cl_device_id device = clf_engine_device (engine);
+  cl_int status;
+  cl_program program = clCreateProgramWithSource (clf_engine_context
+      (engine), 1, &source, NULL, &status);
+  if (status == CL_SUCCESS)
+    status = clBuildProgram (program, 1, &device, "-cl-std=CL1.2", NULL,
+        NULL);
+  CHECK (status == CL_SUCCESS, "the foreign program: %d", status);
+  if (status != CL_SUCCESS && program) {
+    clReleaseProgram (program);
+    program = NULL;
+  }
+  return program;
+}
+
+/* A binary that does what ours does not, planted with a valid header in a
+ * directory others can write: never run (the frames are exact). */
+static void
+check_planted_in_open_dir (const char *dir)
+{
+  cl_program program = other_layout_program (2, 1);
+  if (!program)
+    return;
+  plant_entry (program, cache_format.planes[1].bpp,
+      cache_format.planes[1].blur_mask, "planted in an open directory");
+  clReleaseProgram (program);
+  CHECK (chmod (dir, 0777) == 0, "chmod %s failed", dir);
+  check_dir_refused (dir, "planted in an open directory");
+  /* Ours again, the planted entry would be ours to run: start afresh. */
+  remove_tree (dir);
+  ClfCacheStats s = filter_with_new_engine ("after the planted entry");
+  CHECK_STATS (s, 0u, 2u, 0u, "after the planted entry");
+}
+
+/* An entry the driver accepts, with our key, header and checksum, but
+ * another program's kernels: evicted and built from source. */
+static void
+check_foreign_binary (const char *dir)
+{
+  cl_program program = foreign_program ();
+  if (!program)
+    return;
+  plant_entry (program, cache_format.planes[1].bpp,
+      cache_format.planes[1].blur_mask, "another program's binary");
+  clReleaseProgram (program);
+  check_rebuilt (dir, 1, "another program's binary");
+}
+
+static long
+peak_rss_kib (void)
+{
+  struct rusage usage;
+  return getrusage (RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : -1;
+}
+
+/* Makes `path` an entry whose header claims SPARSE_ENTRY_BYTES in all, and
+ * that is as long: sparse, so it costs no disk. */
+static void
+make_sparse_entry (const char *path)
+{
+  ClfCacheHeader header;
+  int fd = open (path, O_RDWR);
+  bool ok = fd >= 0 && pread (fd, &header, sizeof header, 0)
+      == (ssize_t) sizeof header;
+  header.payload_size = SPARSE_ENTRY_BYTES - sizeof header;
+  ok = ok && pwrite (fd, &header, sizeof header, 0)
+      == (ssize_t) sizeof header
+      && ftruncate (fd, (off_t) SPARSE_ENTRY_BYTES) == 0;
+  CHECK (ok, "cannot make %s sparse", path);
+  if (fd >= 0)
+    close (fd);
+}
+
+/* Entries that are not plain files of ours, one too large to read, and one
+ * with another program's binary: each is removed and rebuilt. */
+static void
+check_untrusted_entries (const char *root, const char *dir,
+    const char *entry)
+{
+  char elsewhere[600];
+  snprintf (elsewhere, sizeof elsewhere, "%s/elsewhere.bin", root);
+  CHECK (rename (entry, elsewhere) == 0 && symlink (elsewhere, entry) == 0,
+      "cannot link %s", entry);
+  check_rebuilt (dir, 1, "entry behind a symbolic link");
+  CHECK (access (elsewhere, F_OK) == 0, "the link's target was removed");
+  unlink (elsewhere);
+
+  CHECK (unlink (entry) == 0 && mkfifo (entry, 0600) == 0,
+      "cannot make a FIFO at %s", entry);
+  hang_guard_start ("FIFO entry");
+  check_rebuilt (dir, 1, "FIFO entry");
+  hang_guard_stop ();
+
+  CHECK (chmod (entry, 0666) == 0, "chmod %s failed", entry);
+  check_rebuilt (dir, 1, "entry writable by others");
+  if (geteuid () == 0) {
+    CHECK (chown (entry, OTHER_UID, OTHER_UID) == 0, "chown failed");
+    check_rebuilt (dir, 1, "entry of another user");
+  }
+
+  make_sparse_entry (entry);
+  long rss_before = peak_rss_kib ();
+  time_t start = time (NULL);
+  hang_guard_start ("8 GiB sparse entry");
+  check_rebuilt (dir, 1, "8 GiB sparse entry");
+  hang_guard_stop ();
+  long grown = peak_rss_kib () - rss_before;
+  CHECK (grown < REJECT_RSS_BUDGET_KIB, "8 GiB sparse entry: the peak "
+      "resident memory grew by %ld MiB in %lld s: it was read",
+      grown / 1024, (long long) (time (NULL) - start));
+
+  check_foreign_binary (dir);
+}
+
+/* The process's open file descriptors; -1 where /proc cannot say. */
+static int
+count_open_fds (void)
+{
+  DIR *d = opendir ("/proc/self/fd");
+  if (!d)
+    return -1;
+  int n = 0;
+  for (struct dirent * de; (de = readdir (d));)
+    n += de->d_name[0] != '.';
+  closedir (d);
+  return n - 1;                 /* less the one reading the list */
+}
+
+#if CLF_TEST_HOOKS
+/* A failure of the driver after the binary was read (building it, making
+ * its kernels): the entry is evicted and built from source, once. */
+static void
+check_failure_after_load (const char *dir, const char *call)
+{
+  char spec[64], what[96];
+  snprintf (spec, sizeof spec, "%s:1", call);
+  snprintf (what, sizeof what, "%s fails after a load", call);
+  setenv ("CLFILTER_TEST_FAIL_CALL", spec, 1);
+  clf_test_fault_reset ();
+  ClfCacheStats s = filter_with_new_engine (what);
+  unsetenv ("CLFILTER_TEST_FAIL_CALL");
+  clf_test_fault_reset ();
+  CHECK_STATS (s, 1u, 1u, 1u, what);
+  check_entry_count (dir, 2, what);
+}
+#endif
+
+/* Cold, warm, corrupt, truncated, stale, untrusted and switched off, in a
+ * cache directory of its own.  Every engine's bytes are checked against
+ * the reference; the counters say whether the cache was used. */
 static void
 test_cache (void)
 {
@@ -999,6 +1291,7 @@ test_cache (void)
   snprintf (dir, sizeof dir, "%s/gst-clfilter", root);
   setenv ("XDG_CACHE_HOME", root, 1);
   setenv ("CLFILTER_NO_CACHE", "0", 1);   /* "0" leaves the cache on */
+  int fds_before = count_open_fds ();
 
   ClfCacheStats s = filter_with_new_engine ("cold");
   CHECK_STATS (s, 0u, 2u, 0u, "cold");
@@ -1021,7 +1314,14 @@ test_cache (void)
     check_rebuilt (dir, 1, "truncated header");
     CHECK (rename (entries[1], entries[0]) == 0, "rename failed");
     check_rebuilt (dir, 2, "stale");
+    check_untrusted_entries (root, dir, entries[0]);
+#if CLF_TEST_HOOKS
+    check_failure_after_load (dir, "clBuildProgram");
+    check_failure_after_load (dir, "clCreateKernel");
+#endif
   }
+  check_untrusted_dirs (root, dir);
+  check_planted_in_open_dir (dir);
 
   /* Switched off: valid entries are not read, and nothing is written. */
   setenv ("CLFILTER_NO_CACHE", "1", 1);
@@ -1031,6 +1331,9 @@ test_cache (void)
   s = filter_with_new_engine ("no cache");
   CHECK_STATS (s, 0u, 0u, 0u, "no cache");
   CHECK (access (dir, F_OK) != 0, "no cache: %s was created", dir);
+  /* Every directory and entry opened was closed, on every path. */
+  CHECK (count_open_fds () == fds_before, "%d file descriptors open after "
+      "the cache's tests, %d before", count_open_fds (), fds_before);
 
   restore_env ("XDG_CACHE_HOME", saved_home);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
