@@ -650,6 +650,12 @@ pass_local_size (const ClfPlan * plan, const KernelSet * set,
  * one-row strips), and the bytes are the same. */
 #define LAUNCH_NS 50e6
 #define DEFAULT_READS_PER_NS 1.0
+/* CPU launches come in work-groups of this many pixels, at least one per
+ * compute unit: PoCL runs a work-group's items in SIMD lanes (16 ints in
+ * AVX-512), and launches of a dozen pixels, each its own lane-less group
+ * or all on one core, ran the naive box at r=1023 2.5 times slower.  At
+ * that radius a CPU launch is then about 0.1 s (32 pixels on 2 cores). */
+#define CPU_LAUNCH_GROUP 16
 
 /* Bytes read per byte written by passes whose cost grows with the radius;
  * 0 for the others (a few reads a byte at any radius: one launch). */
@@ -773,9 +779,11 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
 {
   bool rows = pass->shape == STRIP;
   uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
-  size_t group = rows || plan->cpu_kernels ? 1 : set->group[pass->kernel];
+  size_t group = rows ? 1 : plan->cpu_kernels ? CPU_LAUNCH_GROUP :
+      set->group[pass->kernel];
   size_t local_size[2] = { group, 1 };
-  const size_t *local = rows || !plan->cpu_kernels ? local_size : NULL;
+  /* Every compute unit gets a work-group (CPUs: one strip a unit). */
+  double fewest = (double) group * plan->compute_units;
 
   for (uint64_t done = 0; done < total;) {
     if (frame_cancelled (plan)) {
@@ -786,10 +794,11 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
     }
     double units = LAUNCH_NS * kernel_speed (plan, pass->kernel) /
         reads_per_unit;
+    units = units > fewest ? units : fewest;
     LaunchRange r = next_launch (p, done, units < (double) total ?
         (uint64_t) units : total, rows, group);
     if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
-            local, (double) r.count * reads_per_unit,
+            local_size, (double) r.count * reads_per_unit,
             (double) total * reads_per_unit, err))
       return false;
     done += r.count;
