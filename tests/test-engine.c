@@ -1551,28 +1551,41 @@ watched_plan (const char *what, const ClfFrameFormat * format, LongWatch * w,
   return plan;
 }
 
+/* Rows enough that a long pass takes several launches on this device: a
+ * launch holds at least a work-group per compute unit (up to 128 pixels
+ * each with the GPU kernels), so the frame grows with the units. */
+static uint32_t
+rows_for_launches (uint32_t at_least)
+{
+  cl_uint units = 1;
+  clGetDeviceInfo (clf_engine_device (engine), CL_DEVICE_MAX_COMPUTE_UNITS,
+      sizeof units, &units, NULL);
+  return 8 * units > at_least ? 8 * units : at_least;
+}
+
 /* A pass estimated above 50 ms runs in several launches over parts of the
  * plane (rectangles of pixels; the CPUs' separable: one-row strips), and
  * the bytes are exactly the reference's: the naive box at radius 127 on
- * 64x32 GRAY8 and 48x16 RGBA (launches hold at least a work-group per
- * compute unit: 512 pixels with the GPU kernels on 2 cores), the separable
- * blur at 1023 on 160x100 RGBA (the matrix has the box at 1023).  A
- * fresh plan has timed no kernel, so it assumes the slowest speed seen
- * and splits even on a fast device. */
+ * GRAY8 64 wide and RGBA 48 wide, the separable blur at 1023 on RGBA 160
+ * wide (the matrix has the box at 1023), each with rows enough for the
+ * device (16 on 2 PoCL cores, 1056 on an H200).  A fresh plan has timed no
+ * kernel, so it assumes the slowest speed seen and splits even on a fast
+ * device. */
 static void
 check_long_pass_exact (void)
 {
-  static const struct {
+  uint32_t rows = rows_for_launches (16);
+  struct {
     const char *what;
     ClfFrameFormat format;
     ClfParams params;
   } cases[] = {
-    {"box r=127 64x32 GRAY8", {1, {{64, 32, 1, 1, 1}}},
+    {"box r=127 GRAY8", {1, {{64, rows, 1, 1, 1}}},
         {CLF_MODE_BOX, 127, CLF_BORDER_MIRROR}},
-    {"box r=127 48x16 RGBA", {1, {{48, 16, 4, 7, 7}}},
+    {"box r=127 RGBA", {1, {{48, rows, 4, 7, 7}}},
         {CLF_MODE_BOX, 127, CLF_BORDER_CLAMP}},
-    {"separable r=1023 160x100 RGBA", {1, {{160, 100, 4, 7, 7}}},
-        {CLF_MODE_SEPARABLE, 1023, CLF_BORDER_MIRROR}},
+    {"separable r=1023 RGBA", {1, {{160, rows_for_launches (100), 4, 7,
+                    7}}}, {CLF_MODE_SEPARABLE, 1023, CLF_BORDER_MIRROR}},
   };
   for (size_t c = 0; c < N_OF (cases); c++) {
     LongWatch w;
@@ -1585,7 +1598,9 @@ check_long_pass_exact (void)
     clf_ref_filter_frame (&cases[c].params, &cases[c].format, &in, &want);
     run_and_compare (plan, &cases[c].params, &cases[c].format,
         cases[c].what, &in, &out, &want);
-    printf ("%s: %u launches\n", cases[c].what, w.asked);
+    printf ("%s %ux%u: %u launches\n", cases[c].what,
+        cases[c].format.planes[0].width, cases[c].format.planes[0].height,
+        w.asked);
     CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
     test_frame_clear (&in);
     test_frame_clear (&want);
@@ -1601,10 +1616,10 @@ check_long_pass_exact (void)
 static void
 check_long_pass_stops (void)
 {
-  ClfFrameFormat format = one_plane (64, 48, 1, 1, 1);
+  ClfFrameFormat format = one_plane (64, rows_for_launches (48), 1, 1, 1);
   ClfParams box = { CLF_MODE_BOX, 1023, CLF_BORDER_CLAMP };
   LongWatch w;
-  ClfPlan *plan = watched_plan ("box r=1023 64x48", &format, &w, 1);
+  ClfPlan *plan = watched_plan ("box r=1023", &format, &w, 1);
   if (!plan)
     return;
   ClfHostFrame in, out;
@@ -1619,7 +1634,8 @@ check_long_pass_stops (void)
   CHECK (w.asked == 2, "asked %u times before the stop", w.asked);
   CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
       "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
-  printf ("box r=1023 64x48: estimated %.1f s a frame\n", w.estimate / 1e9);
+  printf ("box r=1023 64x%u: estimated %.1f s a frame\n",
+      format.planes[0].height, w.estimate / 1e9);
   clf_error_clear (&err);
 
   /* The next frame, small enough to check, is whole and exact. */
