@@ -18,8 +18,13 @@ if [ -z "${CLF_IN_XVFB:-}" ]; then
     }
   done
   clip=$("$root/examples/make-clip.sh" "$build/tests/clip-360p-30s.mp4" 30 640x360)
-  CLF_IN_XVFB=1 CLF_CLIP="$clip" exec xvfb-run -a -s "-screen 0 1280x720x24" \
-    "$0" "$build" "$out"
+  # -noreset: by default Xvfb resets when its last client leaves.  The demo
+  # is its first client, and autovideosink's first try, xvimagesink, opens
+  # the display, finds no XVideo and closes it: ximagesink then opened the
+  # display during the reset and failed ("Could not open display"), 1 run
+  # in 20 under load.
+  CLF_IN_XVFB=1 CLF_CLIP="$clip" exec xvfb-run -a \
+    -s "-screen 0 1280x720x24 -noreset" "$0" "$build" "$out"
 fi
 
 log=$out/demo.log
@@ -39,6 +44,14 @@ wait_for() {                    # wait_for PATTERN: up to 60 s in the log
   exit 1
 }
 
+# Keys go to the window that has the input focus, or with none set, to the
+# one under the pointer: pressed before the demo's window was mapped, a key
+# went to the root window and was lost.  So wait for the window (ximagesink
+# selects key input on it before mapping it) and give it the focus; the keys
+# are then real key events (XTEST), as a user's are.
+window=$(timeout 60 xdotool search --sync --onlyvisible --name '^clfilter-demo$') \
+  || { echo "demo-x11: the demo's window never appeared:" >&2; cat "$log" >&2; exit 1; }
+xdotool windowfocus --sync "$window"
 wait_for '^frame .* sliding r=7 clamp'
 press() {                       # press KEY EXPECTED-LINE
   xdotool key "$1"
