@@ -6,7 +6,8 @@
 # server with xdotool for the demo's window test; for the memory-safety
 # tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
-# (llvm) for readable reports.  Runs apt-get through sudo when not root.
+# (llvm) for readable reports.  Runs apt-get through sudo when not root,
+# and prints apt's output only if it fails.
 # Usage: tests/install-deps.sh
 set -euo pipefail
 
@@ -30,7 +31,23 @@ done
 
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+apt_install() {
+  "${sudo[@]}" apt-get update -qq &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# apt's output, some five lines a package (and a fresh machine lacks
+# hundreds), goes to a log that is shown only if installing fails; sudo
+# asks for a password on the terminal.
 echo "Installing: ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+log=$(mktemp -t clf-install-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+status=0
+apt_install >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  cat "$log" >&2
+  echo "install-deps: installing failed (exit status $status); apt's output is above" >&2
+  exit "$status"
+fi
+echo "Installed."
