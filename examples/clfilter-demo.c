@@ -45,11 +45,12 @@ typedef struct
 typedef struct
 {
   GMainLoop *loop;
-  GstElement *pipeline, *filter, *text, *mixer;
+  GstElement *pipeline, *decoded, *filter, *text, *mixer;
   gboolean window;
   gboolean side_by_side;
   gint status;
   guint64 frame_limit;          /* 0: the whole movie */
+  guint64 frames_decoded;       /* buffers out of the decoder's converter */
   guint64 frames_in, frames_out;        /* buffers into and out of the filter */
   guint64 frames_timed;         /* clfilter-stats messages */
   gint64 first_frame_us, last_frame_us;
@@ -76,7 +77,7 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
     /* The original and the filtered frame meet in a compositor; the
      * filtered one is on top, full size, until 's' puts them side by side. */
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert ! tee name=split "
+        "videoconvert name=decoded ! tee name=split "
         "split. ! queue ! mixer.sink_0 "
         "split. ! queue ! %s ! mixer.sink_1 "
         "compositor name=mixer background=black "
@@ -90,7 +91,8 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT);
   else
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert ! %s ! fakesink sync=false", location, filter);
+        "videoconvert name=decoded ! %s ! fakesink sync=false", location,
+        filter);
   g_free (filter);
   g_free (location);
   return desc;
@@ -102,6 +104,26 @@ frames_per_second (const Demo * d)
   gdouble seconds = (d->last_frame_us - d->first_frame_us) / 1e6;
   return d->frames_timed > 1 && seconds > 0 ?
       (d->frames_timed - 1) / seconds : 0;
+}
+
+/* --frames: lets that many frames out of the decoder's converter, drops the
+ * rest, and has the main loop end the stream.  Before the window's tee, so
+ * both of the compositor's inputs stop: dropped after the tee, on the
+ * filter's input alone, the compositor waited for a filtered frame, the
+ * original's queue filled, the decoder blocked and EOS never came. */
+static GstPadProbeReturn
+limit_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *d = user_data;
+  guint64 seen = d->frames_decoded++;
+
+  if (seen < d->frame_limit)
+    return GST_PAD_PROBE_OK;
+  if (seen == d->frame_limit)
+    gst_element_post_message (d->decoded,
+        gst_message_new_application (GST_OBJECT (d->decoded),
+            gst_structure_new_empty ("clfilter-demo-done")));
+  return GST_PAD_PROBE_DROP;
 }
 
 /* ---- the live view ---------------------------------------------------- */
@@ -275,14 +297,6 @@ keep_snapshot (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL,
         NULL);
     gst_caps_unref (caps);
-  }
-  if (entering && d->frame_limit > 0 && seen >= d->frame_limit) {
-    /* --frames reached: the main loop ends the stream. */
-    if (seen == d->frame_limit)
-      gst_element_post_message (d->filter,
-          gst_message_new_application (GST_OBJECT (d->filter),
-              gst_structure_new_empty ("clfilter-demo-done")));
-    return GST_PAD_PROBE_DROP;
   }
   return GST_PAD_PROBE_OK;
 }
@@ -529,7 +543,10 @@ main (int argc, char **argv)
     g_clear_error (&error);
     return 1;
   }
+  d.decoded = gst_bin_get_by_name (GST_BIN (d.pipeline), "decoded");
   d.filter = gst_bin_get_by_name (GST_BIN (d.pipeline), "filter");
+  if (d.frame_limit > 0)
+    add_probe (d.decoded, "src", GST_PAD_PROBE_TYPE_BUFFER, limit_frames, &d);
   add_probe (d.filter, "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
   add_probe (d.filter, "src", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
   if (d.window) {
@@ -563,6 +580,7 @@ main (int argc, char **argv)
   g_clear_object (&d.text);
   g_clear_object (&d.mixer);
   gst_object_unref (d.filter);
+  gst_object_unref (d.decoded);
   gst_object_unref (d.pipeline);
   g_clear_pointer (&d.summary, gst_structure_free);
   g_free (desc);

@@ -3,6 +3,8 @@
 # server (Xvfb), presses its keys with xdotool, takes a screenshot with
 # GStreamer's ximagesrc, and checks that every key acted: the key lines,
 # and the clfilter-stats of later frames in the new mode, radius and border.
+# Then it plays 30 frames with --frames 30 and checks that the demo ends by
+# itself.
 # Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +29,7 @@ if [ -z "${CLF_IN_XVFB:-}" ]; then
     -s "-screen 0 1280x720x24 -noreset" "$0" "$build" "$out"
 fi
 
+. "$root/tests/demo-lib.sh"
 log=$out/demo.log
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 "$build/examples/clfilter-demo" --mode sliding --radius 7 "$CLF_CLIP" \
@@ -39,9 +42,7 @@ wait_for() {                    # wait_for PATTERN: up to 60 s in the log
     kill -0 "$demo" 2>/dev/null || break
     sleep 0.1
   done
-  echo "demo-x11: never saw '$1' in the demo's output:" >&2
-  cat "$log" >&2
-  exit 1
+  fail "never saw '$1' in the demo's output:" "$log"
 }
 
 # Keys go to the window that has the input focus, or with none set, to the
@@ -50,7 +51,7 @@ wait_for() {                    # wait_for PATTERN: up to 60 s in the log
 # selects key input on it before mapping it) and give it the focus; the keys
 # are then real key events (XTEST), as a user's are.
 window=$(timeout 60 xdotool search --sync --onlyvisible --name '^clfilter-demo$') \
-  || { echo "demo-x11: the demo's window never appeared:" >&2; cat "$log" >&2; exit 1; }
+  || fail "the demo's window never appeared:" "$log"
 xdotool windowfocus --sync "$window"
 wait_for '^frame .* sliding r=7 clamp'
 press() {                       # press KEY EXPECTED-LINE
@@ -69,5 +70,12 @@ gst-launch-1.0 -q ximagesrc num-buffers=1 ! videoconvert ! pngenc \
   ! filesink location="$out/screenshot.png"
 press q 'key: quit'
 wait "$demo"
-[ -s "$out/screenshot.png" ] || { echo "demo-x11: no screenshot" >&2; exit 1; }
-echo "demo-x11: every key acted; screenshot $out/screenshot.png"
+[ -s "$out/screenshot.png" ] || fail "no screenshot"
+
+# --frames in the window: the demo ends by itself after those frames.
+frames_log=$out/frames.log
+timeout 60 "$build/examples/clfilter-demo" --frames 30 "$CLF_CLIP" \
+  >"$frames_log" 2>&1 || fail "--frames 30 in a window: exit status $? \
+(124: still running after 60 s)" "$frames_log"
+check_frames "$frames_log" 30 'laplace r=7 clamp'
+echo "demo-x11: every key acted, --frames ended the window; screenshot $out/screenshot.png"
