@@ -106,6 +106,21 @@ frames_per_second (const Demo * d)
       (d->frames_timed - 1) / seconds : 0;
 }
 
+/* A frame's settings as its clfilter-stats give them: "sliding r=7 clamp",
+ * or "laplace clamp", as laplace is 3x3 whatever the radius property says. */
+static gchar *
+describe_settings (const GstStructure * stats)
+{
+  const gchar *mode = gst_structure_get_string (stats, "mode");
+  const gchar *border = gst_structure_get_string (stats, "border");
+  guint radius = 0;
+
+  if (!g_strcmp0 (mode, "laplace"))
+    return g_strdup_printf ("%s %s", mode, border);
+  gst_structure_get_uint (stats, "radius", &radius);
+  return g_strdup_printf ("%s r=%u %s", mode, radius, border);
+}
+
 /* --frames: lets that many frames out of the decoder's converter, drops the
  * rest, and has the main loop end the stream.  Before the window's tee, so
  * both of the compositor's inputs stop: dropped after the tee, on the
@@ -131,24 +146,19 @@ limit_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 static void
 update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
 {
-  gchar *device = NULL, *mode, *border;
+  gchar *device = NULL, *settings = describe_settings (stats);
   guint64 mean = 0;
-  guint radius;
   gchar *line;
 
   g_object_get (d->filter, "device-name", &device, "mean-kernel-ns", &mean,
       NULL);
-  mode = g_strdup (gst_structure_get_string (stats, "mode"));
-  border = g_strdup (gst_structure_get_string (stats, "border"));
-  gst_structure_get_uint (stats, "radius", &radius);
-  line = g_strdup_printf ("%s r=%u %s%s\nkernel %.2f ms | average %.2f ms | "
-      "%.1f frames/s\n%s", mode, radius, border,
+  line = g_strdup_printf ("%s%s\nkernel %.2f ms | average %.2f ms | "
+      "%.1f frames/s\n%s", settings,
       d->side_by_side ? " | original | filtered" : "", kernel / 1e6,
       mean / 1e6, frames_per_second (d), device ? device : "?");
   g_object_set (d->text, "text", line, NULL);
   g_free (line);
-  g_free (mode);
-  g_free (border);
+  g_free (settings);
   g_free (device);
 }
 
@@ -400,20 +410,20 @@ static void
 record_frame (Demo * d, const GstStructure * s)
 {
   guint64 frame = 0, kernel = 0, up = 0, down = 0;
-  guint radius = 0, copies = 0;
+  guint copies = 0;
+  gchar *settings = describe_settings (s);
 
   gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "kernel-ns",
       G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
-      G_TYPE_UINT64, &down, "radius", G_TYPE_UINT, &radius, "copies",
-      G_TYPE_UINT, &copies, NULL);
+      G_TYPE_UINT64, &down, "copies", G_TYPE_UINT, &copies, NULL);
   d->frames_timed++;
   d->last_frame_us = g_get_monotonic_time ();
   if (!d->first_frame_us)
     d->first_frame_us = d->last_frame_us;
   g_print ("frame %4" G_GUINT64_FORMAT "  kernel %7.3f ms  upload %6.3f ms  "
-      "download %6.3f ms  copies %u  %s r=%u %s\n", frame, kernel / 1e6,
-      up / 1e6, down / 1e6, copies, gst_structure_get_string (s, "mode"),
-      radius, gst_structure_get_string (s, "border"));
+      "download %6.3f ms  copies %u  %s\n", frame, kernel / 1e6, up / 1e6,
+      down / 1e6, copies, settings);
+  g_free (settings);
   if (d->window)
     update_overlay (d, s, kernel);
 }
