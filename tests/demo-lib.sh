@@ -16,3 +16,26 @@ check_frames() {
   [ "$all" -eq "$2" ] && [ "$matching" -eq "$2" ] \
     || fail "expected $2 frame lines ending in '$3', saw $all lines, $matching matching" "$1"
 }
+
+# check_verdict LOG synced|unsynced: the summary's verdict agrees with its
+# rate: within 5% of the movie's rate is real time, and a run synced to the
+# clock is never faster than real time.
+check_verdict() {
+  awk -v synced="$2" '
+    /^  end to end: / {
+      fps = $4 + 0
+      verdict = $0; sub(/^[^:]*: [^:]*: /, "", verdict); sub(/ \(.*/, "", verdict)
+      movie = $0; sub(/.*\(/, "", movie); movie += 0
+      want = fps < 0.95 * movie ? "SLOWER than real time" : \
+        synced == "synced" || fps <= 1.05 * movie ? "real time" : \
+        "faster than real time"
+      seen = 1
+      if (verdict != want) {
+        printf "%s frames/s for a %s frames/s movie (%s): \"%s\", not \"%s\"\n", \
+          fps, movie, synced, verdict, want
+        exit 1
+      }
+    }
+    END { if (!seen) { print "no end-to-end line"; exit 1 } }' "$1" >&2 \
+    || fail "the summary's real-time verdict is wrong" "$1"
+}
