@@ -8,7 +8,8 @@
  *   1 box  2 separable  3 sliding  4 laplace  + / - radius  b border
  *   s side by side (original | filtered)  q quit
  * Headless it runs as fast as it can and prints a line per frame, a
- * summary, and writes a PNG of one frame, original | filtered.
+ * summary, and writes a PNG of one frame, original | filtered, into the
+ * temporary directory unless --png says where.
  *
  * Usage: clfilter-demo [--mode M] [--radius R] [--border B] [--device D]
  *                      [--frames N] [--headless] [--png PATH] MOVIE
@@ -378,9 +379,12 @@ side_by_side_sample (GstSample * left, GstSample * right)
   return sample;
 }
 
+/* Writes the PNG to `path`, relative to the current directory, and names it
+ * in full. */
 static gboolean
 write_png (Demo * d, const gchar * path)
 {
+  gchar *full_path = g_canonicalize_filename (path, NULL);
   GError *error = NULL;
   GstSample *left = NULL, *right = NULL, *wide = NULL, *png = NULL;
   GstCaps *png_caps = gst_caps_new_empty_simple ("image/png");
@@ -391,6 +395,7 @@ write_png (Demo * d, const gchar * path)
     g_printerr ("no frame %" G_GUINT64_FORMAT " to picture\n",
         d->snapshot.index);
     gst_caps_unref (png_caps);
+    g_free (full_path);
     return FALSE;
   }
   if ((left = to_rgba (d->snapshot.original, &error))
@@ -400,15 +405,15 @@ write_png (Demo * d, const gchar * path)
   }
   if (png && gst_buffer_map (gst_sample_get_buffer (png), &map,
           GST_MAP_READ)) {
-    ok = g_file_set_contents (path, (const gchar *) map.data, map.size,
+    ok = g_file_set_contents (full_path, (const gchar *) map.data, map.size,
         &error);
     gst_buffer_unmap (gst_sample_get_buffer (png), &map);
   }
   if (ok)
     g_print ("picture of frame %" G_GUINT64_FORMAT " (original | filtered): "
-        "%s\n", d->snapshot.index, path);
+        "%s\n", d->snapshot.index, full_path);
   else
-    g_printerr ("could not write %s: %s\n", path,
+    g_printerr ("could not write %s: %s\n", full_path,
         error ? error->message : "no PNG encoder");
   g_clear_error (&error);
   g_clear_pointer (&left, gst_sample_unref);
@@ -416,6 +421,7 @@ write_png (Demo * d, const gchar * path)
   g_clear_pointer (&wide, gst_sample_unref);
   g_clear_pointer (&png, gst_sample_unref);
   gst_caps_unref (png_caps);
+  g_free (full_path);
   return ok;
 }
 
@@ -525,7 +531,8 @@ main (int argc, char **argv)
     {"headless", 0, 0, G_OPTION_ARG_NONE, &o.headless,
         "no window, even with a display; run as fast as possible", NULL},
     {"png", 0, 0, G_OPTION_ARG_FILENAME, &o.png,
-        "headless: where the picture goes (default clfilter-demo-MODE.png)",
+        "headless: where the picture goes (default clfilter-demo-MODE.png "
+        "in the temporary directory: $TMPDIR, else /tmp)",
         "PATH"},
     {NULL}
   };
@@ -549,8 +556,11 @@ main (int argc, char **argv)
     o.border = g_strdup ("clamp");
   if (!o.device)
     o.device = g_strdup ("auto");
-  if (!o.png)
-    o.png = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
+  if (!o.png) {
+    gchar *name = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
+    o.png = g_build_filename (g_get_tmp_dir (), name, NULL);
+    g_free (name);
+  }
 
   d.window = !o.headless && has_display ();
   d.frame_limit = (guint64) MAX (o.frames, 0);
