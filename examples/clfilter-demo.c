@@ -303,7 +303,7 @@ print_summary (Demo * d)
       frames, gst_structure_get_string (d->summary, "device"), mean / 1e6,
       median / 1e6, p95 / 1e6, max / 1e6);
   if (fps > 0)
-    g_print ("  end to end: %.1f frames/s: %s (%.0f frames/s movie, %s)\n",
+    g_print ("  end to end: %.1f frames/s: %s (%.4g frames/s movie, %s)\n",
         fps, real_time_verdict (fps, d->framerate, d->window), d->framerate,
         d->window ? "played in sync with the clock" : "as fast as it goes");
 }
