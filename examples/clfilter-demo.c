@@ -8,7 +8,8 @@
  *   1 box  2 separable  3 sliding  4 laplace  + / - radius  b border
  *   s side by side (original | filtered)  q quit
  * Headless it runs as fast as it can and prints a line per frame, a
- * summary, and writes a PNG of one frame, original | filtered.
+ * summary, and writes a PNG of one frame, original | filtered, into the
+ * temporary directory unless --png says where.
  *
  * Usage: clfilter-demo [--mode M] [--radius R] [--border B] [--device D]
  *                      [--frames N] [--headless] [--png PATH] MOVIE
@@ -45,11 +46,12 @@ typedef struct
 typedef struct
 {
   GMainLoop *loop;
-  GstElement *pipeline, *filter, *text, *mixer;
+  GstElement *pipeline, *decoded, *filter, *text, *mixer;
   gboolean window;
   gboolean side_by_side;
   gint status;
   guint64 frame_limit;          /* 0: the whole movie */
+  guint64 frames_decoded;       /* buffers out of the decoder's converter */
   guint64 frames_in, frames_out;        /* buffers into and out of the filter */
   guint64 frames_timed;         /* clfilter-stats messages */
   gint64 first_frame_us, last_frame_us;
@@ -76,7 +78,7 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
     /* The original and the filtered frame meet in a compositor; the
      * filtered one is on top, full size, until 's' puts them side by side. */
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert ! tee name=split "
+        "videoconvert name=decoded ! tee name=split "
         "split. ! queue ! mixer.sink_0 "
         "split. ! queue ! %s ! mixer.sink_1 "
         "compositor name=mixer background=black "
@@ -90,7 +92,8 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT);
   else
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert ! %s ! fakesink sync=false", location, filter);
+        "videoconvert name=decoded ! %s ! fakesink sync=false", location,
+        filter);
   g_free (filter);
   g_free (location);
   return desc;
@@ -104,29 +107,59 @@ frames_per_second (const Demo * d)
       (d->frames_timed - 1) / seconds : 0;
 }
 
+/* A frame's settings as its clfilter-stats give them: "sliding r=7 clamp",
+ * or "laplace clamp", as laplace is 3x3 whatever the radius property says. */
+static gchar *
+describe_settings (const GstStructure * stats)
+{
+  const gchar *mode = gst_structure_get_string (stats, "mode");
+  const gchar *border = gst_structure_get_string (stats, "border");
+  guint radius = 0;
+
+  if (!g_strcmp0 (mode, "laplace"))
+    return g_strdup_printf ("%s %s", mode, border);
+  gst_structure_get_uint (stats, "radius", &radius);
+  return g_strdup_printf ("%s r=%u %s", mode, radius, border);
+}
+
+/* --frames: lets that many frames out of the decoder's converter, drops the
+ * rest, and has the main loop end the stream.  Before the window's tee, so
+ * both of the compositor's inputs stop: dropped after the tee, on the
+ * filter's input alone, the compositor waited for a filtered frame, the
+ * original's queue filled, the decoder blocked and EOS never came. */
+static GstPadProbeReturn
+limit_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  Demo *d = user_data;
+  guint64 seen = d->frames_decoded++;
+
+  if (seen < d->frame_limit)
+    return GST_PAD_PROBE_OK;
+  if (seen == d->frame_limit)
+    gst_element_post_message (d->decoded,
+        gst_message_new_application (GST_OBJECT (d->decoded),
+            gst_structure_new_empty ("clfilter-demo-done")));
+  return GST_PAD_PROBE_DROP;
+}
+
 /* ---- the live view ---------------------------------------------------- */
 
 static void
 update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
 {
-  gchar *device = NULL, *mode, *border;
+  gchar *device = NULL, *settings = describe_settings (stats);
   guint64 mean = 0;
-  guint radius;
   gchar *line;
 
   g_object_get (d->filter, "device-name", &device, "mean-kernel-ns", &mean,
       NULL);
-  mode = g_strdup (gst_structure_get_string (stats, "mode"));
-  border = g_strdup (gst_structure_get_string (stats, "border"));
-  gst_structure_get_uint (stats, "radius", &radius);
-  line = g_strdup_printf ("%s r=%u %s%s\nkernel %.2f ms | average %.2f ms | "
-      "%.1f frames/s\n%s", mode, radius, border,
+  line = g_strdup_printf ("%s%s\nkernel %.2f ms | average %.2f ms | "
+      "%.1f frames/s\n%s", settings,
       d->side_by_side ? " | original | filtered" : "", kernel / 1e6,
       mean / 1e6, frames_per_second (d), device ? device : "?");
   g_object_set (d->text, "text", line, NULL);
   g_free (line);
-  g_free (mode);
-  g_free (border);
+  g_free (settings);
   g_free (device);
 }
 
@@ -235,6 +268,21 @@ watch_keys (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
 /* ---- headless: the summary and the PNG --------------------------------- */
 
+/* Within 5% of the movie's rate counts as real time: the rate is taken
+ * between the first and the last frame's stats, whose arrival jitters by a
+ * few ms.  In the window, synced to the clock, a rate above the movie's is
+ * that jitter: 30.0 frames/s for a 30 frames/s movie was called "SLOWER
+ * than real time" there, and 30.5 "faster". */
+static const gchar *
+real_time_verdict (gdouble fps, gdouble movie_fps, gboolean synced)
+{
+  if (fps < 0.95 * movie_fps)
+    return "SLOWER than real time";
+  if (synced || fps <= 1.05 * movie_fps)
+    return "real time";
+  return "faster than real time";
+}
+
 /* The filter's clfilter-summary, with the frames/s seen here. */
 static void
 print_summary (Demo * d)
@@ -255,9 +303,9 @@ print_summary (Demo * d)
       frames, gst_structure_get_string (d->summary, "device"), mean / 1e6,
       median / 1e6, p95 / 1e6, max / 1e6);
   if (fps > 0)
-    g_print ("  end to end: %.1f frames/s: %s real time (%.0f frames/s "
-        "movie)\n", fps, fps >= d->framerate ? "faster than" : "SLOWER than",
-        d->framerate);
+    g_print ("  end to end: %.1f frames/s: %s (%.4g frames/s movie, %s)\n",
+        fps, real_time_verdict (fps, d->framerate, d->window), d->framerate,
+        d->window ? "played in sync with the clock" : "as fast as it goes");
 }
 
 /* Keeps frame `index` as it enters (original) or leaves (filtered) the
@@ -275,14 +323,6 @@ keep_snapshot (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL,
         NULL);
     gst_caps_unref (caps);
-  }
-  if (entering && d->frame_limit > 0 && seen >= d->frame_limit) {
-    /* --frames reached: the main loop ends the stream. */
-    if (seen == d->frame_limit)
-      gst_element_post_message (d->filter,
-          gst_message_new_application (GST_OBJECT (d->filter),
-              gst_structure_new_empty ("clfilter-demo-done")));
-    return GST_PAD_PROBE_DROP;
   }
   return GST_PAD_PROBE_OK;
 }
@@ -339,9 +379,12 @@ side_by_side_sample (GstSample * left, GstSample * right)
   return sample;
 }
 
+/* Writes the PNG to `path`, relative to the current directory, and names it
+ * in full. */
 static gboolean
 write_png (Demo * d, const gchar * path)
 {
+  gchar *full_path = g_canonicalize_filename (path, NULL);
   GError *error = NULL;
   GstSample *left = NULL, *right = NULL, *wide = NULL, *png = NULL;
   GstCaps *png_caps = gst_caps_new_empty_simple ("image/png");
@@ -352,6 +395,7 @@ write_png (Demo * d, const gchar * path)
     g_printerr ("no frame %" G_GUINT64_FORMAT " to picture\n",
         d->snapshot.index);
     gst_caps_unref (png_caps);
+    g_free (full_path);
     return FALSE;
   }
   if ((left = to_rgba (d->snapshot.original, &error))
@@ -361,15 +405,15 @@ write_png (Demo * d, const gchar * path)
   }
   if (png && gst_buffer_map (gst_sample_get_buffer (png), &map,
           GST_MAP_READ)) {
-    ok = g_file_set_contents (path, (const gchar *) map.data, map.size,
+    ok = g_file_set_contents (full_path, (const gchar *) map.data, map.size,
         &error);
     gst_buffer_unmap (gst_sample_get_buffer (png), &map);
   }
   if (ok)
     g_print ("picture of frame %" G_GUINT64_FORMAT " (original | filtered): "
-        "%s\n", d->snapshot.index, path);
+        "%s\n", d->snapshot.index, full_path);
   else
-    g_printerr ("could not write %s: %s\n", path,
+    g_printerr ("could not write %s: %s\n", full_path,
         error ? error->message : "no PNG encoder");
   g_clear_error (&error);
   g_clear_pointer (&left, gst_sample_unref);
@@ -377,6 +421,7 @@ write_png (Demo * d, const gchar * path)
   g_clear_pointer (&wide, gst_sample_unref);
   g_clear_pointer (&png, gst_sample_unref);
   gst_caps_unref (png_caps);
+  g_free (full_path);
   return ok;
 }
 
@@ -386,20 +431,20 @@ static void
 record_frame (Demo * d, const GstStructure * s)
 {
   guint64 frame = 0, kernel = 0, up = 0, down = 0;
-  guint radius = 0, copies = 0;
+  guint copies = 0;
+  gchar *settings = describe_settings (s);
 
   gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "kernel-ns",
       G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
-      G_TYPE_UINT64, &down, "radius", G_TYPE_UINT, &radius, "copies",
-      G_TYPE_UINT, &copies, NULL);
+      G_TYPE_UINT64, &down, "copies", G_TYPE_UINT, &copies, NULL);
   d->frames_timed++;
   d->last_frame_us = g_get_monotonic_time ();
   if (!d->first_frame_us)
     d->first_frame_us = d->last_frame_us;
   g_print ("frame %4" G_GUINT64_FORMAT "  kernel %7.3f ms  upload %6.3f ms  "
-      "download %6.3f ms  copies %u  %s r=%u %s\n", frame, kernel / 1e6,
-      up / 1e6, down / 1e6, copies, gst_structure_get_string (s, "mode"),
-      radius, gst_structure_get_string (s, "border"));
+      "download %6.3f ms  copies %u  %s\n", frame, kernel / 1e6, up / 1e6,
+      down / 1e6, copies, settings);
+  g_free (settings);
   if (d->window)
     update_overlay (d, s, kernel);
 }
@@ -486,7 +531,8 @@ main (int argc, char **argv)
     {"headless", 0, 0, G_OPTION_ARG_NONE, &o.headless,
         "no window, even with a display; run as fast as possible", NULL},
     {"png", 0, 0, G_OPTION_ARG_FILENAME, &o.png,
-        "headless: where the picture goes (default clfilter-demo-MODE.png)",
+        "headless: where the picture goes (default clfilter-demo-MODE.png "
+        "in the temporary directory: $TMPDIR, else /tmp)",
         "PATH"},
     {NULL}
   };
@@ -510,8 +556,11 @@ main (int argc, char **argv)
     o.border = g_strdup ("clamp");
   if (!o.device)
     o.device = g_strdup ("auto");
-  if (!o.png)
-    o.png = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
+  if (!o.png) {
+    gchar *name = g_strdup_printf ("clfilter-demo-%s.png", o.mode);
+    o.png = g_build_filename (g_get_tmp_dir (), name, NULL);
+    g_free (name);
+  }
 
   d.window = !o.headless && has_display ();
   d.frame_limit = (guint64) MAX (o.frames, 0);
@@ -529,7 +578,10 @@ main (int argc, char **argv)
     g_clear_error (&error);
     return 1;
   }
+  d.decoded = gst_bin_get_by_name (GST_BIN (d.pipeline), "decoded");
   d.filter = gst_bin_get_by_name (GST_BIN (d.pipeline), "filter");
+  if (d.frame_limit > 0)
+    add_probe (d.decoded, "src", GST_PAD_PROBE_TYPE_BUFFER, limit_frames, &d);
   add_probe (d.filter, "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
   add_probe (d.filter, "src", GST_PAD_PROBE_TYPE_BUFFER, keep_snapshot, &d);
   if (d.window) {
@@ -563,6 +615,7 @@ main (int argc, char **argv)
   g_clear_object (&d.text);
   g_clear_object (&d.mixer);
   gst_object_unref (d.filter);
+  gst_object_unref (d.decoded);
   gst_object_unref (d.pipeline);
   g_clear_pointer (&d.summary, gst_structure_free);
   g_free (desc);

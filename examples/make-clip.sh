@@ -11,12 +11,16 @@ size=${3:-1280x720}
 if [ ! -s "$movie" ]; then
   echo "Making a ${seconds} s ${size} H.264 clip (once): $movie" >&2
   mkdir -p "$(dirname "$movie")"
+  # A part file of its own: the demo tests may make the same clip at once.
+  part=$(mktemp "$movie.XXXXXX")
+  trap 'rm -f "$part"' EXIT
   gst-launch-1.0 -q videotestsrc num-buffers=$((seconds * 30)) pattern=zone-plate \
       kx2=20 ky2=20 kt=1 \
     ! "video/x-raw,format=I420,width=${size%x*},height=${size#*x},framerate=30/1" \
     ! timeoverlay font-desc="Sans 48" \
     ! x264enc speed-preset=veryfast bitrate=8000 key-int-max=30 \
-    ! mp4mux ! filesink location="$movie.part" >&2
-  mv "$movie.part" "$movie"
+    ! mp4mux ! filesink location="$part" >&2
+  chmod 644 "$part"             # mktemp made it 0600
+  mv "$part" "$movie"
 fi
 echo "$movie"

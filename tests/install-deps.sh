@@ -8,7 +8,7 @@
 # (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
 # (llvm) for readable reports; PyGObject with GStreamer's introspection data
 # for the Python test of the meta (tests/python/meta.py).  Runs apt-get
-# through sudo when not root.
+# through sudo when not root, and prints apt's output only if it fails.
 # Usage: tests/install-deps.sh
 set -euo pipefail
 
@@ -33,7 +33,23 @@ done
 
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+apt_install() {
+  "${sudo[@]}" apt-get update -qq &&
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# apt's output, some five lines a package (and a fresh machine lacks
+# hundreds), goes to a log that is shown only if installing fails; sudo
+# asks for a password on the terminal.
 echo "Installing: ${missing[*]}"
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+log=$(mktemp -t clf-install-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+status=0
+apt_install >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  cat "$log" >&2
+  echo "install-deps: installing failed (exit status $status); apt's output is above" >&2
+  exit "$status"
+fi
+echo "Installed."

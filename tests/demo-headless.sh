@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The demo without a window (examples' clfilter-demo --headless): the frame
+# lines name the settings (laplace has no radius), the summary's real-time
+# verdict agrees with its frame rate, and the PNG goes to the temporary
+# directory, or where --png says, never into the current directory unasked,
+# and its full path is printed.
+# Usage: tests/demo-headless.sh BUILD_DIR
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=$(cd "$1" && pwd)
+demo=$build/examples/clfilter-demo
+clip=$("$root/examples/make-clip.sh" "$build/tests/clip-360p-30s.mp4" 30 640x360)
+export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+. "$root/tests/demo-lib.sh"
+
+work=$(cd "$(mktemp -d)" && pwd -P)       # as the demo's getcwd() sees it
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/cwd" "$work/tmp"
+cd "$work/cwd"
+
+log=$work/laplace.log
+TMPDIR=$work/tmp timeout 120 "$demo" --headless --mode laplace --frames 10 \
+  "$clip" >"$log" 2>&1 || fail "--headless --frames 10 failed" "$log"
+check_frames "$log" 10 'laplace clamp'
+check_verdict "$log" unsynced
+png=$(sed -n 's/^picture of frame [0-9]* (original | filtered): //p' "$log")
+[ "$png" = "$work/tmp/clfilter-demo-laplace.png" ] \
+  || fail "the PNG is not \$TMPDIR/clfilter-demo-laplace.png with its full path" "$log"
+[ "$(head -c 8 "$png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] \
+  || fail "$png is not a PNG" "$log"
+[ -z "$(ls -A)" ] || fail "the demo wrote into the current directory: $(ls -A)" "$log"
+
+# --png: a relative path is the current directory's, printed in full; a blur
+# names its radius.
+log=$work/sliding.log
+mkdir out
+timeout 120 "$demo" --headless --mode sliding --radius 3 --frames 4 \
+  --png out/side.png "$clip" >"$log" 2>&1 || fail "--png out/side.png failed" "$log"
+check_frames "$log" 4 'sliding r=3 clamp'
+grep -qx "picture of frame 2 (original | filtered): $work/cwd/out/side.png" "$log" \
+  && [ -s out/side.png ] || fail "--png out/side.png: not written there, or not named in full" "$log"
+echo "demo-headless: frame lines, verdict and PNG paths as they should be"
