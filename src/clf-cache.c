@@ -155,18 +155,24 @@ make_dirs (char *dir)
   }
 }
 
-/* Why nobody but us may have put files in the directory `st` describes,
- * or NULL when that holds. */
+/* Why someone else may have written what `st` describes, or NULL: it is
+ * ours and neither its group nor others can write it. */
 static const char *
-dir_distrust (const struct stat *st)
+owner_distrust (const struct stat *st)
 {
-  if (!S_ISDIR (st->st_mode))
-    return "not a directory";
   if (st->st_uid != geteuid ())
     return "owned by another user";
   if (st->st_mode & (S_IWGRP | S_IWOTH))
     return "writable by group or others";
   return NULL;
+}
+
+/* Why nobody but us may have put files in the directory `st` describes,
+ * or NULL when that holds. */
+static const char *
+dir_distrust (const struct stat *st)
+{
+  return S_ISDIR (st->st_mode) ? owner_distrust (st) : "not a directory";
 }
 
 /* The cache's directory, opened once so that the directory checked is the
@@ -252,10 +258,8 @@ entry_distrust (const struct stat *st)
 {
   if (!S_ISREG (st->st_mode))
     return "not a regular file";
-  if (st->st_uid != geteuid ())
-    return "owned by another user";
-  if (st->st_mode & (S_IWGRP | S_IWOTH))
-    return "writable by group or others";
+  if (owner_distrust (st))
+    return owner_distrust (st);
   if (st->st_size <= (off_t) sizeof (ClfCacheHeader))
     return "too short";
   if (st->st_size - (off_t) sizeof (ClfCacheHeader) > MAX_BINARY_BYTES)

@@ -10,18 +10,6 @@
 
 #include "framecheck.h"
 
-/* The first error message on `bus`, parsed; fails when there is none. */
-static void
-pop_error (GstBus * bus, GError ** error, gchar ** debug)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-
-  fail_unless (msg != NULL, "no error message was posted");
-  gst_message_parse_error (msg, error, debug);
-  GST_INFO ("error: %s / %s", (*error)->message, *debug);
-  gst_message_unref (msg);
-}
-
 /* The error already popped was the only one: the element does not post
  * the same error again when GstBaseTransform retries the caps. */
 static void
@@ -36,25 +24,6 @@ expect_no_more_errors (GstBus * bus)
     gst_message_parse_error (msg, &error, &debug);
     fail ("a second error was posted: %s", error->message);
   }
-}
-
-/* A harness around clfilter, posting to a bus the test reads. */
-static GstHarness *
-harness_with_bus (GstBus ** bus)
-{
-  GstHarness *h = gst_harness_new ("clfilter");
-
-  *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, *bus);
-  return h;
-}
-
-static void
-harness_free (GstHarness * h, GstBus * bus)
-{
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
 }
 
 /* No OpenCL driver at all: OCL_ICD_VENDORS names an empty folder, which
@@ -194,7 +163,7 @@ GST_START_TEST (test_frame_too_large_for_device)
   limit = MIN (max_alloc, (guint64) G_MAXINT32);
   height = (guint) (limit / sums_per_row + 1);
 
-  h = harness_with_bus (&bus);
+  h = harness_with_bus (TRUE, &bus);
   g_object_set (h->element, "mode", CLF_MODE_SLIDING, NULL);
   caps = caps_string ("RGBA", 4096, height);
   gst_harness_set_src_caps_str (h, caps);
@@ -227,7 +196,7 @@ GST_START_TEST (test_laplace_beyond_the_blur_limit)
 {
   gchar *caps = caps_string ("RGBA", 16384, 16384);
   GstBus *bus;
-  GstHarness *h = harness_with_bus (&bus);
+  GstHarness *h = harness_with_bus (TRUE, &bus);
   GstPad *src = gst_element_get_static_pad (h->element, "src");
   GError *error = NULL;
   gchar *debug = NULL;
@@ -237,7 +206,7 @@ GST_START_TEST (test_laplace_beyond_the_blur_limit)
   gst_object_unref (src);
   harness_free (h, bus);
 
-  h = harness_with_bus (&bus);
+  h = harness_with_bus (TRUE, &bus);
   g_object_set (h->element, "mode", CLF_MODE_SLIDING, NULL);
   gst_harness_set_src_caps_str (h, caps);
   pop_error (bus, &error, &debug);
@@ -267,7 +236,7 @@ GST_START_TEST (test_kernel_build_failure)
 
   g_setenv ("CLFILTER_TEST_BAD_SOURCE",
       "#error clfilter-injected-build-error\n", TRUE);
-  h = harness_with_bus (&bus);
+  h = harness_with_bus (TRUE, &bus);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
       "height=16,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h, random_buffer (256)),
@@ -321,7 +290,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   guint frames = 0;
 
   g_setenv ("CLFILTER_TEST_FAIL_CALL", fault, TRUE);
-  h = harness_with_bus (&bus);
+  h = harness_with_bus (TRUE, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       NULL);
   set_caps (h, "I420", 33, 17, &info);

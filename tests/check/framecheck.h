@@ -58,5 +58,11 @@ void check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
     GstBuffer * out, gboolean fields);
 void push_and_check (GstHarness * h, const FormatCase * fc,
     const GstVideoInfo * info, const ClfParams * params, InputKind kind);
+/* A harness around clfilter (zero-copy set before it starts), posting to a
+ * bus the test reads; harness_free undoes both. */
+GstHarness *harness_with_bus (gboolean zero_copy, GstBus ** bus);
+void harness_free (GstHarness * h, GstBus * bus);
+/* The first error message on `bus`, parsed; fails when there is none. */
+void pop_error (GstBus * bus, GError ** error, gchar ** debug);
 void set_caps (GstHarness * h, const gchar * format, guint width,
     guint height, GstVideoInfo * info);

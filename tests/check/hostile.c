@@ -16,42 +16,6 @@
 
 #define GST_CL_CONTEXT_TYPE "gst.clfilter.engine"
 
-/* The first error message on `bus`, parsed; fails when there is none. */
-static void
-pop_error (GstBus * bus, GError ** error, gchar ** debug)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-
-  fail_unless (msg != NULL, "no error message was posted");
-  gst_message_parse_error (msg, error, debug);
-  GST_INFO ("error: %s / %s", (*error)->message, *debug);
-  gst_message_unref (msg);
-}
-
-/* A harness around clfilter, posting to a bus the test reads. */
-static GstHarness *
-harness_with_bus (gboolean zero_copy, GstBus ** bus)
-{
-  /* zero-copy is set before the harness starts the element. */
-  GstElement *element = gst_element_factory_make ("clfilter", NULL);
-  GstHarness *h;
-
-  g_object_set (element, "zero-copy", zero_copy, NULL);
-  h = gst_harness_new_with_element (element, "sink", "src");
-  gst_object_unref (element);
-  *bus = gst_bus_new ();
-  gst_element_set_bus (h->element, *bus);
-  return h;
-}
-
-static void
-harness_free (GstHarness * h, GstBus * bus)
-{
-  gst_element_set_bus (h->element, NULL);
-  gst_object_unref (bus);
-  gst_harness_teardown (h);
-}
-
 /* Pushes `buf` and expects it refused with a STREAM error whose texts
  * mention `what`. */
 static void
