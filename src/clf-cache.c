@@ -234,12 +234,14 @@ clf_cache_entry_clear (ClfCacheEntry * entry)
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* Reads (or with `writing`, writes) all `size` bytes, through signals;
+ * false at an error or an early end of file. */
 static bool
-read_all (int fd, void *data, size_t size)
+transfer_all (int fd, void *data, size_t size, bool writing)
 {
   unsigned char *bytes = data;
   while (size > 0) {
-    ssize_t n = read (fd, bytes, size);
+    ssize_t n = writing ? write (fd, bytes, size) : read (fd, bytes, size);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -248,6 +250,12 @@ read_all (int fd, void *data, size_t size)
     size -= (size_t) n;
   }
   return true;
+}
+
+static bool
+read_all (int fd, void *data, size_t size)
+{
+  return transfer_all (fd, data, size, false);
 }
 
 /* Why the file `st` describes is not an entry to read, or NULL: only a
@@ -430,17 +438,7 @@ clf_cache_load (const ClfCacheEntry * entry, cl_context context,
 static bool
 write_all (int fd, const void *data, size_t size)
 {
-  const unsigned char *bytes = data;
-  while (size > 0) {
-    ssize_t n = write (fd, bytes, size);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    bytes += n;
-    size -= (size_t) n;
-  }
-  return true;
+  return transfer_all (fd, (void *) data, size, true);
 }
 
 /* A new file of ours beside the entry, its name in `temp`: its descriptor,
