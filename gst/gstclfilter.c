@@ -64,6 +64,19 @@
  * borders) cannot be set: GObject refuses them with a warning and the
  * property keeps its value.
  *
+ * ## Warnings
+ * - device or zero-copy set while running (RESOURCE/SETTINGS): kept for the
+ *   next start;
+ * - a frame estimated above 1 s, e.g. mode=box radius=1023 (RESOURCE/BUSY,
+ *   once per setting): such a frame runs in launches of 50 to 100 ms, so a
+ *   flush or a stop never waits for the whole frame;
+ * - 4096 clfilter-stats messages unread on the bus
+ *   (RESOURCE/NO_SPACE_LEFT): further ones are held back until the bus is
+ *   read.
+ *
+ * Interlaced frames (interlace-mode=interleaved, or mixed with the
+ * interlaced buffer flag) are filtered field by field.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=laplace ! videoconvert ! autovideosink
@@ -321,7 +334,10 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Statistics interval",
           "Post a clfilter-stats element message every this many frames "
-          "(1 = every frame, 0 = never)", 0, G_MAXUINT,
+          "(1 = every frame, 0 = never). Past 4096 of them unread on the bus "
+          "further ones are held back, with one warning, until the bus is "
+          "read; an application that never reads its bus sets 0 (the "
+          "buffer metas carry the same figures)", 0, G_MAXUINT,
           DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ZERO_COPY,
       g_param_spec_boolean ("zero-copy", "Zero copy",
@@ -347,8 +363,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       "on every device (the bytes of OpenCV's cv::blur and filter2D). Every "
       "frame's device time is reported in a clfilter-stats bus message and a "
       "GstClFilterMeta on the buffer (with a clfilter-stats GstCustomMeta for "
-      "language bindings), and summed up in clfilter-summary at EOS. Formats: GRAY8, packed RGB with or without alpha, I420, YV12, "
-      "NV12, NV21, Y42B, Y444",
+      "language bindings), and summed up in clfilter-summary at EOS. "
+      "Formats: GRAY8, packed RGB with or without alpha, I420, YV12, "
+      "NV12, NV21, Y42B, Y444; interlaced video field by field",
       "gst-clfilter developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);
