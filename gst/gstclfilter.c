@@ -167,7 +167,9 @@ struct _GstClFilter
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
    * launch (see ClfInterrupt), so the stop does not wait for it. */
   gint stopping;
-  /* The settings a slow frame was reported for (streaming thread). */
+  /* The settings of the frame being filtered, and those a slow frame was
+   * reported for (streaming thread). */
+  ClfParams running;
   ClfParams slow_reported;
   gboolean slow_known;
 
@@ -666,6 +668,17 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
+/* The filter's settings now (the properties may change from any thread). */
+static void
+gst_cl_filter_read_params (GstClFilter * self, ClfParams * params)
+{
+  GST_OBJECT_LOCK (self);
+  params->mode = (ClfMode) self->mode;
+  params->radius = self->radius;
+  params->border = (ClfBorder) self->border;
+  GST_OBJECT_UNLOCK (self);
+}
+
 static bool
 gst_cl_filter_frame_cancelled (void *data)
 {
@@ -680,15 +693,11 @@ static void
 gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
 {
   GstClFilter *self = data;
-  ClfParams params;
+  ClfParams params = self->running;
 
-  GST_OBJECT_LOCK (self);
-  params.mode = (ClfMode) self->mode;
-  params.radius = self->radius;
-  params.border = (ClfBorder) self->border;
-  GST_OBJECT_UNLOCK (self);
-  if (self->slow_known && !memcmp (&params, &self->slow_reported,
-          sizeof params))
+  if (self->slow_known && params.mode == self->slow_reported.mode
+      && params.radius == self->slow_reported.radius
+      && params.border == self->slow_reported.border)
     return;
   self->slow_reported = params;
   self->slow_known = TRUE;
@@ -825,7 +834,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   ClfError err = { 0 };
   ClfPlan *plan, *field_plan = NULL;
   ClfEngine *engine;
-  ClfMode mode;
+  ClfParams params;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
@@ -840,18 +849,16 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto refused_before;
   frame_format_from_info (&in_info, &format);
   field_format_from_frame (&format, &fields);
-  GST_OBJECT_LOCK (self);
-  mode = (ClfMode) self->mode;
-  GST_OBJECT_UNLOCK (self);
+  gst_cl_filter_read_params (self, &params);
   /* An allocation query renegotiates in upstream's thread: a reference
    * of our own, in case a stop comes meanwhile. */
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     goto stopped;
-  plan = gst_cl_filter_new_plan (self, engine, &format, mode, &err);
+  plan = gst_cl_filter_new_plan (self, engine, &format, params.mode, &err);
   if (plan && GST_VIDEO_INFO_IS_INTERLACED (&in_info)
-      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields, mode,
-              &err)))
+      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
+              params.mode, &err)))
     g_clear_pointer (&plan, clf_plan_free);
   clf_engine_unref (engine);
   if (!plan)
@@ -1486,11 +1493,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!self->plan)
     goto not_negotiated;
 
-  GST_OBJECT_LOCK (self);
-  params.mode = (ClfMode) self->mode;
-  params.radius = self->radius;
-  params.border = (ClfBorder) self->border;
-  GST_OBJECT_UNLOCK (self);
+  gst_cl_filter_read_params (self, &params);
+  self->running = params;
 
   bad = inbuf;
   if (!gst_cl_filter_frame_open (self, inbuf, &self->in_info, GST_MAP_READ,

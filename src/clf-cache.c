@@ -264,10 +264,11 @@ read_all (int fd, void *data, size_t size)
 static const char *
 entry_distrust (const struct stat *st)
 {
+  const char *owner = owner_distrust (st);
   if (!S_ISREG (st->st_mode))
     return "not a regular file";
-  if (owner_distrust (st))
-    return owner_distrust (st);
+  if (owner)
+    return owner;
   if (st->st_size <= (off_t) sizeof (ClfCacheHeader))
     return "too short";
   if (st->st_size - (off_t) sizeof (ClfCacheHeader) > MAX_BINARY_BYTES)

@@ -738,7 +738,7 @@ frame_cancelled (const ClfPlan * plan)
 
 /* Runs one launch and waits for it; its device time counts as the frame's
  * kernel time, and teaches the plan the kernel's speed.  After the frame's
- * first such launch, a frame estimated above interrupt.slow_ns is told. */
+ * first such launch, a pass estimated above interrupt.slow_ns is told. */
 static bool
 run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     const LaunchRange * r, const size_t *local, double reads,

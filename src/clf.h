@@ -206,9 +206,10 @@ bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
  * `cancelled (data)`: true ends the frame with CLF_ERROR_CANCELLED (the
  * destination's bytes are then undefined), so a caller that stops (a
  * flush, a state change) waits one launch at most.  After a frame's first
- * launch, a frame estimated to take longer than `slow_ns` is reported to
- * `slow (estimated_ns, data)`, from the thread that processes it.  Either
- * function may be NULL. */
+ * launch, when that long pass (estimated from the launch's speed) will take
+ * longer than `slow_ns`, the estimate is reported to `slow (estimated_ns,
+ * data)`, from the thread that processes the frame.  Either function may
+ * be NULL. */
 typedef struct {
   bool (*cancelled) (void *data);
   void (*slow) (uint64_t estimated_ns, void *data);
