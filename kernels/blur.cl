@@ -13,16 +13,14 @@ __kernel void box_2d(PLANE_ARGS)
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height)
     return;
-  __global const uchar *in = src + src_off;
-  uint sum[BPP];
+  SUM sum[BPP];
   clear_sum(sum);
 
   Walk wy = walk_from(y - radius, height, border);
   for (int dy = -radius; dy <= radius; dy++, wy = walk_next(wy))
-    add_window_uchar(sum, in + walk_index(wy) * src_stride, BPP, x - radius,
-        width, radius, border);
-  store_mean(dst + dst_off + y * dst_stride + x * BPP,
-      in + y * src_stride + x * BPP, sum,
+    add_window_S(sum, SRC_ROW(walk_index(wy)), BPP, x - radius, width,
+        radius, border);
+  store_mean(DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP, sum,
       mean_for(radius, mean_mul, mean_shift));
 }
 
@@ -32,11 +30,10 @@ __kernel void rows_direct(PLANE_ARGS)
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height)
     return;
-  uint sum[BPP];
+  SUM sum[BPP];
   clear_sum(sum);
 
-  add_window_uchar(sum, src + src_off + y * src_stride, BPP, x - radius,
-      width, radius, border);
+  add_window_S(sum, SRC_ROW(y), BPP, x - radius, width, radius, border);
   store_sums(sums + (y * width + x) * BPP, sum);
 }
 
@@ -46,104 +43,107 @@ __kernel void cols_direct(PLANE_ARGS)
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= width || y >= height)
     return;
-  uint sum[BPP];
+  SUM sum[BPP];
   clear_sum(sum);
 
-  add_window_uint(sum, sums + x * BPP, width * BPP, y - radius, height,
+  add_window_sums(sum, sums + x * BPP, width * BPP, y - radius, height,
       radius, border);
-  store_mean(dst + dst_off + y * dst_stride + x * BPP,
-      src + src_off + y * src_stride + x * BPP, sum,
+  store_mean(DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP, sum,
       mean_for(radius, mean_mul, mean_shift));
 }
 
-/* The sums over the window of rows first .. first + 2r of bytes b ..
- * b + L - 1 of a row (L = 16, 4 or a single byte), summed in registers. */
+/* Sample b of row y of a plane of `stride` bytes a row. */
+#define PLANE_AT(plane, stride, y, b) \
+  ((__global const S *) ((plane) + (uint) (y) * (stride)) + (b))
+
+/* The sums over the window of rows first .. first + 2r of samples b ..
+ * b + L - 1 of a row (L = 16, 4 or a single sample), summed in registers. */
 #define DEFINE_COLUMN_WINDOW(L, T, LOAD)                                   \
   T column_window_##L (__global const uchar *plane, int stride, int b,     \
       int first, int height, int radius, int border)                       \
   {                                                                        \
     T acc = 0;                                                             \
     if (first >= 0 && first + 2 * radius < height) {                       \
-      __global const uchar *row = plane + first * stride + b;              \
+      __global const uchar *row = plane + first * stride;                  \
       for (int i = -radius; i <= radius; i++, row += stride)               \
-        acc += LOAD (row);                                                 \
+        acc += LOAD ((__global const S *) row + b);                        \
     } else {                                                               \
       Walk w = walk_from (first, height, border);                          \
       for (int i = -radius; i <= radius; i++, w = walk_next (w))           \
-        acc += LOAD (plane + walk_index (w) * stride + b);                 \
+        acc += LOAD (PLANE_AT (plane, stride, walk_index (w), b));         \
     }                                                                      \
     return acc;                                                            \
   }
 
-#define LOAD_RUN(p) convert_uint16 (vload16 (0, (p)))
-#define LOAD_WORD(p) convert_uint4 (vload4 (0, (p)))
-#define LOAD_BYTE(p) ((uint) *(p))
-DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN)
-DEFINE_COLUMN_WINDOW (4, uint4, LOAD_WORD)
-DEFINE_COLUMN_WINDOW (1, uint, LOAD_BYTE)
+#define LOAD_RUN(p) VALUES (16, p)
+#define LOAD_WORD(p) VALUES (4, p)
+#define LOAD_ONE(p) VALUE_OF ((SUM) *(p))
+DEFINE_COLUMN_WINDOW (16, SUMN (16), LOAD_RUN)
+DEFINE_COLUMN_WINDOW (4, SUMN (4), LOAD_WORD)
+DEFINE_COLUMN_WINDOW (1, SUM, LOAD_ONE)
 
 /* ---- GPUs: sliding window in two passes ------------------------------
- * column_sums  a work-item per 4 bytes of a row and segment of `seg` rows: its
- *              first window in full, then a row enters and a row leaves per
- *              step; neighbouring work-items read and write neighbouring
- *              bytes, so every row step is one coalesced access.
+ * column_sums  a work-item per 4 samples of a row and segment of `seg` rows:
+ *              its first window in full, then a row enters and a row leaves
+ *              per step; neighbouring work-items read and write
+ *              neighbouring samples, so every row step is one coalesced
+ *              access.
  * row_means_scan  a work-group per row turns the row's column sums into
  *              prefix sums in place (scans of SCAN_GROUP pixels in local
  *              memory, carried along the row), and each pixel's window is the
  *              difference of two prefix sums, extended past the edges in
- *              closed form.  Sums are exact modulo 2^32, and so is every
- *              window sum (< 2^30). */
+ *              closed form.  Sums are exact modulo 2^32 (2^64 for 16-bit
+ *              samples), and so is every window sum (< 2^30; < 2^38). */
 
-/* Slides the window of rows down bytes b .. b + L - 1 from row y0 to
+/* Slides the window of rows down samples b .. b + L - 1 from row y0 to
  * y1, writing each row's column sums to out (a row of sums every `step`
  * entries). */
 #define DEFINE_COLUMN_SLIDE(L, T, LOAD, STORE)                             \
   void column_slide_##L (__global const uchar *plane, int stride,          \
-      __global uint *out, int step, int b, int y0, int y1, int height,     \
+      __global SUM *out, int step, int b, int y0, int y1, int height,      \
       int radius, int border)                                              \
   {                                                                        \
-    __global const uchar *column = plane + b;                              \
     T sum = column_window_##L (plane, stride, b, y0 - radius, height,      \
         radius, border);                                                   \
     Walk enter = walk_from (y0 + radius + 1, height, border);              \
     Walk leave = walk_from (y0 - radius, height, border);                  \
     for (int y = y0; y < y1; y++) {                                        \
       STORE (sum, out + y * step);                                         \
-      sum += LOAD (column + walk_index (enter) * stride)                   \
-          - LOAD (column + walk_index (leave) * stride);                   \
+      sum += LOAD (PLANE_AT (plane, stride, walk_index (enter), b))        \
+          - LOAD (PLANE_AT (plane, stride, walk_index (leave), b));        \
       enter = walk_next (enter);                                           \
       leave = walk_next (leave);                                           \
     }                                                                      \
   }
 
 #define STORE_WORD_SUMS(v, p) vstore4 ((v), 0, (p))
-#define STORE_BYTE_SUM(v, p) (*(p) = (v))
-DEFINE_COLUMN_SLIDE (4, uint4, LOAD_WORD, STORE_WORD_SUMS)
-DEFINE_COLUMN_SLIDE (1, uint, LOAD_BYTE, STORE_BYTE_SUM)
+#define STORE_ONE_SUM(v, p) (*(p) = (v))
+DEFINE_COLUMN_SLIDE (4, SUMN (4), LOAD_WORD, STORE_WORD_SUMS)
+DEFINE_COLUMN_SLIDE (1, SUM, LOAD_ONE, STORE_ONE_SUM)
 
 __kernel void column_sums(PLANE_ARGS)
 {
   const int b = get_global_id(0) * 4, y0 = get_global_id(1) * seg;
-  const int y1 = min(y0 + seg, height), row_bytes = width * BPP;
-  if (b >= row_bytes)
+  const int y1 = min(y0 + seg, height), row_units = width * BPP;
+  if (b >= row_units)
     return;
-  if (b + 4 > row_bytes) {
-    for (int i = b; i < row_bytes; i++)
-      column_slide_1(src + src_off, src_stride, sums + i, row_bytes, i, y0,
+  if (b + 4 > row_units) {
+    for (int i = b; i < row_units; i++)
+      column_slide_1(src + src_off, src_stride, sums + i, row_units, i, y0,
           y1, height, radius, border);
     return;
   }
-  column_slide_4(src + src_off, src_stride, sums + b, row_bytes, b, y0, y1,
+  column_slide_4(src + src_off, src_stride, sums + b, row_units, b, y0, y1,
       height, radius, border);
 }
 
 #define SCAN_GROUP 256
 
-/* The row of sums as whole pixels: one aligned load of 8 or 16 bytes where
- * BPP is 2 or 4 (rows of sums start on such a boundary). */
+/* The row of sums as whole pixels: one aligned vector load where BPP is 2
+ * or 4 (rows of sums start on such a boundary). */
 #if BPP == 2 || BPP == 4
-#define LOAD_SUMS(i, p) (((__global const PIX(uint) *) (p))[i])
-#define STORE_SUMS(v, i, p) (((__global PIX(uint) *) (p))[i] = (v))
+#define LOAD_SUMS(i, p) (((__global const PIX(SUM) *) (p))[i])
+#define STORE_SUMS(v, i, p) (((__global PIX(SUM) *) (p))[i] = (v))
 #else
 #define LOAD_SUMS(i, p) LOAD_PIX(i, p)
 #define STORE_SUMS(v, i, p) STORE_PIX(v, i, p)
@@ -151,44 +151,44 @@ __kernel void column_sums(PLANE_ARGS)
 
 /* P(j), the sum of pixels 0 .. j-1 of a row of prefix sums p (p[x] holds
  * P(x + 1)), for 0 <= j <= width. */
-PIX(uint) prefix(__global const uint *p, int j)
+PIX(SUM) prefix(__global const SUM *p, int j)
 {
-  return j == 0 ? (PIX(uint)) 0 : LOAD_SUMS(j - 1, p);
+  return j == 0 ? (PIX(SUM)) 0 : LOAD_SUMS(j - 1, p);
 }
 
 /* P(j) for any j, as if the row went on under the border rule (P(j) < 0
  * for j < 0 counts the samples left of 0 negatively).  Clamp repeats the
  * edge pixels; mirror repeats a period 0, 1, .., w-1, w-2, .., 1 whose
  * running sum is known from P. */
-PIX(uint) extended_prefix(__global const uint *p, int j, int width,
+PIX(SUM) extended_prefix(__global const SUM *p, int j, int width,
     int border)
 {
   if (j >= 0 && j <= width)
     return prefix(p, j);
-  const PIX(uint) total = prefix(p, width), first = prefix(p, 1);
-  const PIX(uint) last = total - prefix(p, width - 1);
+  const PIX(SUM) total = prefix(p, width), first = prefix(p, 1);
+  const PIX(SUM) last = total - prefix(p, width - 1);
   if (border == BORDER_CLAMP)
-    return j < 0 ? (uint) j * first : total + (uint) (j - width) * last;
+    return j < 0 ? (SUM) j * first : total + (SUM) (j - width) * last;
   if (width == 1)
-    return (uint) j * total;
+    return (SUM) j * total;
   const int period = 2 * (width - 1);
   int q = j / period, m = j % period;
   if (m < 0) {
     m += period;
     q--;
   }
-  const PIX(uint) rest = m <= width ? prefix(p, m) :
+  const PIX(SUM) rest = m <= width ? prefix(p, m) :
       total + prefix(p, width - 1) - prefix(p, 2 * width - 1 - m);
-  return (uint) q * (2 * total - first - last) + rest;
+  return (SUM) q * (2 * total - first - last) + rest;
 }
 
 /* The inclusive scan of `value` over the work-group, through `scan`. */
-PIX(uint) group_scan(__local PIX(uint) *scan, int lid, PIX(uint) value)
+PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, PIX(SUM) value)
 {
   scan[lid] = value;
   for (int step = 1; step < SCAN_GROUP; step *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    const PIX(uint) add = lid >= step ? scan[lid - step] : 0;
+    const PIX(SUM) add = lid >= step ? scan[lid - step] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     scan[lid] += add;
   }
@@ -199,17 +199,17 @@ PIX(uint) group_scan(__local PIX(uint) *scan, int lid, PIX(uint) value)
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void row_means_scan(PLANE_ARGS)
 {
-  __local PIX(uint) scan[SCAN_GROUP];
+  __local PIX(SUM) scan[SCAN_GROUP];
   const int lid = get_local_id(0), y = get_global_id(1);
-  __global uint *p = sums + y * width * BPP;
+  __global SUM *p = sums + y * width * BPP;
 
   /* The prefix sums, SCAN_GROUP neighbouring pixels at a time, so every
    * load and store is one coalesced access. */
-  PIX(uint) carry = 0;
+  PIX(SUM) carry = 0;
   for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
     const int x = x0 + lid;
-    const PIX(uint) sum = group_scan(scan, lid,
-        x < width ? LOAD_SUMS(x, p) : (PIX(uint)) 0) + carry;
+    const PIX(SUM) sum = group_scan(scan, lid,
+        x < width ? LOAD_SUMS(x, p) : (PIX(SUM)) 0) + carry;
     if (x < width)
       STORE_SUMS(sum, x, p);
     carry += scan[SCAN_GROUP - 1];
@@ -218,10 +218,10 @@ void row_means_scan(PLANE_ARGS)
   barrier(CLK_GLOBAL_MEM_FENCE);
 
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
-  __global uchar *out = dst + dst_off + y * dst_stride;
-  __global const uchar *in = src + src_off + y * src_stride;
+  __global S *out = DST_ROW(y);
+  __global const S *keep = KEEP_ROW(y);
   for (int x = lid; x < width; x += SCAN_GROUP)
-    store_mean_pix(out, in, x,
+    store_mean_pix(out, keep, x,
         extended_prefix(p, x + radius + 1, width, border)
         - extended_prefix(p, x - radius, width, border), mean);
 }
@@ -229,10 +229,10 @@ void row_means_scan(PLANE_ARGS)
 /* ---- CPUs: strips ---------------------------------------------------
  * On a CPU a work-item is a core's task rather than a lane.  Each takes a
  * strip of `seg` rows and keeps the column sums of its current window, one
- * per byte of a row, in its own row of `sums`, which stays in cache: the
+ * per sample of a row, in its own row of `sums`, which stays in cache: the
  * frame is read about once and no sums travel through memory between
- * passes.  Column sums move 16 bytes at a time; the row pass works on whole
- * pixels (PIX vectors).
+ * passes.  Column sums move 16 samples at a time; the row pass works on
+ * whole pixels (PIX vectors).
  *   separable_strips  each row's column sums added afresh: O(r) per pixel
  *   sliding_strips    a row enters the column sums and a row leaves them,
  *                     then a running sum along the row: O(1) per pixel */
@@ -240,20 +240,20 @@ void row_means_scan(PLANE_ARGS)
 #define COLUMN_RUN 16
 
 /* Exact in unsigned arithmetic: the leaving row was added before. */
-void columns_slide(__global uint *v, __global const uchar *enter,
-    __global const uchar *leave, int n)
+void columns_slide(__global SUM *v, __global const S *enter,
+    __global const S *leave, int n)
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    vstore16(vload16(0, v + b) + convert_uint16(vload16(0, enter + b))
-        - convert_uint16(vload16(0, leave + b)), 0, v + b);
+    vstore16(vload16(0, v + b) + VALUES(16, enter + b)
+        - VALUES(16, leave + b), 0, v + b);
   for (; b < n; b++)
-    v[b] += enter[b] - leave[b];
+    v[b] += VALUE_OF((SUM) enter[b]) - VALUE_OF((SUM) leave[b]);
 }
 
-/* The column sums of a row's n bytes over the window of rows first ..
+/* The column sums of a row's n samples over the window of rows first ..
  * first + 2r. */
-void columns_window(__global uint *v, __global const uchar *plane,
+void columns_window(__global SUM *v, __global const uchar *plane,
     int stride, int n, int first, int height, int radius, int border)
 {
   int b = 0;
@@ -265,10 +265,10 @@ void columns_window(__global uint *v, __global const uchar *plane,
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */
-PIX(uint) pixel_window(__global const uint *v, int x, int width, int radius,
+PIX(SUM) pixel_window(__global const SUM *v, int x, int width, int radius,
     int border)
 {
-  PIX(uint) sum = 0;
+  PIX(SUM) sum = 0;
   if (x >= radius && x + radius < width) {
     for (int i = x - radius; i <= x + radius; i++)
       sum += LOAD_PIX(i, v);
@@ -280,50 +280,52 @@ PIX(uint) pixel_window(__global const uint *v, int x, int width, int radius,
   return sum;
 }
 
-/* The means of a row's bytes b .. b + 15, each window summed afresh, 16
- * column sums per add whatever the pixel size: the pixels of these bytes
+/* The means of a row's samples b .. b + 15, each window summed afresh, 16
+ * column sums per add whatever the pixel size: the pixels of these samples
  * and their windows lie inside the row. */
-void byte_run_means(__global uchar *out, __global const uchar *in,
-    __global const uint *v, int b, int radius, Mean m)
+void run_means(__global S *out, __global const S *keep,
+    __global const SUM *v, int b, int radius, Mean m)
 {
-  uint16 sum = 0;
+  SUMN(16) sum = 0;
   for (int d = -radius; d <= radius; d++)
     sum += vload16(0, v + b + d * BPP);
   const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
-              + m.rounding), m));
-  vstore16(select(vload16(0, in + b), convert_uchar16(mean),
-          filtered_lanes(b)), 0, out + b);
+              + m.rounding), m, ulong16));
+  vstore16(select(vload16(0, keep + b), PASTE(convert_, SN(16))(
+              CONTAINER_OF(mean)), filtered_lanes(b)), 0, out + b);
 }
 
 /* One row's means, each pixel's window summed afresh from the column sums:
- * 16 bytes at a time between the edges, a pixel at a time (under the
+ * 16 samples at a time between the edges, a pixel at a time (under the
  * border rule) near them.  A pixel the runs ended inside is written again
- * whole, with the same bytes. */
-void row_means_direct(__global uchar *out, __global const uchar *in,
-    __global const uint *v, int width, int radius, int border, Mean m)
+ * whole, with the same samples. */
+void row_means_direct(__global S *out, __global const S *keep,
+    __global const SUM *v, int width, int radius, int border, Mean m)
 {
   const int inner_first = min(radius, width);
   const int inner_end = max(inner_first, width - radius);
   int x = 0;
   for (; x < inner_first; x++)
-    store_mean_pix(out, in, x, pixel_window(v, x, width, radius, border), m);
+    store_mean_pix(out, keep, x, pixel_window(v, x, width, radius, border),
+        m);
   int b = x * BPP;
   for (; b + 16 <= inner_end * BPP; b += 16)
-    byte_run_means(out, in, v, b, radius, m);
+    run_means(out, keep, v, b, radius, m);
   for (x = b / BPP; x < width; x++)
-    store_mean_pix(out, in, x, pixel_window(v, x, width, radius, border), m);
+    store_mean_pix(out, keep, x, pixel_window(v, x, width, radius, border),
+        m);
 }
 
 /* Means of pixels x .. end - 1 of a row, sliding the running sum `sum`
  * with the border rule; returns where it stopped. */
-int row_means_walking(__global uchar *out, __global const uchar *in,
-    __global const uint *v, PIX(uint) *sum, int x, int end, int width,
+int row_means_walking(__global S *out, __global const S *keep,
+    __global const SUM *v, PIX(SUM) *sum, int x, int end, int width,
     int radius, int border, Mean m)
 {
   Walk enter = walk_from(x + radius + 1, width, border);
   Walk leave = walk_from(x - radius, width, border);
   for (; x < end; x++, enter = walk_next(enter), leave = walk_next(leave)) {
-    store_mean_pix(out, in, x, *sum, m);
+    store_mean_pix(out, keep, x, *sum, m);
     *sum += LOAD_PIX(walk_index(enter), v) - LOAD_PIX(walk_index(leave), v);
   }
   return x;
@@ -331,67 +333,65 @@ int row_means_walking(__global uchar *out, __global const uchar *in,
 
 /* One row's means with a running sum along the row.  Between the edges,
  * where the entering and leaving pixels need no border rule, no walk. */
-void row_means_sliding(__global uchar *out, __global const uchar *in,
-    __global const uint *v, int width, int radius, int border, Mean m)
+void row_means_sliding(__global S *out, __global const S *keep,
+    __global const SUM *v, int width, int radius, int border, Mean m)
 {
   const int inner_first = min(radius, width);
   const int inner_end = max(inner_first, width - radius - 1);
-  PIX(uint) sum = pixel_window(v, 0, width, radius, border);
-  int x = row_means_walking(out, in, v, &sum, 0, inner_first, width, radius,
-      border, m);
+  PIX(SUM) sum = pixel_window(v, 0, width, radius, border);
+  int x = row_means_walking(out, keep, v, &sum, 0, inner_first, width,
+      radius, border, m);
   for (; x < inner_end; x++) {
-    store_mean_pix(out, in, x, sum, m);
+    store_mean_pix(out, keep, x, sum, m);
     sum += LOAD_PIX(x + radius + 1, v) - LOAD_PIX(x - radius, v);
   }
-  row_means_walking(out, in, v, &sum, x, width, width, radius, border, m);
+  row_means_walking(out, keep, v, &sum, x, width, width, radius, border, m);
 }
 
 /* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`. */
 typedef struct {
-  int y0, y1, row_bytes;
-  __global uint *v;
+  int y0, y1, row_units;
+  __global SUM *v;
 } Strip;
 
-Strip strip_for(__global uint *sums, int seg, int width, int height)
+Strip strip_for(__global SUM *sums, int seg, int width, int height)
 {
   Strip s;
   s.y0 = get_global_id(0) * seg;
   s.y1 = min(s.y0 + seg, height);
-  s.row_bytes = width * BPP;
-  s.v = sums + get_global_id(0) * s.row_bytes;
+  s.row_units = width * BPP;
+  s.v = sums + get_global_id(0) * s.row_units;
   return s;
 }
 
 __kernel void separable_strips(PLANE_ARGS)
 {
   const Strip s = strip_for(sums, seg, width, height);
-  __global const uchar *in = src + src_off;
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
   for (int y = s.y0; y < s.y1; y++) {
-    columns_window(s.v, in, src_stride, s.row_bytes, y - radius, height,
-        radius, border);
-    row_means_direct(dst + dst_off + y * dst_stride, in + y * src_stride, s.v,
-        width, radius, border, mean);
+    columns_window(s.v, src + src_off, src_stride, s.row_units, y - radius,
+        height, radius, border);
+    row_means_direct(DST_ROW(y), KEEP_ROW(y), s.v, width, radius, border,
+        mean);
   }
 }
 
 __kernel void sliding_strips(PLANE_ARGS)
 {
   const Strip s = strip_for(sums, seg, width, height);
-  __global const uchar *in = src + src_off;
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
-  columns_window(s.v, in, src_stride, s.row_bytes, s.y0 - radius, height,
-      radius, border);
+  columns_window(s.v, src + src_off, src_stride, s.row_units, s.y0 - radius,
+      height, radius, border);
   Walk enter = walk_from(s.y0 + radius + 1, height, border);
   Walk leave = walk_from(s.y0 - radius, height, border);
   for (int y = s.y0; y < s.y1; y++) {
-    row_means_sliding(dst + dst_off + y * dst_stride, in + y * src_stride, s.v,
-        width, radius, border, mean);
+    row_means_sliding(DST_ROW(y), KEEP_ROW(y), s.v, width, radius, border,
+        mean);
     if (y + 1 < s.y1)
-      columns_slide(s.v, in + walk_index(enter) * src_stride,
-          in + walk_index(leave) * src_stride, s.row_bytes);
+      columns_slide(s.v, SRC_ROW(walk_index(enter)), SRC_ROW(walk_index(leave)),
+          s.row_units);
     enter = walk_next(enter);
     leave = walk_next(leave);
   }

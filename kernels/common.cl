@@ -1,13 +1,23 @@
 /* Shared by every clfilter kernel.
  *
  * A program is built per pixel layout with
- *   -D BPP=<bytes per pixel, 1..4>   -D MASK=<bit c: byte c of a pixel is filtered>
- * Bytes whose bit is clear (alpha, padding, chroma under laplace) are copied.
+ *   -D BPP=<samples per pixel, 1..4>   -D MASK=<bit c: sample c is filtered>
+ *   -D SAMPLE_BYTES=<1 or 2: the container of a sample>
+ *   -D DEPTH=<bits of a value>   -D SHIFT=<container bits below the value>
+ *   -D SWAP=<1: containers are in the other byte order than the device's>
+ * A sample's value is (container >> SHIFT) masked to DEPTH bits, and a
+ * filtered value is written back as value << SHIFT.  Samples whose bit is
+ * clear (alpha, padding, chroma under laplace, the other samples of packed
+ * 4:2:2) are copied as they are.
  *
  * Every kernel takes the same arguments (PLANE_ARGS), so the host sets them
- * in one place.  Offsets and strides are in bytes; `sums` holds exact 32-bit
- * window sums between the two passes of a separable blur, one per byte of
- * the plane, rows of width * BPP entries.
+ * in one place.  Offsets and strides are in bytes (multiples of
+ * SAMPLE_BYTES), positions along a row in samples.  `sums` holds exact
+ * window sums (SUM) between the two passes of a blur, one per sample of the
+ * plane, rows of width * BPP entries.  The copied samples of a pixel come
+ * from the source, or with `keep_dst` from the destination, which an
+ * earlier pass over the same plane wrote (packed 4:2:2: the chroma pass,
+ * then the luma pass).
  */
 
 #define BORDER_CLAMP 0
@@ -15,11 +25,52 @@
 
 #define FILTERED(c) (((MASK) >> (c)) & 1)
 
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+
+/* S: a sample's container.  SUM: window sums, exact: below 2^30 for 8-bit
+ * samples, below 2^38 for 16-bit ones. */
+#if SAMPLE_BYTES == 1
+#define S uchar
+#define SUM uint
+#else
+#define S ushort
+#define SUM ulong
+#endif
+#define SN(n) PASTE(S, n)
+#define SUMN(n) PASTE(SUM, n)
+
 #define PLANE_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride,                     \
-  __global uint *sums, int width, int height, int radius, int border,     \
-  int seg, uint mean_mul, int mean_shift
+  __global SUM *sums, int width, int height, int radius, int border,      \
+  int seg, ulong mean_mul, int mean_shift, int keep_dst
+
+/* Row y of a plane at byte `off` of `base`, `stride` bytes a row. */
+#define ROW_AT(base, off, stride, y) \
+  ((__global S *) ((base) + (off) + (uint) (y) * (stride)))
+#define SRC_ROW(y) ((__global const S *) ROW_AT (src, src_off, src_stride, y))
+#define DST_ROW(y) ROW_AT (dst, dst_off, dst_stride, y)
+/* Where the copied samples of row y come from. */
+#define KEEP_ROW(y) (keep_dst ? (__global const S *) DST_ROW (y) : SRC_ROW (y))
+
+/* Containers and values: VALUE_AS (T, v) takes the value of containers v
+ * (below 2^16) held in integers of type T (a scalar or vector type whose
+ * lanes hold 17 bits or more), CONTAINER_AS (T, v) makes containers of
+ * values v.  VALUE_OF and CONTAINER_OF do so on uint, ulong and their
+ * vectors.  With 8-bit samples these cost nothing. */
+#define VALUE_MAX ((1u << DEPTH) - 1)
+#if SWAP
+#define HOST_ORDER_AS(T, v) ((((v) & (T) 0xff) << 8) | ((v) >> 8))
+#else
+#define HOST_ORDER_AS(T, v) (v)
+#endif
+#define VALUE_AS(T, v) ((HOST_ORDER_AS (T, v) >> SHIFT) & (T) VALUE_MAX)
+#define CONTAINER_AS(T, v) HOST_ORDER_AS (T, (v) << SHIFT)
+#define VALUE_OF(v) VALUE_AS (uint, v)
+#define CONTAINER_OF(v) CONTAINER_AS (uint, v)
+/* The values of n containers at p, as SUMs. */
+#define VALUES(n, p) VALUE_OF (PASTE (convert_, SUMN (n)) (PASTE (vload, n) (0, (p))))
 
 /* A walk along a line of n samples, one position at a time, giving the
  * sample each position reads: clamp repeats the edge sample; mirror reflects
@@ -72,12 +123,12 @@ int border_index(int i, int n, int border)
   return walk_index(walk_from(i, n, border));
 }
 
-/* The window sum over a line of samples of type T (uchar pixels, or the
- * uint row sums between separable passes), `step` elements from one
- * position to the next, for the filtered bytes of a pixel: add_window_T
- * adds the 2r+1 samples from position `first` on. */
-#define DEFINE_WINDOW_OPS(T)                                              \
-  void add_window_##T (uint *sum, __global const T *line, int step,       \
+/* The window sum over a line of samples of type T (S pixels, whose values
+ * VALUE_OF takes, or the SUMs between separable passes), `step` elements
+ * from one position to the next, for the filtered samples of a pixel:
+ * add_window_T adds the 2r+1 samples from position `first` on. */
+#define DEFINE_WINDOW_OPS(T, VALUE)                                       \
+  void add_window_##T (SUM *sum, __global const T *line, int step,        \
       int first, int n, int radius, int border)                           \
   {                                                                       \
     Walk w = walk_from (first, n, border);                                \
@@ -85,36 +136,49 @@ int border_index(int i, int n, int border)
       __global const T *px = line + walk_index (w) * step;                \
       for (int c = 0; c < BPP; c++)                                       \
         if (FILTERED (c))                                                 \
-          sum[c] += px[c];                                                \
+          sum[c] += VALUE ((SUM) px[c]);                                  \
     }                                                                     \
   }
 
-DEFINE_WINDOW_OPS (uchar)
-DEFINE_WINDOW_OPS (uint)
+#define AS_IS(v) (v)
+DEFINE_WINDOW_OPS (S, VALUE_OF)
+#if SAMPLE_BYTES == 1
+DEFINE_WINDOW_OPS (uint, AS_IS)
+#else
+DEFINE_WINDOW_OPS (ulong, AS_IS)
+#endif
+#define add_window_sums PASTE(add_window_, SUM)
 
-void clear_sum (uint *sum)
+void clear_sum (SUM *sum)
 {
   for (int c = 0; c < BPP; c++)
     sum[c] = 0;
 }
 
-/* The filtered bytes' sums of one pixel, into `sums` between passes. */
-void store_sums (__global uint *out, const uint *sum)
+/* The filtered samples' sums of one pixel, into `sums` between passes. */
+void store_sums (__global SUM *out, const SUM *sum)
 {
   for (int c = 0; c < BPP; c++)
     if (FILTERED (c))
       out[c] = sum[c];
 }
 
-/* Division by the window's area N as a multiply and a shift: the host
- * passes mean_mul = ceil(2^mean_shift / N) with mean_shift = 30 +
- * ceil(log2 N), which gives floor(D / N) exactly for every D < 2^30, and
- * D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30.  mean_mul < 2^31, so the
- * product is one 32x32->64-bit multiply.  A division per sample would cost
- * more than the rest of a sliding-window blur. */
+/* Division by the window's area N as a multiply and a shift: a division
+ * per sample would cost more than the rest of a sliding-window blur.
+ * 8-bit samples: the host passes mul = ceil(2^s / N) with s = mean_shift =
+ * 30 + ceil(log2 N), which gives floor(D / N) exactly for every D < 2^30,
+ * and D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30; mul < 2^31, so the
+ * product is one 32x32->64-bit multiply.  16-bit samples: D < 2^16 N <
+ * 2^38, s = 38 + ceil(log2 N), mul = ceil(2^s / N) < 2^39, and the host
+ * passes mean_shift = 64 - s: floor(D * mul / 2^s) is the high word of
+ * (D << (64 - s)) * mul, and D << (64 - s) < 2^64. */
 typedef struct {
-  uint rounding;                 /* N / 2 */
+  SUM rounding;                  /* N / 2 */
+#if SAMPLE_BYTES == 1
   uint mul;
+#else
+  ulong mul;
+#endif
   int shift;
 } Mean;
 
@@ -124,10 +188,14 @@ uint window_area(int radius)
   return side * side;
 }
 
-/* floor(D / N) for D widened to 64 bits (a scalar or a vector). */
-#define MEAN_OF(wide_d, m) (((wide_d) * (m).mul) >> (m).shift)
+/* floor(D / N) for D of type T, ulong or a ulong vector. */
+#if SAMPLE_BYTES == 1
+#define MEAN_OF(d, m, T) (((d) * (m).mul) >> (m).shift)
+#else
+#define MEAN_OF(d, m, T) mul_hi ((d) << (m).shift, (T) ((m).mul))
+#endif
 
-Mean mean_for(int radius, uint mul, int shift)
+Mean mean_for(int radius, ulong mul, int shift)
 {
   Mean m;
   m.rounding = window_area(radius) / 2;
@@ -136,19 +204,18 @@ Mean mean_for(int radius, uint mul, int shift)
   return m;
 }
 
-/* out = (S + N/2) / N for the filtered bytes of one pixel, the rest copied. */
-void store_mean(__global uchar *out, __global const uchar *in,
-    const uint *sum, Mean m)
+/* out = (S + N/2) / N for the filtered samples of one pixel, the rest
+ * copied from `keep`. */
+void store_mean(__global S *out, __global const S *keep, const SUM *sum,
+    Mean m)
 {
   for (int c = 0; c < BPP; c++)
-    out[c] = FILTERED(c) ?
-        (uchar) MEAN_OF((ulong) (sum[c] + m.rounding), m) : in[c];
+    out[c] = FILTERED(c) ? (S) CONTAINER_OF((uint) MEAN_OF((ulong)
+            (sum[c] + m.rounding), m, ulong)) : keep[c];
 }
 
 /* A pixel as one vector of BPP lanes (a scalar when BPP is 1): PIX(uint)
  * is uint4 for RGBA.  LOAD_PIX/STORE_PIX take a pixel index. */
-#define PASTE_(a, b) a##b
-#define PASTE(a, b) PASTE_(a, b)
 #if BPP == 1
 #define PIX(T) T
 #define LOAD_PIX(i, p) ((p)[i])
@@ -160,8 +227,10 @@ void store_mean(__global uchar *out, __global const uchar *in,
 #define STORE_PIX(v, i, p) PASTE(vstore, BPP)(v, i, p)
 #define CONVERT_PIX(T) PASTE(convert_, PIX(T))
 #endif
+/* The values of pixel i of a row of containers, as SUMs. */
+#define LOAD_PIX_VALUES(i, p) VALUE_OF(CONVERT_PIX(SUM)(LOAD_PIX(i, p)))
 
-/* All ones in the lanes of filtered bytes, zero in the copied ones. */
+/* All ones in the lanes of filtered samples, zero in the copied ones. */
 #define LANE_MASK(c) (FILTERED(c) ? 0xffffffffu : 0u)
 #if BPP == 1
 #define FILTERED_LANES LANE_MASK(0)
@@ -175,22 +244,27 @@ void store_mean(__global uchar *out, __global const uchar *in,
 #endif
 
 /* store_mean for a whole pixel at once: the means of its filtered lanes,
- * its other bytes copied from `in`. */
-void store_mean_pix(__global uchar *out, __global const uchar *in, int x,
-    PIX(uint) sum, Mean m)
+ * its other samples copied from `keep`. */
+void store_mean_pix(__global S *out, __global const S *keep, int x,
+    PIX(SUM) sum, Mean m)
 {
   const PIX(uint) mean = CONVERT_PIX(uint)(
-      MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m));
-  const PIX(uint) keep = CONVERT_PIX(uint)(LOAD_PIX(x, in));
-  STORE_PIX(CONVERT_PIX(uchar)((mean & FILTERED_LANES)
-          | (keep & ~FILTERED_LANES)), x, out);
+      MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m, PIX(ulong)));
+  const PIX(uint) kept = CONVERT_PIX(uint)(LOAD_PIX(x, keep));
+  STORE_PIX(CONVERT_PIX(S)((CONTAINER_OF(mean) & FILTERED_LANES)
+          | (kept & ~FILTERED_LANES)), x, out);
 }
 
-/* Lanes whose byte is filtered (-1) or copied (0), for a run of 16 bytes
- * of a row from byte b. */
-char16 filtered_lanes(int b)
+/* Lanes whose sample is filtered (-1) or copied (0), for a run of 16
+ * samples of a row from sample b. */
+#if SAMPLE_BYTES == 1
+#define LANES16 char16
+#else
+#define LANES16 short16
+#endif
+LANES16 filtered_lanes(int b)
 {
   const int16 channel = ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
       13, 14, 15) + b) % BPP;
-  return convert_char16((((int16)(MASK) >> channel) & 1) * -1);
+  return PASTE(convert_, LANES16)((((int16)(MASK) >> channel) & 1) * -1);
 }

@@ -1,71 +1,139 @@
 /* 3x3 Laplace sharpen: out = clamp(9 * centre - (sum of the 8 neighbours),
- * 0, 255), neighbours under the border rule.  The radius does not apply.
+ * 0, 2^DEPTH - 1), neighbours under the border rule.  The radius does not
+ * apply.
  *
  * Two shapes of the same arithmetic, picked per device class by the host:
- * laplace_words for GPUs, aligned 16-byte runs of words (below), and
- * laplace_runs for CPUs: a work-item takes RUN bytes of `seg` consecutive
- * rows.  In both, each row's bytes are loaded once per work-item, as the
- * left, centre and right neighbour vectors, and serve three output rows;
- * the arithmetic is 16-bit.  (On PoCL, three overlapping loads, which hit
- * the cache, measured 3-4 times faster than two loads and shuffle2; on
- * GPUs a vload from an unaligned byte address becomes byte loads, hence
- * aligned words there.)  Runs that touch a left or right edge, or would
- * read past the row (never into padding), take the byte-by-byte path. */
+ * laplace_words for GPUs, aligned 16-byte loads (below), and laplace_runs
+ * for CPUs: a work-item takes RUN samples of `seg` consecutive rows.  In
+ * both, each row's samples are loaded once per work-item, as the left,
+ * centre and right neighbour vectors, and serve three output rows; the
+ * arithmetic is 16-bit for 8-bit samples and 32-bit for 16-bit ones.  (On
+ * PoCL, three overlapping loads, which hit the cache, measured 3-4 times
+ * faster than two loads and shuffle2; on GPUs a vload from an unaligned
+ * address becomes loads of single samples, hence aligned words there.)
+ * Runs that touch a left or right edge, or would read past the row (never
+ * into padding), take the sample-by-sample path. */
 
 #define RUN 16
 
+#if SAMPLE_BYTES == 1
+#define TAP short16                       /* 9 * 255 fits */
+#else
+#define TAP int16
+#endif
+#define TAP_VALUES(v) VALUE_AS (TAP, PASTE (convert_, TAP) (v))
+
 typedef struct {
-  short16 left, centre, right;
+  TAP left, centre, right;
 } Taps;
 
-/* Bytes b..b+15 of a row and their neighbours BPP bytes to either side. */
-Taps row_taps(__global const uchar *row, int b)
+/* Samples b..b+15 of a row and their neighbours BPP samples to either
+ * side. */
+Taps row_taps(__global const S *row, int b)
 {
   Taps t;
-  t.left = convert_short16(vload16(0, row + b - BPP));
-  t.centre = convert_short16(vload16(0, row + b));
-  t.right = convert_short16(vload16(0, row + b + BPP));
+  t.left = TAP_VALUES(vload16(0, row + b - BPP));
+  t.centre = TAP_VALUES(vload16(0, row + b));
+  t.right = TAP_VALUES(vload16(0, row + b + BPP));
   return t;
 }
 
-short16 taps_sum(Taps t)
+TAP taps_sum(Taps t)
 {
   return t.left + t.centre + t.right;
 }
 
-/* One output byte (pixel x, channel c) with every read under the border
+/* The value of a sample, as an int. */
+#define SAMPLE_VALUE(s) ((int) VALUE_OF ((uint) (s)))
+
+/* One output sample (pixel x, channel c) with every read under the border
  * rule: the edge and tail path. */
-uchar laplace_byte(__global const uchar *up, __global const uchar *mid,
-    __global const uchar *down, int x, int c, int width, int border)
+S laplace_sample(__global const S *up, __global const S *mid,
+    __global const S *down, int x, int c, int width, int border)
 {
   const int xl = border_index(x - 1, width, border) * BPP + c;
   const int xc = x * BPP + c;
   const int xr = border_index(x + 1, width, border) * BPP + c;
   if (!FILTERED(c))
     return mid[xc];
-  const int ring = up[xl] + up[xc] + up[xr] + mid[xl] + mid[xr]
-      + down[xl] + down[xc] + down[xr];
-  return (uchar) clamp(9 * mid[xc] - ring, 0, 255);
+  const int ring = SAMPLE_VALUE(up[xl]) + SAMPLE_VALUE(up[xc])
+      + SAMPLE_VALUE(up[xr]) + SAMPLE_VALUE(mid[xl]) + SAMPLE_VALUE(mid[xr])
+      + SAMPLE_VALUE(down[xl]) + SAMPLE_VALUE(down[xc])
+      + SAMPLE_VALUE(down[xr]);
+  return (S) CONTAINER_OF((uint) clamp(9 * SAMPLE_VALUE(mid[xc]) - ring, 0,
+          (int) VALUE_MAX));
 }
 
-/* Bytes b .. end - 1 of rows y0 .. y1 - 1, byte by byte. */
-void laplace_bytes(__global const uchar *in, int src_stride,
+/* Row y of a plane (from its first byte) of `stride` bytes a row. */
+#define PLANE_ROW(plane, stride, y) \
+  ((__global S *) ((plane) + (uint) (y) * (stride)))
+
+/* Samples b .. end - 1 of rows y0 .. y1 - 1, one by one. */
+void laplace_samples(__global const uchar *in, int src_stride,
     __global uchar *out, int dst_stride, int b, int end, int y0, int y1,
     int width, int height, int border)
 {
   for (int y = y0; y < y1; y++) {
-    __global const uchar *up = in + border_index(y - 1, height, border) * src_stride;
-    __global const uchar *mid = in + y * src_stride;
-    __global const uchar *down = in + border_index(y + 1, height, border) * src_stride;
+    __global const S *up = PLANE_ROW(in, src_stride,
+        border_index(y - 1, height, border));
+    __global const S *mid = PLANE_ROW(in, src_stride, y);
+    __global const S *down = PLANE_ROW(in, src_stride,
+        border_index(y + 1, height, border));
+    __global S *row = PLANE_ROW(out, dst_stride, y);
     for (int i = b; i < end; i++)
-      out[y * dst_stride + i] = laplace_byte(up, mid, down, i / BPP, i % BPP,
-          width, border);
+      row[i] = laplace_sample(up, mid, down, i / BPP, i % BPP, width, border);
   }
 }
 
-/* ---- GPUs: WORD_RUN 4-byte words of `seg` rows per work-item --------
- * Neighbouring work-items take neighbouring 16-byte runs, so each row is
- * read in coalesced 16-byte loads; the left and right neighbours of a
+/* Rows y0 .. y1 - 1 of the run of samples b .. b + 15, with rows' taps from
+ * TAPS (row, b); the centre row's samples that are not filtered are copied
+ * from the source. */
+#define LAPLACE_RUN_ROWS(TAPS)                                            \
+  do {                                                                    \
+    Taps above = TAPS (PLANE_ROW (in, src_stride,                         \
+            border_index (y0 - 1, height, border)), b);                   \
+    Taps here = TAPS (PLANE_ROW (in, src_stride, y0), b);                 \
+    const LANES16 keep = filtered_lanes (b);                              \
+    for (int y = y0; y < y1; y++) {                                       \
+      const Taps below = TAPS (PLANE_ROW (in, src_stride,                 \
+              border_index (y + 1, height, border)), b);                  \
+      const TAP ring = taps_sum (above) + here.left + here.right          \
+          + taps_sum (below);                                             \
+      vstore16 (select (centre_containers (here,                         \
+                  PLANE_ROW (in, src_stride, y), b),                      \
+              sharp_run ((TAP) (9) * here.centre - ring), keep), 0,       \
+          PLANE_ROW (out, dst_stride, y) + b);                            \
+      above = here;                                                       \
+      here = below;                                                       \
+    }                                                                     \
+  } while (0)
+
+/* The centre row's containers, to copy the samples not filtered: 8-bit
+ * values are their containers. */
+SN(16) centre_containers(Taps here, __global const S *row, int b)
+{
+#if SAMPLE_BYTES == 1
+  return convert_uchar16(here.centre);
+#else
+  return vload16(0, row + b);
+#endif
+}
+
+/* 9 * centre - ring, clamped to the values, as containers. */
+SN(16) sharp_run(TAP v)
+{
+#if SAMPLE_BYTES == 1
+  return convert_uchar16_sat(v);
+#else
+  return convert_ushort16(CONTAINER_AS(int16, clamp(v, 0, (int) VALUE_MAX)));
+#endif
+}
+
+/* ---- GPUs: 16 samples of `seg` rows per work-item ----------------------
+ * Neighbouring work-items take neighbouring runs, so each row is read in
+ * coalesced 16-byte loads.
+ *
+ * 8-bit samples: WORD_RUN 4-byte words; the left and right neighbours of a
  * word's bytes are cut from the words either side (funnel shifts), and the
  * rows slide down in registers.  The arithmetic is short and packed: a
  * word's even bytes and its odd bytes each sit in the two 16-bit halves of
@@ -74,9 +142,12 @@ void laplace_bytes(__global const uchar *in, int src_stride,
  *   out = 10 * centre - T, T the 3x3 sum (centre included): 9 * centre -
  *   ring.  T <= 2295 and 10 * centre <= 2550 stay within a half, and
  *   10 * centre + 2295 - T never borrows across halves.
+ * 16-bit samples: two aligned runs of 8 and the runs either side, the
+ * neighbours cut from them with shuffles, then laplace_runs' arithmetic.
  * Runs at a row's ends, and planes whose rows are not 16-byte aligned,
- * take the byte-by-byte path. */
+ * take the sample-by-sample path. */
 
+#if SAMPLE_BYTES == 1
 #define WORD_RUN 4
 #define HALVES(v) ((v) | ((v) << 16))
 #define EVEN_BYTES(w) ((w) & 0x00ff00ffu)
@@ -137,22 +208,11 @@ uint filtered_word(int b)
   return mask;
 }
 
-__kernel void laplace_words(PLANE_ARGS)
+/* The words of 8-bit rows, in place of the runs of laplace_runs. */
+void laplace_word_rows(__global const uchar *in, int src_stride,
+    __global uchar *out, int dst_stride, int b, int y0, int y1, int height,
+    int border)
 {
-  const int b = get_global_id(0) * 4 * WORD_RUN, y0 = get_global_id(1) * seg;
-  const int y1 = min(y0 + seg, height), row_bytes = width * BPP;
-  if (b >= row_bytes)
-    return;
-  __global const uchar *in = src + src_off;
-  __global uchar *out = dst + dst_off;
-  const bool aligned = ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
-
-  if (!aligned || b == 0 || b + 4 * WORD_RUN + 4 > row_bytes) {
-    laplace_bytes(in, src_stride, out, dst_stride, b,
-        min(b + 4 * WORD_RUN, row_bytes), y0, y1, width, height, border);
-    return;
-  }
-
   uint keep[WORD_RUN];
 #pragma unroll
   for (int k = 0; k < WORD_RUN; k++)
@@ -177,34 +237,71 @@ __kernel void laplace_words(PLANE_ARGS)
   }
 }
 
-/* ---- CPUs: RUN bytes of `seg` rows per work-item ---------------------- */
+#define WORD_ROWS() \
+  laplace_word_rows (in, src_stride, out, dst_stride, b, y0, y1, height, border)
+/* The neighbour run BPP bytes beyond: a word either side. */
+#define WORD_REACH 4
+
+#else
+
+/* Samples b..b+15 of a 16-byte aligned row and their neighbours BPP
+ * samples to either side (BPP <= 4 < 8), from four aligned runs of 8. */
+Taps aligned_row_taps(__global const S *row, int b)
+{
+  __global const ushort8 *run = (__global const ushort8 *) (row + b);
+  const ushort8 before = run[-1], first = run[0], second = run[1],
+      after = run[2];
+  const ushort8 lanes = (ushort8)(0, 1, 2, 3, 4, 5, 6, 7);
+  const ushort8 to_left = lanes + (ushort8)(8 - BPP);
+  const ushort8 to_right = lanes + (ushort8)(BPP);
+  Taps t;
+  t.left = TAP_VALUES((ushort16)(shuffle2(before, first, to_left),
+          shuffle2(first, second, to_left)));
+  t.centre = TAP_VALUES((ushort16)(first, second));
+  t.right = TAP_VALUES((ushort16)(shuffle2(first, second, to_right),
+          shuffle2(second, after, to_right)));
+  return t;
+}
+
+#define WORD_ROWS() LAPLACE_RUN_ROWS (aligned_row_taps)
+/* The neighbour runs: 8 samples either side. */
+#define WORD_REACH 8
+
+#endif
+
+__kernel void laplace_words(PLANE_ARGS)
+{
+  const int b = get_global_id(0) * RUN, y0 = get_global_id(1) * seg;
+  const int y1 = min(y0 + seg, height), row_units = width * BPP;
+  if (b >= row_units)
+    return;
+  __global const uchar *in = src + src_off;
+  __global uchar *out = dst + dst_off;
+  const bool aligned = ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
+
+  if (!aligned || b == 0 || b + RUN + WORD_REACH > row_units) {
+    laplace_samples(in, src_stride, out, dst_stride, b,
+        min(b + RUN, row_units), y0, y1, width, height, border);
+    return;
+  }
+  WORD_ROWS();
+}
+
+/* ---- CPUs: RUN samples of `seg` rows per work-item -------------------- */
 
 __kernel void laplace_runs(PLANE_ARGS)
 {
   const int b = get_global_id(0) * RUN;
   const int y0 = get_global_id(1) * seg;
   const int y1 = min(y0 + seg, height);
-  const int row_bytes = width * BPP;
+  const int row_units = width * BPP;
   __global const uchar *in = src + src_off;
   __global uchar *out = dst + dst_off;
-  const bool vector = b >= BPP && b + BPP + 16 <= row_bytes;
 
-  if (!vector) {
-    laplace_bytes(in, src_stride, out, dst_stride, b,
-        min(b + RUN, row_bytes), y0, y1, width, height, border);
+  if (b < BPP || b + BPP + RUN > row_units) {
+    laplace_samples(in, src_stride, out, dst_stride, b,
+        min(b + RUN, row_units), y0, y1, width, height, border);
     return;
   }
-
-  Taps above = row_taps(in + border_index(y0 - 1, height, border) * src_stride, b);
-  Taps here = row_taps(in + y0 * src_stride, b);
-  const char16 keep = filtered_lanes(b);
-  for (int y = y0; y < y1; y++) {
-    const Taps below = row_taps(in + border_index(y + 1, height, border) * src_stride, b);
-    const short16 ring = taps_sum(above) + here.left + here.right + taps_sum(below);
-    const uchar16 sharp = convert_uchar16_sat((short16)(9) * here.centre - ring);
-    const uchar16 centre = convert_uchar16(here.centre);
-    vstore16(select(centre, sharp, keep), 0, out + y * dst_stride + b);
-    above = here;
-    here = below;
-  }
+  LAPLACE_RUN_ROWS(row_taps);
 }

@@ -13,12 +13,9 @@
 #include <strings.h>
 #include <threads.h>
 
-/* One per pixel layout: bpp 1..4 times a non-empty mask of its bytes. */
-#define MAX_PROGRAMS (4 * 15)
-
+/* One per pixel layout the engine's plans have used. */
 typedef struct {
-  uint32_t bpp;
-  uint32_t mask;
+  ClfLayout layout;
   cl_program program;
 } ProgramEntry;
 
@@ -31,10 +28,10 @@ struct ClfEngine {
   char *device_name;
   bool host_unified;
   size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
+  bool little_endian;
 
   mtx_t lock;                   /* guards programs and cache_stats */
-  ProgramEntry programs[MAX_PROGRAMS];
-  unsigned n_programs;
+  GArray *programs;             /* of ProgramEntry */
   ClfCacheStats cache_stats;
 };
 
@@ -326,13 +323,17 @@ query_memory_model (ClfEngine * engine, ClfError * err)
 {
   cl_bool unified = CL_FALSE;
   cl_uint align_bits = 0;
+  cl_bool little = CL_TRUE;
   CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
+  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+      CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
   CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
   const char *force = getenv ("CLFILTER_HOST_UNIFIED");
   engine->host_unified = unified && !(force && strcmp (force, "0") == 0);
   engine->base_align = align_bits >= 8 ? align_bits / 8 : 1;
+  engine->little_endian = little;
   return true;
 
 fail:
@@ -408,6 +409,7 @@ clf_engine_new (const char *device_spec, ClfError * err)
     return NULL;
   }
   atomic_init (&engine->refcount, 1);
+  engine->programs = g_array_new (FALSE, FALSE, sizeof (ProgramEntry));
   bool ok = engine_open (engine, chosen, err);
   device_list_clear (&list);
   if (!ok) {
@@ -429,8 +431,11 @@ clf_engine_unref (ClfEngine * engine)
 {
   if (!engine || atomic_fetch_sub (&engine->refcount, 1) != 1)
     return;
-  for (unsigned i = engine->n_programs; i-- > 0;)
-    clReleaseProgram (engine->programs[i].program);
+  for (guint i = engine->programs ? engine->programs->len : 0; i-- > 0;)
+    clReleaseProgram (g_array_index (engine->programs, ProgramEntry,
+            i).program);
+  if (engine->programs)
+    g_array_unref (engine->programs);
   if (engine->queue)
     clReleaseCommandQueue (engine->queue);
   if (engine->context)
@@ -476,6 +481,12 @@ clf_engine_matches (const ClfEngine * engine, const char *device_spec)
   bool same = e && e->device == engine->device;
   device_list_clear (&list);
   return same;
+}
+
+bool
+clf_engine_little_endian (const ClfEngine * engine)
+{
+  return engine->little_endian;
 }
 
 bool
@@ -557,9 +568,12 @@ fail:
 }
 
 void
-clf_program_options (uint32_t bpp, uint32_t mask, char *buf, size_t size)
+clf_program_options (const ClfLayout * layout, char *buf, size_t size)
 {
-  snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u", bpp, mask);
+  snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
+      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d", layout->units,
+      layout->mask, layout->sample_bytes, layout->depth, layout->shift,
+      layout->swap ? 1 : 0);
 }
 
 /* The layout's program from the on-disk cache where it holds a usable
@@ -567,11 +581,11 @@ clf_program_options (uint32_t bpp, uint32_t mask, char *buf, size_t size)
  * cached entry that fails in any way (read, build, kernels) is removed by
  * clf_cache_load, and the program is built from source: once. */
 static cl_program
-load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
+load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     ClfError * err)
 {
-  char options[128];
-  clf_program_options (bpp, mask, options, sizeof options);
+  char options[160];
+  clf_program_options (layout, options, sizeof options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = !clf_test_bad_source ()
@@ -588,22 +602,32 @@ load_or_build_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
   return program;
 }
 
+static bool
+same_layout (const ClfLayout * a, const ClfLayout * b)
+{
+  return a->sample_bytes == b->sample_bytes && a->units == b->units
+      && a->mask == b->mask && a->depth == b->depth && a->shift == b->shift
+      && a->swap == b->swap;
+}
+
 cl_program
-clf_engine_program (ClfEngine * engine, uint32_t bpp, uint32_t mask,
+clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
     ClfError * err)
 {
   cl_program program = NULL;
 
   mtx_lock (&engine->lock);
-  for (unsigned i = 0; i < engine->n_programs && !program; i++)
-    if (engine->programs[i].bpp == bpp && engine->programs[i].mask == mask)
-      program = engine->programs[i].program;
+  for (guint i = 0; i < engine->programs->len && !program; i++) {
+    ProgramEntry *entry = &g_array_index (engine->programs, ProgramEntry, i);
+    if (same_layout (&entry->layout, layout))
+      program = entry->program;
+  }
 
   if (!program) {
-    program = load_or_build_program (engine, bpp, mask, err);
+    program = load_or_build_program (engine, layout, err);
     if (program)
-      engine->programs[engine->n_programs++] = (ProgramEntry) {
-      bpp, mask, program};
+      g_array_append_val (engine->programs, ((ProgramEntry) {
+            *layout, program}));
   }
   if (program)
     clRetainProgram (program);

@@ -22,9 +22,10 @@
 #define KERNEL_INDEX_LIMIT INT32_MAX
 /* Device planes of a staged frame start on this boundary (bytes). */
 #define STAGING_ALIGN 128
-/* Per plane: an upload, two filter passes, a download, and the map and
- * unmap that hand a wrapped host buffer back to the host. */
-#define MAX_COMMANDS (CLF_MAX_PLANES * 6)
+/* Per plane: an upload, a copy, a download, and the map and unmap that
+ * hand a wrapped host buffer back to the host; per view, two filter
+ * passes. */
+#define MAX_COMMANDS (CLF_MAX_PLANES * 5 + CLF_MAX_COMPONENTS * 2)
 
 typedef enum {
   K_BOX,
@@ -49,16 +50,16 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
 /* What one work-item of a pass covers. */
 typedef enum {
   ONE_PIXEL,
-  COLUMN_SEGMENT,               /* `bytes` bytes of `seg` consecutive rows */
+  COLUMN_SEGMENT,               /* `units` samples of `seg` consecutive rows */
   ROW_GROUP,                    /* a row per work-group (the kernel's size) */
-  ROW_RUN,                      /* `bytes` bytes of `rows` rows */
+  ROW_RUN,                      /* `units` samples of `rows` rows */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
 } WorkShape;
 
 typedef struct {
   KernelId kernel;
   WorkShape shape;
-  unsigned bytes;               /* of a row, for COLUMN_SEGMENT and ROW_RUN */
+  unsigned units;               /* of a row, for COLUMN_SEGMENT and ROW_RUN */
   unsigned rows;                /* for ROW_RUN */
 } Pass;
 
@@ -70,8 +71,7 @@ typedef struct {
   bool uses_sums;
 } ModePasses;
 
-/* GPUs.  The bytes of a laplace run are 4 * WORD_RUN (laplace_words) or RUN
- * (laplace_runs) in laplace.cl.  Two rows per laplace work-item measured
+/* GPUs.  The samples of a laplace run are RUN in laplace.cl.  Two rows per laplace work-item measured
  * fastest at 3840x2160 on an H100 (0.051 ms; 0.053 with one, 0.057 with
  * four). */
 static const ModePasses mode_passes[] = {
@@ -100,11 +100,17 @@ static const ModePasses cpu_mode_passes[] = {
 /* The kernels of one pixel layout, and the work-group size each gets on
  * GPUs (see kernel_group_size). */
 typedef struct {
-  uint32_t bpp;
-  uint32_t mask;
+  ClfLayout layout;
   cl_kernel kernels[N_KERNELS];
   size_t group[N_KERNELS];
 } KernelSet;
+
+/* The rows of a plane: bytes of a row (what is copied and staged), and
+ * their number. */
+typedef struct {
+  size_t row_bytes;
+  uint32_t rows;
+} PlaneShape;
 
 /* Where a plane lies in a device buffer. */
 typedef struct {
@@ -127,15 +133,18 @@ typedef struct {
 
 struct ClfPlan {
   ClfEngine *engine;
-  ClfFrameFormat format;
+  uint32_t n_planes;
+  PlaneShape planes[CLF_MAX_PLANES];
+  ClfViews views;
   bool cpu_kernels;
   cl_uint compute_units;
 
-  KernelSet sets[2 * CLF_MAX_PLANES];
+  KernelSet sets[2 * CLF_MAX_COMPONENTS];
   unsigned n_sets;
-  /* Per plane and per mode family; NULL means the plane is copied. */
-  const KernelSet *blur_set[CLF_MAX_PLANES];
-  const KernelSet *laplace_set[CLF_MAX_PLANES];
+  /* Per view and per mode family; NULL where the mode filters none of
+   * the view's samples. */
+  const KernelSet *blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
 
   size_t sums_size;
   cl_mem sums;                  /* exact row sums, created on first use */
@@ -160,32 +169,22 @@ struct ClfPlan {
 };
 
 static size_t
-plane_row_bytes (const ClfPlaneFormat * p)
+view_row_units (const ClfView * v)
 {
-  return (size_t) p->width * p->bpp;
+  return (size_t) v->width * v->units;
 }
 
-static bool
-check_format (const ClfFrameFormat * format, ClfError * err)
+static size_t
+view_row_bytes (const ClfView * v)
 {
-  if (format->n_planes < 1 || format->n_planes > CLF_MAX_PLANES) {
-    clf_error_set (err, CLF_ERROR_INVALID, "a frame has 1 to %d planes, "
-        "not %u", CLF_MAX_PLANES, format->n_planes);
-    return false;
-  }
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    bool bpp_ok = p->bpp >= 1 && p->bpp <= 4;
-    uint32_t all = bpp_ok ? (1u << p->bpp) - 1 : 0;
-    if (!bpp_ok || p->width < 1 || p->height < 1
-        || (p->blur_mask & ~all) || (p->laplace_mask & ~all)) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u: %ux%u with %u bytes "
-          "per pixel and masks 0x%x/0x%x is not a valid plane", i, p->width,
-          p->height, p->bpp, p->blur_mask, p->laplace_mask);
-      return false;
-    }
-  }
-  return true;
+  return view_row_units (v) * v->sample_bytes;
+}
+
+/* Bytes of a window sum (SUM in common.cl). */
+static size_t
+sum_bytes (const ClfView * v)
+{
+  return v->sample_bytes == 1 ? sizeof (cl_uint) : sizeof (cl_ulong);
 }
 
 /* A kernel's work-group size on GPUs: the size it was compiled for
@@ -218,21 +217,30 @@ fail:
   return false;
 }
 
-static const KernelSet *
-kernel_set_for (ClfPlan * plan, uint32_t bpp, uint32_t mask, ClfError * err)
+/* The layout of a view's pixels for a mode family's `mask`. */
+static ClfLayout
+view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
 {
-  if (mask == 0)
-    return NULL;
+  return (ClfLayout) {
+    .sample_bytes = v->sample_bytes,.units = v->units,.mask = mask,
+    .depth = v->depth,.shift = v->shift,
+    .swap = v->sample_bytes == 2
+        && v->big_endian == clf_engine_little_endian (plan->engine)
+  };
+}
+
+static const KernelSet *
+kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
+{
   for (unsigned i = 0; i < plan->n_sets; i++)
-    if (plan->sets[i].bpp == bpp && plan->sets[i].mask == mask)
+    if (!memcmp (&plan->sets[i].layout, layout, sizeof *layout))
       return &plan->sets[i];
 
-  cl_program program = clf_engine_program (plan->engine, bpp, mask, err);
+  cl_program program = clf_engine_program (plan->engine, layout, err);
   if (!program)
     return NULL;
   KernelSet *set = &plan->sets[plan->n_sets++];
-  set->bpp = bpp;
-  set->mask = mask;
+  set->layout = *layout;
   cl_int status = CL_SUCCESS;
   for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
     set->kernels[k] = clCreateKernel (program, clf_kernel_names[k], &status);
@@ -248,45 +256,49 @@ fail:
   return NULL;
 }
 
+/* Staged planes lie one after the other, rows without padding; every
+ * plane's rows (all its samples, even a view's last pixel's) fit its row
+ * bytes. */
 static void
 layout_staged_frame (ClfPlan * plan)
 {
   size_t offset = 0;
-  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
-    const ClfPlaneFormat *p = &plan->format.planes[i];
+  for (uint32_t i = 0; i < plan->n_planes; i++) {
+    const PlaneShape *p = &plan->planes[i];
     offset = (offset + STAGING_ALIGN - 1) / STAGING_ALIGN * STAGING_ALIGN;
     plan->staged[i].offset = offset;
-    plan->staged[i].stride = plane_row_bytes (p);
-    offset += plane_row_bytes (p) * p->height;
+    plan->staged[i].stride = p->row_bytes;
+    offset += p->row_bytes * p->rows;
   }
   plan->staged_size = offset;
 }
 
-/* The blurs' sums (4 bytes a byte of the largest blurred plane) must fit
- * one device buffer and the kernels' 32-bit signed indices; else the
- * blurs are refused at this size (plan->blur_limit says why), while
- * laplace, which needs no sums, still runs. */
+/* The blurs' sums (a SUM per sample of the largest blurred view: 4 bytes
+ * for 8-bit samples, 8 for 16-bit) must fit one device buffer and the
+ * kernels' 32-bit signed indices; else the blurs are refused at this size
+ * (plan->blur_limit says why), while laplace, which needs no sums, still
+ * runs. */
 static void
 check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
 {
   uint64_t sums = 0;
   uint32_t widest = 0;
-  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
-    const ClfPlaneFormat *p = &plan->format.planes[i];
-    uint64_t plane_sums = (uint64_t) plane_row_bytes (p) * p->height
-        * sizeof (cl_uint);
-    if (p->blur_mask && plane_sums > sums) {
-      sums = plane_sums;
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    const ClfView *v = &plan->views.views[i];
+    uint64_t view_sums = (uint64_t) view_row_units (v) * v->height
+        * sum_bytes (v);
+    if (v->blur_mask && view_sums > sums) {
+      sums = view_sums;
       widest = i;
     }
   }
-  const ClfPlaneFormat *p = &plan->format.planes[widest];
+  const ClfView *v = &plan->views.views[widest];
   if (sums > KERNEL_INDEX_LIMIT)
-    plan->blur_limit = clf_strdup_printf ("plane %u (%ux%u, %u bytes per "
-        "pixel) is too large to blur: the sums would take %" PRIu64 " bytes, "
-        "more than the %d that the kernels' 32-bit indices reach (laplace "
-        "works at this size)", widest, p->width, p->height, p->bpp, sums,
-        KERNEL_INDEX_LIMIT);
+    plan->blur_limit = clf_strdup_printf ("plane %u (%ux%u, %u samples of "
+        "%u bytes per pixel) is too large to blur: the sums would take %"
+        PRIu64 " bytes, more than the %d that the kernels' 32-bit indices "
+        "reach (laplace works at this size)", v->plane, v->width, v->height,
+        v->units, v->sample_bytes, sums, KERNEL_INDEX_LIMIT);
   else if (sums > max_alloc)
     plan->blur_limit = clf_strdup_printf ("the blur needs a %" PRIu64
         "-byte device buffer of sums but %s allows at most %llu bytes per "
@@ -349,7 +361,7 @@ ClfPlan *
 clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     ClfError * err)
 {
-  if (!check_format (format, err))
+  if (!clf_frame_format_check (format, err))
     return NULL;
 
   ClfPlan *plan = calloc (1, sizeof *plan);
@@ -358,7 +370,12 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     return NULL;
   }
   plan->engine = clf_engine_ref (engine);
-  plan->format = *format;
+  plan->n_planes = format->n_planes;
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    plan->planes[i].row_bytes = clf_frame_format_row_bytes (format, i);
+    plan->planes[i].rows = clf_frame_format_rows (format, i);
+  }
+  clf_frame_format_views (format, &plan->views);
   cl_device_type type = 0;
   CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_TYPE, sizeof type, &type, NULL);
@@ -367,13 +384,15 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
 
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    if (p->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, p->bpp,
-                p->blur_mask, err)))
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    const ClfView *v = &plan->views.views[i];
+    ClfLayout blur = view_layout (plan, v, v->blur_mask);
+    ClfLayout laplace = view_layout (plan, v, v->laplace_mask);
+    if (v->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, &blur,
+                err)))
       goto fail;
-    if (p->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
-                p->bpp, p->laplace_mask, err)))
+    if (v->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
+                &laplace, err)))
       goto fail;
   }
   layout_staged_frame (plan);
@@ -507,32 +526,39 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
 }
 
 /* The multiplier and shift that divide by the window's area in the
- * kernels (see store_mean in common.cl): shift = 30 + ceil(log2 N),
- * mul = ceil(2^shift / N), which is below 2^31 since N > 2^(shift-31). */
+ * kernels (see Mean in common.cl), for sums below 2^bits (30 for 8-bit
+ * samples, 38 for 16-bit): s = bits + ceil(log2 N), mul = ceil(2^s / N),
+ * below 2^(bits + 1) since N > 2^(s - bits - 1).  8-bit kernels shift by
+ * s; 16-bit ones take the high word of a product and shift by 64 - s
+ * first. */
 static void
-mean_divider (uint32_t radius, cl_uint * mul, cl_int * shift)
+mean_divider (uint32_t radius, uint32_t sample_bytes, cl_ulong * mul,
+    cl_int * shift)
 {
   uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
+  int bits = sample_bytes == 1 ? 30 : 38;
   int log2_ceil = 0;
   while ((UINT64_C (1) << log2_ceil) < area)
     log2_ceil++;
-  *shift = 30 + log2_ceil;
-  *mul = (cl_uint) (((UINT64_C (1) << *shift) + area - 1) / area);
+  int s = bits + log2_ceil;
+  *mul = ((UINT64_C (1) << s) + area - 1) / area;
+  *shift = sample_bytes == 1 ? s : 64 - s;
 }
 
 static bool
 set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
-    cl_mem dst, const Placement * out, cl_mem sums,
-    const ClfPlaneFormat * p, const ClfParams * params, cl_int segment,
+    cl_mem dst, const Placement * out, cl_mem sums, const ClfView * v,
+    const ClfParams * params, cl_int segment, bool keep_from_dst,
     ClfError * err)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
-  cl_int width = (cl_int) p->width, height = (cl_int) p->height;
+  cl_int width = (cl_int) v->width, height = (cl_int) v->height;
   cl_int radius = (cl_int) params->radius, border = (cl_int) params->border;
-  cl_uint mean_mul;
+  cl_int keep_dst = keep_from_dst;
+  cl_ulong mean_mul;
   cl_int mean_shift;
-  mean_divider (params->radius, &mean_mul, &mean_shift);
+  mean_divider (params->radius, v->sample_bytes, &mean_mul, &mean_shift);
   const struct {
     size_t size;
     const void *value;
@@ -543,7 +569,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
     {sizeof radius, &radius}, {sizeof border, &border},
     {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
-    {sizeof mean_shift, &mean_shift},
+    {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
   };
   for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
     CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
@@ -555,13 +581,13 @@ fail:
 }
 
 static bool
-enqueue_plane_copy (ClfPlan * plan, const ClfPlaneFormat * p,
+enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
     ClfError * err)
 {
   const size_t src_origin[3] = { in->offset, 0, 0 };
   const size_t dst_origin[3] = { out->offset, 0, 0 };
-  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
+  const size_t region[3] = { p->row_bytes, p->rows, 1 };
   CLF_TRY (err, fail, clEnqueueCopyBufferRect,
       clf_engine_queue (plan->engine), src, dst, src_origin, dst_origin,
       region, in->stride, 0, out->stride, 0, 0, NULL,
@@ -579,10 +605,10 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
-/* The global size of a pass over plane p, and its `seg` argument. */
+/* The global size of a pass over view p, and its `seg` argument. */
 static size_t
 work_shape_size (const ClfPlan * plan, const Pass * pass,
-    const ClfPlaneFormat * p, const ClfParams * params, size_t global[2])
+    const ClfView * p, const ClfParams * params, size_t global[2])
 {
   size_t window = 2 * (size_t) params->radius + 1;
   size_t segment = window > SLIDING_MAX_SEGMENT ? SLIDING_MAX_SEGMENT :
@@ -592,14 +618,14 @@ work_shape_size (const ClfPlan * plan, const Pass * pass,
   global[1] = p->height;
   switch (pass->shape) {
     case COLUMN_SEGMENT:
-      global[0] = ceil_div (plane_row_bytes (p), pass->bytes);
+      global[0] = ceil_div (view_row_units (p), pass->units);
       global[1] = ceil_div (p->height, segment);
       return segment;
     case ROW_GROUP:
       global[0] = 1;            /* rounded up to one work-group */
       return segment;
     case ROW_RUN:
-      global[0] = ceil_div (plane_row_bytes (p), pass->bytes);
+      global[0] = ceil_div (view_row_units (p), pass->units);
       global[1] = ceil_div (p->height, pass->rows);
       return pass->rows;
     case STRIP:{
@@ -696,7 +722,7 @@ typedef struct {
  * rows where `units` reaches past the row's end, else a run of one row
  * (GPUs: whole work-groups of `group` work-items). */
 static LaunchRange
-next_launch (const ClfPlaneFormat * p, uint64_t done, uint64_t units,
+next_launch (const ClfView * p, uint64_t done, uint64_t units,
     bool rows, size_t group)
 {
   LaunchRange r = { {0, 0}, {1, 1}, 0 };
@@ -774,7 +800,7 @@ fail:
  * arguments are set. */
 static bool
 enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
-    const Pass * pass, const ClfPlaneFormat * p, double reads_per_unit,
+    const Pass * pass, const ClfView * p, double reads_per_unit,
     ClfError * err)
 {
   bool rows = pass->shape == STRIP;
@@ -806,21 +832,22 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
   return true;
 }
 
-/* The reads of a pass over plane p, when its cost grows with the radius
+/* The reads of a pass over view p, when its cost grows with the radius
  * and it is estimated above LAUNCH_NS; else 0 (one launch). */
 static double
 long_pass_reads (const ClfPlan * plan, const Pass * pass,
-    const ClfPlaneFormat * p, const ClfParams * params)
+    const ClfView * p, const ClfParams * params)
 {
-  double reads = (double) plane_row_bytes (p) * p->height
+  double reads = (double) view_row_bytes (p) * p->height
       * pass_reads_per_byte (pass->kernel, params->radius);
   return reads / kernel_speed (plan, pass->kernel) > LAUNCH_NS ? reads : 0;
 }
 
 static bool
 enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
-    const ClfPlaneFormat * p, const ClfParams * params, cl_mem src,
-    const Placement * in, cl_mem dst, const Placement * out, ClfError * err)
+    const ClfView * p, const ClfParams * params, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out,
+    bool keep_from_dst, ClfError * err)
 {
   cl_kernel kernel = set->kernels[pass->kernel];
   size_t global[2];
@@ -828,7 +855,8 @@ enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   double long_reads = long_pass_reads (plan, pass, p, params);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
   if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
-          long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg, err))
+          long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
+          keep_from_dst, err))
     return false;
   if (long_reads > 0)
     return enqueue_in_launches (plan, set, pass, p, long_reads /
@@ -841,7 +869,7 @@ enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   CLF_TRY (err, fail, clEnqueueNDRangeKernel,
       clf_engine_queue (plan->engine), kernel, 2, NULL, global, local, 0,
       NULL, next_event (plan, CMD_KERNEL));
-  plan->commands.reads[plan->commands.n] = (double) plane_row_bytes (p)
+  plan->commands.reads[plan->commands.n] = (double) view_row_bytes (p)
       * p->height * pass_reads_per_byte (pass->kernel, params->radius);
   event_enqueued (plan);
   return true;
@@ -850,27 +878,60 @@ fail:
   return false;
 }
 
+/* Filters view v (index i) of a plane, copying from `keep_from_dst` the
+ * samples it does not filter. */
 static bool
-enqueue_plane_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
+enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
-    ClfError * err)
+    bool keep_from_dst, ClfError * err)
 {
-  const ClfPlaneFormat *p = &plan->format.planes[i];
+  const ClfView *v = &plan->views.views[i];
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
-
   const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
-  if (!set)
-    return enqueue_plane_copy (plan, p, src, in, dst, out, err);
+
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))
     return false;
-
   for (unsigned k = 0; k < passes->n; k++)
-    if (!enqueue_pass (plan, set, &passes->pass[k], p, params, src, in, dst,
-            out, err))
+    if (!enqueue_pass (plan, set, &passes->pass[k], v, params, src, in, dst,
+            out, keep_from_dst, err))
       return false;
+  return true;
+}
+
+/* Filters plane `plane`: its views the mode filters, the widest first.
+ * Where they leave bytes of its rows unwritten (a plane the mode filters
+ * nothing of; laplace on odd-width packed 4:2:2, whose luma pixels stop
+ * short of the last chroma sample), the plane is copied first.  The first
+ * view copies the samples it does not filter from the source, later ones
+ * from the destination, which already holds them. */
+static bool
+enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
+    uint32_t plane, cl_mem src, const Placement * in, cl_mem dst,
+    const Placement * out, ClfError * err)
+{
+  bool laplace = params->mode == CLF_MODE_LAPLACE;
+  bool written = false;
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    const ClfView *v = &plan->views.views[i];
+    const KernelSet *set = laplace ? plan->laplace_set[i] :
+        plan->blur_set[i];
+    if (v->plane != plane || !set)
+      continue;
+    if (!written && view_row_bytes (v) < plan->planes[plane].row_bytes
+        && !enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
+            err))
+      return false;
+    if (!enqueue_view_filter (plan, params, i, src, in, dst, out, written,
+            err))
+      return false;
+    written = true;
+  }
+  if (!written)
+    return enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
+        err);
   return true;
 }
 
@@ -903,10 +964,10 @@ static bool
 enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
     const ClfFrame * host, ClfError * err)
 {
-  const ClfPlaneFormat *p = &plan->format.planes[i];
+  const PlaneShape *p = &plan->planes[i];
   const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
   const size_t host_origin[3] = { 0, 0, 0 };
-  const size_t region[3] = { plane_row_bytes (p), p->height, 1 };
+  const size_t region[3] = { p->row_bytes, p->rows, 1 };
   cl_command_queue queue = clf_engine_queue (plan->engine);
   cl_event *event = next_event (plan, kind);
   const char *call = kind == CMD_UPLOAD ? "clEnqueueWriteBufferRect" :
@@ -965,11 +1026,24 @@ fail:
 }
 
 /* The bytes from a plane's first row to the end of its last, in 64 bits
- * (stride and height are below 2^32, so it cannot wrap). */
+ * (the stride is below 2^31 and the rows below 2^32, so it cannot wrap). */
 static uint64_t
-plane_extent (const ClfPlaneFormat * p, size_t stride)
+plane_extent (const PlaneShape * p, size_t stride)
 {
-  return (uint64_t) stride * (p->height - 1) + plane_row_bytes (p);
+  return (uint64_t) stride * (p->rows - 1) + p->row_bytes;
+}
+
+/* The largest container among plane i's samples: device planes must lie
+ * on its multiples, as the kernels read whole containers. */
+static uint32_t
+plane_sample_bytes (const ClfPlan * plan, uint32_t i)
+{
+  uint32_t bytes = 1;
+  for (uint32_t v = 0; v < plan->views.n; v++)
+    if (plan->views.views[v].plane == i
+        && plan->views.views[v].sample_bytes > bytes)
+      bytes = plan->views.views[v].sample_bytes;
+  return bytes;
 }
 
 /* Where plane i of a frame may reach: `*room` bytes from its first row on,
@@ -1006,9 +1080,10 @@ bool
 clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
     const char *what, ClfError * err)
 {
-  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
-    const ClfPlaneFormat *p = &plan->format.planes[i];
-    size_t row = plane_row_bytes (p);
+  for (uint32_t i = 0; i < plan->n_planes; i++) {
+    const PlaneShape *p = &plan->planes[i];
+    size_t row = p->row_bytes;
+    uint32_t align = plane_sample_bytes (plan, i);
     uint64_t room = 0;
     if (!frame->mem[i] && !frame->data[i]) {
       clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has no "
@@ -1021,13 +1096,21 @@ clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
           "2 GiB", i, what, frame->stride[i], row);
       return false;
     }
+    if (frame->mem[i] && (frame->offset[i] % align || frame->stride[i]
+            % align)) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has "
+          "offset %zu and stride %zu in its device buffer: its %u-byte "
+          "samples need both to be multiples of %u", i, what,
+          frame->offset[i], frame->stride[i], align, align);
+      return false;
+    }
     if (!plane_room (frame, i, what, &room, err))
       return false;
     if (plane_extent (p, frame->stride[i]) > room) {
       clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame (%u "
           "rows of %zu bytes, stride %zu, offset %zu) reaches %" PRIu64
           " bytes past its start, but its memory holds only %" PRIu64, i,
-          what, p->height, row, frame->stride[i], frame->offset[i],
+          what, p->rows, row, frame->stride[i], frame->offset[i],
           plane_extent (p, frame->stride[i]), room);
       return false;
     }
@@ -1053,7 +1136,7 @@ device_plane (const ClfPlan * plan, const ClfFrame * frame, uint32_t i,
 static bool
 has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
 {
-  for (uint32_t i = 0; i < plan->format.n_planes; i++)
+  for (uint32_t i = 0; i < plan->n_planes; i++)
     if (!frame->mem[i])
       return true;
   return false;
@@ -1063,7 +1146,7 @@ has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
 static bool
 enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
 {
-  for (uint32_t i = 0; i < plan->format.n_planes; i++) {
+  for (uint32_t i = 0; i < plan->n_planes; i++) {
     bool seen = false;
     for (uint32_t j = 0; j < i; j++)
       seen |= dst->mem[j] == dst->mem[i];
@@ -1079,7 +1162,7 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err)
 {
-  const uint32_t n = plan->format.n_planes;
+  const uint32_t n = plan->n_planes;
   bool upload = has_host_plane (plan, src);
   bool download = has_host_plane (plan, dst);
 

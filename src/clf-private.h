@@ -39,20 +39,61 @@ void clf_error_take_detail (ClfError * err, char *detail);
       call;                                               \
   } while (0)
 
-/* A program of all kernels for one pixel layout (bytes per pixel and mask
- * of filtered bytes), built on first use and kept by the engine.  The
- * caller gets a new reference. */
-cl_program clf_engine_program (ClfEngine * engine, uint32_t bpp,
-    uint32_t mask, ClfError * err);
+/* How the kernels see the pixels of a plane: a program is built for each
+ * layout (kernels/common.cl lists its -D options). */
+typedef struct {
+  uint32_t sample_bytes;        /* a sample's container: 1 or 2 */
+  uint32_t units;               /* samples per pixel, 1..4 (BPP) */
+  uint32_t mask;                /* bit c: sample c is filtered */
+  uint32_t depth;               /* of the filtered samples' values */
+  uint32_t shift;
+  bool swap;                    /* containers in the other byte order than
+                                 * the device's */
+} ClfLayout;
+
+/* A program of all kernels for one layout, built on first use and kept by
+ * the engine.  The caller gets a new reference. */
+cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+    ClfError * err);
+/* Whether the device stores multi-byte values little-endian. */
+bool clf_engine_little_endian (const ClfEngine * engine);
 
 /* Every kernel of a program, by name (clf-plan.c); a program from the
  * cache must hold them all. */
 #define CLF_N_KERNELS 9
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 
-/* The build options of the program for one pixel layout, into `buf`. */
-void clf_program_options (uint32_t bpp, uint32_t mask, char *buf,
-    size_t size);
+/* The build options of the program for one layout, into `buf`. */
+void clf_program_options (const ClfLayout * layout, char *buf, size_t size);
+
+/* ---- frame formats (clf-format.c) ---- */
+
+/* The components of one plane that share a grid of pixels (the same pixel
+ * stride, container size, width and height): the kernels filter its pixels
+ * of `units` containers.  Packed 4:2:2 has two in its one plane: luma
+ * (pixels of 2 samples, the second being chroma) and chroma (pixels of 4,
+ * two of them luma). */
+typedef struct {
+  uint32_t plane;
+  uint32_t width;               /* pixels per row */
+  uint32_t height;
+  uint32_t sample_bytes;
+  uint32_t units;               /* samples per pixel: pstride / sample_bytes */
+  uint32_t blur_mask;           /* samples the blurs filter */
+  uint32_t laplace_mask;        /* samples laplace sharpens */
+  uint32_t depth, shift;        /* of the filtered samples */
+  bool big_endian;
+} ClfView;
+
+typedef struct {
+  uint32_t n;
+  ClfView views[CLF_MAX_COMPONENTS];
+} ClfViews;
+
+/* The views of a checked format (clf_frame_format_check), in the order
+ * they run within a plane: the widest (in bytes) first, so that a later
+ * view of the same plane finds the samples it copies written already. */
+void clf_frame_format_views (const ClfFrameFormat * format, ClfViews * views);
 
 char *clf_strdup_printf (const char *fmt, ...)
     __attribute__((format (printf, 1, 2)));

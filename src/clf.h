@@ -114,19 +114,62 @@ typedef struct {
 
 void clf_engine_cache_stats (ClfEngine * engine, ClfCacheStats * stats);
 
-/* One plane as the filter sees it. */
-typedef struct {
-  uint32_t width;         /* samples per row in this plane */
-  uint32_t height;        /* rows */
-  uint32_t bpp;           /* bytes per pixel, 1..4 */
-  uint8_t blur_mask;      /* bit c: byte c of a pixel is blurred, else copied */
-  uint8_t laplace_mask;   /* bit c: byte c is sharpened, else copied */
-} ClfPlaneFormat;
+/* What a filter does with a component.  Blurs filter every component but
+ * alpha; laplace sharpens luma (or every colour of RGB and gray) and copies
+ * chroma. */
+typedef enum {
+  CLF_COMPONENT_SHARPENED,  /* blurred and sharpened: luma, R, G, B, gray */
+  CLF_COMPONENT_BLURRED,    /* blurred, copied by laplace: chroma */
+  CLF_COMPONENT_COPIED,     /* copied byte for byte: alpha */
+} ClfComponentRole;
 
+/* One component of a frame (a colour, luma, a chroma or alpha), described
+ * the way GstVideoFormatInfo describes it.  Its samples lie in plane
+ * `plane`, sample x of row y at byte y * stride + x * pstride + offset of
+ * the plane.  A sample is held in a container of 1 byte (depth + shift
+ * <= 8) or 2 bytes (<= 16), little- or big-endian; its value is
+ * (container >> shift) masked to `depth` bits, and a filtered value is
+ * written back as value << shift.  Bytes of a plane's rows that belong to
+ * no filtered component (alpha, padding such as RGBx's x) are copied. */
+typedef struct {
+  uint32_t plane;
+  uint32_t offset;        /* bytes from a pixel's start to the container */
+  uint32_t pstride;       /* bytes from one sample to the next on a row */
+  uint32_t width;         /* samples per row (subsampling applied) */
+  uint32_t height;        /* rows */
+  uint32_t depth;         /* bits of the value, 1..16 */
+  uint32_t shift;         /* bits of the container below the value */
+  bool big_endian;        /* 2-byte containers: most significant byte first */
+  ClfComponentRole role;
+} ClfComponent;
+
+/* GStreamer's most (4) components, each in two fields for interlaced
+ * frames. */
+#define CLF_MAX_COMPONENTS 8
+
+/* A frame format: its planes (the memory a ClfFrame gives) and its
+ * components.  A plane's row is as long as the longest of its components'
+ * rows (width * pstride): YUY2's row of W pixels holds W luma samples and
+ * ceil(W/2) of each chroma, ceil(W/2) * 4 bytes.  Components that share a
+ * plane may not share a byte (so RGB16's bit fields are not taken), and
+ * within a pixel the samples of one component family line up: a plane
+ * holds pixels of at most 4 containers of one size (RGBA64: 4 of 2
+ * bytes). */
 typedef struct {
   uint32_t n_planes;
-  ClfPlaneFormat planes[CLF_MAX_PLANES];
+  uint32_t n_components;
+  ClfComponent components[CLF_MAX_COMPONENTS];
 } ClfFrameFormat;
+
+/* Checks `format` as clf_plan_new does, without a device: false with
+ * CLF_ERROR_INVALID saying what the engine cannot take. */
+bool clf_frame_format_check (const ClfFrameFormat * format, ClfError * err);
+/* The bytes of one row of plane `plane` (see ClfFrameFormat), and its
+ * rows; 0 for a plane no component lies in. */
+size_t clf_frame_format_row_bytes (const ClfFrameFormat * format,
+    uint32_t plane);
+uint32_t clf_frame_format_rows (const ClfFrameFormat * format,
+    uint32_t plane);
 
 typedef struct {
   ClfMode mode;
@@ -135,7 +178,7 @@ typedef struct {
 } ClfParams;
 
 /* A frame in host memory: where each plane's first row starts, the bytes
- * from one row to the next (>= width * bpp; padding is never read as
+ * from one row to the next (>= the plane's row bytes; padding is never read as
  * pixels and never written), and how many bytes from `data[i]` on belong
  * to the plane's memory: the plan refuses a plane whose rows would reach
  * past them. */

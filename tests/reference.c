@@ -1,6 +1,7 @@
 #include "reference.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int
 clf_ref_border (int i, int n, ClfBorder border)
@@ -15,131 +16,195 @@ clf_ref_border (int i, int n, ClfBorder border)
   return i;
 }
 
-static uint8_t
-mask_for (const ClfParams * params, const ClfPlaneFormat * plane)
+static bool
+is_filtered (const ClfParams * params, const ClfComponent * c)
 {
-  return params->mode == CLF_MODE_LAPLACE ?
-      plane->laplace_mask : plane->blur_mask;
+  if (c->role == CLF_COMPONENT_COPIED)
+    return false;
+  return params->mode != CLF_MODE_LAPLACE
+      || c->role == CLF_COMPONENT_SHARPENED;
 }
 
-static uint8_t
-sample (const uint8_t * src, size_t stride, const ClfPlaneFormat * plane,
-    int x, int y, int c, ClfBorder border)
+/* A component's samples in one frame. */
+typedef struct {
+  const ClfComponent *c;
+  uint8_t *plane;
+  size_t stride;
+} Samples;
+
+static Samples
+samples_of (const ClfComponent * c, const ClfHostFrame * frame)
 {
-  int bx = clf_ref_border (x, (int) plane->width, border);
-  int by = clf_ref_border (y, (int) plane->height, border);
-  return src[(size_t) by * stride + (size_t) bx * plane->bpp + c];
+  return (Samples) {
+  c, frame->data[c->plane], frame->stride[c->plane]};
 }
 
-static uint8_t
+static uint8_t *
+container (const Samples * s, int x, int y)
+{
+  return s->plane + (size_t) y * s->stride + (size_t) x * s->c->pstride
+      + s->c->offset;
+}
+
+static bool
+two_bytes (const ClfComponent * c)
+{
+  return c->depth + c->shift > 8;
+}
+
+/* The value of sample (x, y), read under the border rule. */
+static uint32_t
+value_at (const Samples * s, int x, int y, ClfBorder border)
+{
+  const ClfComponent *c = s->c;
+  const uint8_t *p = container (s, clf_ref_border (x, (int) c->width, border),
+      clf_ref_border (y, (int) c->height, border));
+  uint32_t bits = !two_bytes (c) ? p[0] :
+      c->big_endian ? (uint32_t) p[0] << 8 | p[1] : p[0] | (uint32_t) p[1] << 8;
+  return (bits >> c->shift) & ((1u << c->depth) - 1);
+}
+
+static void
+store_value (const Samples * s, int x, int y, uint32_t value)
+{
+  const ClfComponent *c = s->c;
+  uint8_t *p = container (s, x, y);
+  uint32_t bits = value << c->shift;
+  if (!two_bytes (c)) {
+    p[0] = (uint8_t) bits;
+  } else if (c->big_endian) {
+    p[0] = (uint8_t) (bits >> 8);
+    p[1] = (uint8_t) bits;
+  } else {
+    p[0] = (uint8_t) bits;
+    p[1] = (uint8_t) (bits >> 8);
+  }
+}
+
+static uint32_t
 mean (uint64_t sum, uint32_t radius)
 {
   uint64_t n = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
-  return (uint8_t) ((sum + n / 2) / n);
+  return (uint32_t) ((sum + n / 2) / n);
 }
 
 /* The window is a product of a row range and a column range, and the
  * border rule applies to each axis on its own, so S = the sum over the
  * window's rows of each row's horizontal window sum. */
 static void
-blur_plane (const ClfParams * params, const ClfPlaneFormat * plane,
-    uint8_t mask, const uint8_t * src, size_t src_stride, uint8_t * dst,
-    size_t dst_stride)
+blur_component (const ClfParams * params, const Samples * in,
+    const Samples * out)
 {
-  const int w = (int) plane->width, h = (int) plane->height;
-  const int r = (int) params->radius, bpp = (int) plane->bpp;
-  uint64_t *row_sums = calloc ((size_t) w * h * bpp, sizeof *row_sums);
+  const int w = (int) in->c->width, h = (int) in->c->height;
+  const int r = (int) params->radius;
+  uint64_t *row_sums = calloc ((size_t) w * h, sizeof *row_sums);
 
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
-      for (int c = 0; c < bpp; c++)
-        for (int dx = -r; dx <= r; dx++)
-          row_sums[((size_t) y * w + x) * bpp + c] +=
-              sample (src, src_stride, plane, x + dx, y, c, params->border);
+      for (int dx = -r; dx <= r; dx++)
+        row_sums[(size_t) y * w + x] += value_at (in, x + dx, y,
+            params->border);
 
   for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      for (int c = 0; c < bpp; c++) {
-        uint8_t *out = &dst[(size_t) y * dst_stride + (size_t) x * bpp + c];
-        if (!(mask >> c & 1)) {
-          *out = src[(size_t) y * src_stride + (size_t) x * bpp + c];
-          continue;
-        }
-        uint64_t sum = 0;
-        for (int dy = -r; dy <= r; dy++) {
-          int by = clf_ref_border (y + dy, h, params->border);
-          sum += row_sums[((size_t) by * w + x) * bpp + c];
-        }
-        *out = mean (sum, params->radius);
-      }
+    for (int x = 0; x < w; x++) {
+      uint64_t sum = 0;
+      for (int dy = -r; dy <= r; dy++)
+        sum += row_sums[(size_t) clf_ref_border (y + dy, h, params->border)
+            * w + x];
+      store_value (out, x, y, mean (sum, params->radius));
+    }
   free (row_sums);
 }
 
 static void
-laplace_plane (const ClfParams * params, const ClfPlaneFormat * plane,
-    uint8_t mask, const uint8_t * src, size_t src_stride, uint8_t * dst,
-    size_t dst_stride)
+laplace_component (const ClfParams * params, const Samples * in,
+    const Samples * out)
 {
-  for (int y = 0; y < (int) plane->height; y++)
-    for (int x = 0; x < (int) plane->width; x++)
-      for (int c = 0; c < (int) plane->bpp; c++) {
-        int centre = sample (src, src_stride, plane, x, y, c, params->border);
-        int value = centre;
-        if (mask >> c & 1) {
-          int ring = 0;
-          for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++)
-              if (dx || dy)
-                ring += sample (src, src_stride, plane, x + dx, y + dy, c,
-                    params->border);
-          value = 9 * centre - ring;
-          value = value < 0 ? 0 : value > 255 ? 255 : value;
-        }
-        dst[(size_t) y * dst_stride + (size_t) x * plane->bpp + c] =
-            (uint8_t) value;
-      }
+  const int64_t max = (1 << in->c->depth) - 1;
+  for (int y = 0; y < (int) in->c->height; y++)
+    for (int x = 0; x < (int) in->c->width; x++) {
+      int64_t ring = 0;
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          if (dx || dy)
+            ring += value_at (in, x + dx, y + dy, params->border);
+      int64_t v = 9 * (int64_t) value_at (in, x, y, params->border) - ring;
+      store_value (out, x, y, (uint32_t) (v < 0 ? 0 : v > max ? max : v));
+    }
 }
 
-void
-clf_ref_filter_plane (const ClfParams * params, const ClfPlaneFormat * plane,
-    const uint8_t * src, size_t src_stride, uint8_t * dst, size_t dst_stride)
+static void
+copy_planes (const ClfFrameFormat * format, const ClfHostFrame * src,
+    const ClfHostFrame * dst)
 {
-  uint8_t mask = mask_for (params, plane);
-  if (params->mode == CLF_MODE_LAPLACE)
-    laplace_plane (params, plane, mask, src, src_stride, dst, dst_stride);
-  else
-    blur_plane (params, plane, mask, src, src_stride, dst, dst_stride);
+  for (uint32_t i = 0; i < format->n_planes; i++)
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
+      memcpy (dst->data[i] + y * dst->stride[i],
+          src->data[i] + y * src->stride[i],
+          clf_frame_format_row_bytes (format, i));
 }
 
 void
 clf_ref_filter_frame (const ClfParams * params, const ClfFrameFormat * format,
     const ClfHostFrame * src, const ClfHostFrame * dst)
 {
-  for (uint32_t i = 0; i < format->n_planes; i++)
-    clf_ref_filter_plane (params, &format->planes[i], src->data[i],
-        src->stride[i], dst->data[i], dst->stride[i]);
+  copy_planes (format, src, dst);
+  for (uint32_t i = 0; i < format->n_components; i++) {
+    const ClfComponent *c = &format->components[i];
+    Samples in = samples_of (c, src), out = samples_of (c, dst);
+    if (!is_filtered (params, c))
+      continue;
+    if (params->mode == CLF_MODE_LAPLACE)
+      laplace_component (params, &in, &out);
+    else
+      blur_component (params, &in, &out);
+  }
 }
 
 void
 clf_ref_blur_by_definition (const ClfParams * params,
-    const ClfPlaneFormat * plane, const uint8_t * src, size_t src_stride,
-    uint8_t * dst, size_t dst_stride)
+    const ClfFrameFormat * format, const ClfHostFrame * src,
+    const ClfHostFrame * dst)
 {
   const int r = (int) params->radius;
-  for (int y = 0; y < (int) plane->height; y++)
-    for (int x = 0; x < (int) plane->width; x++)
-      for (int c = 0; c < (int) plane->bpp; c++) {
-        uint8_t *out = &dst[(size_t) y * dst_stride + (size_t) x * plane->bpp
-            + c];
-        if (!(plane->blur_mask >> c & 1)) {
-          *out = src[(size_t) y * src_stride + (size_t) x * plane->bpp + c];
-          continue;
-        }
+  copy_planes (format, src, dst);
+  for (uint32_t i = 0; i < format->n_components; i++) {
+    const ClfComponent *c = &format->components[i];
+    Samples in = samples_of (c, src), out = samples_of (c, dst);
+    if (!is_filtered (params, c))
+      continue;
+    for (int y = 0; y < (int) c->height; y++)
+      for (int x = 0; x < (int) c->width; x++) {
         uint64_t sum = 0;
         for (int dy = -r; dy <= r; dy++)
           for (int dx = -r; dx <= r; dx++)
-            sum += sample (src, src_stride, plane, x + dx, y + dy, c,
-                params->border);
-        *out = mean (sum, params->radius);
+            sum += value_at (&in, x + dx, y + dy, params->border);
+        store_value (&out, x, y, mean (sum, params->radius));
       }
+  }
+}
+
+void
+clf_ref_add_byte_plane (ClfFrameFormat * format, uint32_t w, uint32_t h,
+    uint32_t bpp, uint8_t blur, uint8_t laplace)
+{
+  if (laplace & ~blur)
+    abort ();
+  for (uint32_t c = 0; c < bpp; c++) {
+    ClfComponentRole role = !(blur >> c & 1) ? CLF_COMPONENT_COPIED :
+        (laplace >> c & 1) ? CLF_COMPONENT_SHARPENED : CLF_COMPONENT_BLURRED;
+    format->components[format->n_components++] = (ClfComponent) {
+    .plane = format->n_planes,.offset = c,.pstride = bpp,.width = w,
+          .height = h,.depth = 8,.role = role};
+  }
+  format->n_planes++;
+}
+
+ClfFrameFormat
+clf_ref_byte_plane (uint32_t w, uint32_t h, uint32_t bpp, uint8_t blur,
+    uint8_t laplace)
+{
+  ClfFrameFormat f = { 0 };
+  clf_ref_add_byte_plane (&f, w, h, bpp, blur, laplace);
+  return f;
 }
