@@ -107,6 +107,7 @@
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
 #include "gstclfiltermeta-private.h"
+#include "gstclformat.h"
 #include "gstclmemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
@@ -188,16 +189,10 @@ struct _GstClFilter
   ClfFrameFormat format;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+  /* The last format refused at negotiation and explained in the log. */
+  GstVideoFormat explained_format;
 };
 
-#define CLF_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGBA, BGRA, ARGB, ABGR, " \
-    "RGBx, BGRx, xRGB, xBGR, RGB, BGR, I420, YV12, NV12, NV21, Y42B, Y444 }")
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLF_CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CLF_CAPS));
 
 GType
 gst_cl_filter_mode_get_type (void)
@@ -258,6 +253,8 @@ static gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
 static gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
     GstQuery * query);
+static gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
 static gboolean gst_cl_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static void gst_cl_filter_set_context (GstElement * element,
@@ -277,6 +274,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+  GstCaps *caps;
 
   gobject_class->set_property = gst_cl_filter_set_property;
   gobject_class->get_property = gst_cl_filter_get_property;
@@ -356,8 +354,13 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  /* Every raw format whose GstVideoFormatInfo the engine can take. */
+  caps = gst_cl_format_supported_caps ();
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
   gst_element_class_set_static_metadata (element_class,
       "OpenCL video filter", "Filter/Effect/Video/Hardware",
       "Box blur (naive, separable or sliding-window) and 3x3 Laplace "
@@ -366,8 +369,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       "frame's device time is reported in a clfilter-stats bus message and a "
       "GstClFilterMeta on the buffer (with a clfilter-stats GstCustomMeta for "
       "language bindings), and summed up in clfilter-summary at EOS. "
-      "Formats: GRAY8, packed RGB with or without alpha, I420, YV12, "
-      "NV12, NV21, Y42B, Y444; interlaced video field by field",
+      "Formats: 8-, 10-, 12- and 16-bit gray, RGB and YUV, planar, "
+      "semi-planar and packed (4:2:0, 4:1:1, 4:2:2, 4:4:4, alpha copied; "
+      "the pad templates list them all); interlaced video field by field",
       "gst-clfilter developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);
@@ -380,6 +384,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cl_filter_decide_allocation);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_accept_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_filter_sink_event);
   trans_class->passthrough_on_same_caps = FALSE;
@@ -594,12 +599,97 @@ gst_cl_filter_set_context (GstElement * element, GstContext * context)
       context);
 }
 
+/* The raw formats named in `caps`, into `formats`; TRUE when one of them
+ * is a format clfilter takes. */
+static gboolean
+caps_formats (GstCaps * caps, GArray * formats)
+{
+  gboolean taken = FALSE;
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+    const GValue *value = gst_structure_get_value (s, "format");
+    guint n = value && GST_VALUE_HOLDS_LIST (value) ?
+        gst_value_list_get_size (value) : 1;
+
+    if (!gst_structure_has_name (s, "video/x-raw") || !value)
+      continue;
+    for (guint k = 0; k < n; k++) {
+      const GValue *one = GST_VALUE_HOLDS_LIST (value) ?
+          gst_value_list_get_value (value, k) : value;
+      GstVideoFormat format = G_VALUE_HOLDS_STRING (one) ?
+          gst_video_format_from_string (g_value_get_string (one)) :
+          GST_VIDEO_FORMAT_UNKNOWN;
+
+      if (format == GST_VIDEO_FORMAT_UNKNOWN)
+        continue;
+      taken |= gst_cl_format_is_supported (format);
+      g_array_append_val (formats, format);
+    }
+  }
+  return taken;
+}
+
+/* Raw video that cannot negotiate because clfilter takes none of its
+ * formats: a WARNING in the log (GST_DEBUG=clfilter:3) naming the format,
+ * the nearest one clfilter takes, and how to convert; once for each
+ * format refused in a row. */
+static void
+gst_cl_filter_explain_refused (GstClFilter * self, GstCaps * caps)
+{
+  GArray *formats = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+
+  if (!caps_formats (caps, formats) && formats->len > 0) {
+    GstVideoFormat format = g_array_index (formats, GstVideoFormat, 0);
+    const gchar *nearest =
+        gst_video_format_to_string (gst_cl_format_nearest_supported (format));
+
+    if (format != self->explained_format)
+      GST_WARNING_OBJECT (self, "clfilter does not take %s video%s: its "
+          "samples are not whole bytes or 16-bit words of their own (the "
+          "formats it takes are in gst-inspect-1.0 clfilter). The nearest "
+          "format it takes is %s: put a converter before it, e.g. \"... ! "
+          "videoconvert ! video/x-raw,format=%s ! clfilter ...\"",
+          gst_video_format_to_string (format), formats->len > 1 ?
+          " (nor the other formats offered)" : "", nearest, nearest);
+    self->explained_format = format;
+  }
+  g_array_unref (formats);
+}
+
+static gboolean
+gst_cl_filter_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  gboolean accepted =
+      GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->accept_caps
+      (trans, direction, caps);
+
+  if (!accepted)
+    gst_cl_filter_explain_refused (GST_CL_FILTER (trans), caps);
+  return accepted;
+}
+
 static gboolean
 gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
 
+  /* Upstream asks what we take, offering its formats: none of ours is
+   * the not-negotiated to come. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter = NULL, *result = NULL;
+    gboolean answered =
+        GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->query (trans,
+        direction, query);
+
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    if (answered && filter && result && gst_caps_is_empty (result))
+      gst_cl_filter_explain_refused (self, filter);
+    return answered;
+  }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     ClfEngine *engine = gst_cl_filter_ref_engine (self);
     gboolean answered;
@@ -712,42 +802,16 @@ gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
           self->in_info.width, self->in_info.height));
 }
 
-/* The planes of a raw video format as the engine sees them: alpha bytes
- * are copied, and laplace sharpens luma (or RGB) but copies chroma. */
-static void
-frame_format_from_info (const GstVideoInfo * info, ClfFrameFormat * format)
-{
-  const GstVideoFormatInfo *finfo = info->finfo;
-
-  memset (format, 0, sizeof *format);
-  format->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  for (guint c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    ClfPlaneFormat *plane = &format->planes[GST_VIDEO_FORMAT_INFO_PLANE (finfo,
-            c)];
-    guint8 bit = 1u << GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
-    gboolean alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (finfo)
-        && c == GST_VIDEO_COMP_A;
-    gboolean chroma = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)
-        && c != GST_VIDEO_COMP_Y;
-
-    plane->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-    plane->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
-    plane->bpp = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-    if (!alpha)
-      plane->blur_mask |= bit;
-    if (!alpha && !chroma)
-      plane->laplace_mask |= bit;
-  }
-}
-
 /* Interlaced frames are filtered field by field, never across fields: the
  * engine takes each plane as two planes, the top field's rows (0, 2, 4...)
  * and the bottom field's (1, 3, ...), each every other row.  A plane of
  * one row has no bottom field. */
 static guint
-field_rows (const ClfPlaneFormat * plane, guint field)
+field_rows (const ClfFrameFormat * format, guint plane, guint field)
 {
-  return field ? plane->height / 2 : (plane->height + 1) / 2;
+  guint rows = clf_frame_format_rows (format, plane);
+
+  return field ? rows / 2 : (rows + 1) / 2;
 }
 
 static void
@@ -757,12 +821,21 @@ field_format_from_frame (const ClfFrameFormat * frame,
   memset (fields, 0, sizeof *fields);
   for (guint i = 0; i < frame->n_planes; i++)
     for (guint f = 0; f < 2; f++) {
-      ClfPlaneFormat *field = &fields->planes[fields->n_planes];
+      guint rows = field_rows (frame, i, f);
 
-      *field = frame->planes[i];
-      field->height = field_rows (&frame->planes[i], f);
-      if (field->height)
-        fields->n_planes++;
+      if (!rows)
+        continue;
+      for (guint c = 0; c < frame->n_components; c++) {
+        ClfComponent *field = &fields->components[fields->n_components];
+
+        if (frame->components[c].plane != i)
+          continue;
+        *field = frame->components[c];
+        field->plane = fields->n_planes;
+        field->height = rows;
+        fields->n_components++;
+      }
+      fields->n_planes++;
     }
 }
 
@@ -779,7 +852,7 @@ field_frame_from_frame (const ClfFrameFormat * format, const ClfFrame * frame,
     for (guint f = 0; f < 2; f++) {
       gsize skip = f * frame->stride[i];
 
-      if (!field_rows (&format->planes[i], f))
+      if (!field_rows (format, i, f))
         continue;
       fields->mem[n] = frame->mem[i];
       fields->offset[n] = frame->mem[i] ? frame->offset[i] + skip : 0;
@@ -847,7 +920,8 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
    * error was posted once already. */
   if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
     goto refused_before;
-  frame_format_from_info (&in_info, &format);
+  if (!gst_cl_format_describe (&in_info, &format))
+    goto unsupported_format;
   field_format_from_frame (&format, &fields);
   gst_cl_filter_read_params (self, &params);
   /* An allocation query renegotiates in upstream's thread: a reference
@@ -894,6 +968,12 @@ invalid_caps:
   {
     GST_ERROR_OBJECT (self, "not raw video caps: %" GST_PTR_FORMAT " -> %"
         GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+unsupported_format:
+  {
+    GST_ERROR_OBJECT (self, "cannot describe the components of %"
+        GST_PTR_FORMAT, incaps);
     return FALSE;
   }
 different_caps:
@@ -1110,7 +1190,8 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
 
   for (guint i = 0; i < self->format.n_planes; i++) {
-    const ClfPlaneFormat *p = &self->format.planes[i];
+    gsize row_bytes = clf_frame_format_row_bytes (&self->format, i);
+    guint rows = clf_frame_format_rows (&self->format, i);
     gsize offset = meta ? meta->offset[i] : info->offset[i];
     gint stride = meta ? meta->stride[i] : info->stride[i];
     guint idx, n;
@@ -1124,8 +1205,7 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
     if (!gst_is_cl_memory (mem)
         || !engines_share_context (self->engine,
             gst_cl_memory_get_engine (mem))
-        || skip + (gsize) stride * (p->height - 1) + (gsize) p->width * p->bpp
-        > mem->size)
+        || skip + (gsize) stride * (rows - 1) + row_bytes > mem->size)
       return FALSE;
     /* Memory still mapped (decoders keep reference frames mapped) shows
      * the device the CPU's bytes only where both work on the same memory. */
@@ -1188,7 +1268,11 @@ gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
           stride);
       return FALSE;
     }
-    mem = wrap ? gst_cl_filter_wrap_region (self, access, region, err) : NULL;
+    /* The device reads whole samples: a plane off their alignment is
+     * copied (host memory has no such rule). */
+    mem = wrap && offset % clf_frame_format_sample_bytes (&self->format, i) == 0
+        && stride % clf_frame_format_sample_bytes (&self->format, i) == 0 ?
+        gst_cl_filter_wrap_region (self, access, region, err) : NULL;
     if (err->code != CLF_ERROR_NONE)
       return FALSE;
     access->frame.stride[i] = (size_t) stride;

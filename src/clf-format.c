@@ -154,6 +154,17 @@ clf_frame_format_rows (const ClfFrameFormat * format, uint32_t plane)
   return 0;
 }
 
+uint32_t
+clf_frame_format_sample_bytes (const ClfFrameFormat * format, uint32_t plane)
+{
+  uint32_t bytes = 1;
+  for (uint32_t i = 0; i < format->n_components; i++)
+    if (format->components[i].plane == plane
+        && container_bytes (&format->components[i]) > bytes)
+      bytes = container_bytes (&format->components[i]);
+  return bytes;
+}
+
 static ClfView *
 view_for (ClfViews * views, const ClfComponent * c)
 {

@@ -105,11 +105,12 @@ typedef struct {
   size_t group[N_KERNELS];
 } KernelSet;
 
-/* The rows of a plane: bytes of a row (what is copied and staged), and
- * their number. */
+/* The rows of a plane: bytes of a row (what is copied and staged), their
+ * number, and the size of its samples' containers. */
 typedef struct {
   size_t row_bytes;
   uint32_t rows;
+  uint32_t sample_bytes;        /* device planes lie on its multiples */
 } PlaneShape;
 
 /* Where a plane lies in a device buffer. */
@@ -374,6 +375,7 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
   for (uint32_t i = 0; i < format->n_planes; i++) {
     plan->planes[i].row_bytes = clf_frame_format_row_bytes (format, i);
     plan->planes[i].rows = clf_frame_format_rows (format, i);
+    plan->planes[i].sample_bytes = clf_frame_format_sample_bytes (format, i);
   }
   clf_frame_format_views (format, &plan->views);
   cl_device_type type = 0;
@@ -1033,19 +1035,6 @@ plane_extent (const PlaneShape * p, size_t stride)
   return (uint64_t) stride * (p->rows - 1) + p->row_bytes;
 }
 
-/* The largest container among plane i's samples: device planes must lie
- * on its multiples, as the kernels read whole containers. */
-static uint32_t
-plane_sample_bytes (const ClfPlan * plan, uint32_t i)
-{
-  uint32_t bytes = 1;
-  for (uint32_t v = 0; v < plan->views.n; v++)
-    if (plan->views.views[v].plane == i
-        && plan->views.views[v].sample_bytes > bytes)
-      bytes = plan->views.views[v].sample_bytes;
-  return bytes;
-}
-
 /* Where plane i of a frame may reach: `*room` bytes from its first row on,
  * read from the device buffer (past the plane's offset) or given with the
  * host plane. */
@@ -1083,7 +1072,7 @@ clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
   for (uint32_t i = 0; i < plan->n_planes; i++) {
     const PlaneShape *p = &plan->planes[i];
     size_t row = p->row_bytes;
-    uint32_t align = plane_sample_bytes (plan, i);
+    uint32_t align = p->sample_bytes;
     uint64_t room = 0;
     if (!frame->mem[i] && !frame->data[i]) {
       clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has no "

@@ -170,6 +170,10 @@ size_t clf_frame_format_row_bytes (const ClfFrameFormat * format,
     uint32_t plane);
 uint32_t clf_frame_format_rows (const ClfFrameFormat * format,
     uint32_t plane);
+/* The largest container of plane `plane`'s samples, 1 or 2 bytes: in a
+ * device buffer, its offset and stride must be multiples of it. */
+uint32_t clf_frame_format_sample_bytes (const ClfFrameFormat * format,
+    uint32_t plane);
 
 typedef struct {
   ClfMode mode;

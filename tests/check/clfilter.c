@@ -13,6 +13,7 @@
 
 #include <gst/clfilter/gstclfiltermeta.h>
 #include "framecheck.h"
+#include "gstclformat.h"
 #include "gstclmemory.h"
 
 /* Every format, every mode, both borders, at odd sizes (renegotiating the
@@ -133,54 +134,148 @@ GST_START_TEST (test_interlaced_matches_reference)
 
 GST_END_TEST;
 
-/* What is not filtered is copied: alpha and x bytes, chroma under laplace. */
+/* The component whose sample byte `b` of a row of plane `plane` belongs
+ * to, or -1 for a byte of none (padding such as RGBx's x, or the half-used
+ * last pixel of odd-width packed 4:2:2). */
+static gint
+byte_owner (const ClfFrameFormat * format, guint plane, gsize b)
+{
+  for (guint c = 0; c < format->n_components; c++) {
+    const ClfComponent *k = &format->components[c];
+    gsize size = k->depth + k->shift > 8 ? 2 : 1;
+
+    if (k->plane == plane && b >= k->offset && (b - k->offset) % k->pstride
+        < size && (b - k->offset) / k->pstride < k->width)
+      return (gint) c;
+  }
+  return -1;
+}
+
+/* What is not filtered is copied, byte for byte: alpha, padding and the
+ * bytes of no sample, chroma under laplace. */
 GST_START_TEST (test_unfiltered_bytes_copied)
 {
-  static const gchar *names[] = { "RGBA", "ARGB", "xBGR", "I420", "NV21" };
-  for (guint n = 0; n < G_N_ELEMENTS (names); n++) {
-    const FormatCase *fc = format_case (names[n]);
-    ClfFrameFormat format = frame_format (fc, 31, 9);
-    gboolean yuv = fc->n_planes > 1;
-    GstHarness *h = gst_harness_new ("clfilter");
-    GstVideoInfo info;
-    GstVideoFrame vin, vout;
-    ClfHostFrame a, b;
-    GstBuffer *in, *out;
+  static const gchar *names[] = { "RGBA", "ARGB", "xBGR", "I420", "NV21",
+    "YUY2", "UYVY", "AYUV", "A420", "RGBA64_LE", "P010_10LE", "GRAY16_BE"
+  };
+  for (guint n = 0; n < G_N_ELEMENTS (names); n++)
+    for (ClfMode mode = CLF_MODE_SLIDING; mode <= CLF_MODE_LAPLACE; mode++) {
+      const FormatCase *fc = format_case (names[n]);
+      ClfFrameFormat format = frame_format (fc, 31, 9);
+      GstHarness *h = gst_harness_new ("clfilter");
+      GstVideoInfo info;
+      GstVideoFrame vin, vout;
+      ClfHostFrame a, b;
+      GstBuffer *in, *out;
 
-    set_caps (h, names[n], 31, 9, &info);
-    g_object_set (h->element, "mode", yuv ? CLF_MODE_LAPLACE :
-        CLF_MODE_SLIDING, "radius", 3, NULL);
-    in = random_buffer (GST_VIDEO_INFO_SIZE (&info));
-    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-        GST_FLOW_OK);
-    out = gst_harness_pull (h);
-    fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
-    host_frame (&vin, &a);
-    host_frame (&vout, &b);
-    if (yuv) {
-      /* Every chroma plane, whole rows. */
-      for (guint p = 1; p < format.n_planes; p++)
-        for (guint y = 0; y < format.planes[p].height; y++)
-          fail_unless (memcmp (a.data[p] + y * a.stride[p],
-                  b.data[p] + y * b.stride[p],
-                  format.planes[p].width * format.planes[p].bpp) == 0,
-              "%s: chroma plane %u row %u changed under laplace", names[n],
-              p, y);
-    } else {
-      /* The byte of each pixel that is not a colour: alpha or padding. */
-      guint spare = fc->blur[0] == 0x7 ? 3 : 0;
-      for (guint y = 0; y < format.planes[0].height; y++)
-        for (guint x = 0; x < format.planes[0].width; x++)
-          fail_unless_equals_int (b.data[0][y * b.stride[0] + 4 * x + spare],
-              a.data[0][y * a.stride[0] + 4 * x + spare]);
+      set_caps (h, names[n], 31, 9, &info);
+      g_object_set (h->element, "mode", mode, "radius", 3, NULL);
+      in = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+      fail_unless (gst_video_frame_map (&vout, &info, out, GST_MAP_READ));
+      host_frame (&vin, &a);
+      host_frame (&vout, &b);
+      for (guint p = 0; p < format.n_planes; p++)
+        for (guint y = 0; y < clf_frame_format_rows (&format, p); y++)
+          for (gsize x = 0; x < clf_frame_format_row_bytes (&format, p); x++) {
+            gint owner = byte_owner (&format, p, x);
+            ClfComponentRole role = owner < 0 ? CLF_COMPONENT_COPIED :
+                format.components[owner].role;
+
+            if (role == CLF_COMPONENT_COPIED || (mode == CLF_MODE_LAPLACE
+                    && role == CLF_COMPONENT_BLURRED))
+              fail_unless (a.data[p][y * a.stride[p] + x] ==
+                  b.data[p][y * b.stride[p] + x], "%s %s: plane %u row %u "
+                  "byte %" G_GSIZE_FORMAT " (component %d) changed",
+                  names[n], clf_mode_name (mode), p, y, x, owner);
+          }
+      gst_video_frame_unmap (&vout);
+      gst_video_frame_unmap (&vin);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+      gst_harness_teardown (h);
     }
-    gst_video_frame_unmap (&vout);
-    gst_video_frame_unmap (&vin);
-    gst_buffer_unref (out);
-    gst_buffer_unref (in);
-    gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gboolean
+template_has (GstCaps * caps, const gchar * name)
+{
+  GstCaps *one = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      name, NULL);
+  gboolean has = gst_caps_can_intersect (caps, one);
+
+  gst_caps_unref (one);
+  return has;
+}
+
+/* The element takes every format the issue names, and describes every
+ * format it takes as the hand-written table does (component by component,
+ * at odd sizes): a format whose GstVideoFormatInfo was misread cannot hide
+ * behind a reference built from the same reading.  Formats whose samples
+ * share bits or bytes (v210, RGB16, UYVP) are not offered. */
+GST_START_TEST (test_formats_described_as_written)
+{
+  static const guint sizes[][2] = { {1, 1}, {37, 21}, {6, 4} };
+  static const gchar *refused[] = { "v210", "RGB16", "UYVP", "IYU1",
+    "NV12_10LE32", "RGB8P"
+  };
+  GstElementFactory *factory = gst_element_factory_find ("clfilter");
+  GstCaps *caps = gst_caps_new_empty ();
+  guint offered = 0;
+
+  for (const GList * t = gst_element_factory_get_static_pad_templates
+      (factory); t; t = t->next)
+    gst_caps_append (caps, gst_static_caps_get (&((GstStaticPadTemplate *)
+                t->data)->static_caps));
+  for (guint i = 0; required_formats[i]; i++)
+    fail_unless (template_has (caps, required_formats[i]), "%s not taken",
+        required_formats[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    fail_if (template_has (caps, refused[i]), "%s offered", refused[i]);
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const GValue *list = gst_structure_get_value (gst_caps_get_structure (caps,
+            i), "format");
+    for (guint f = 0; f < gst_value_list_get_size (list); f++) {
+      const gchar *name = g_value_get_string (gst_value_list_get_value (list,
+              f));
+      const FormatCase *fc = format_case (name);
+
+      offered++;
+      for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+        ClfFrameFormat want = frame_format (fc, sizes[s][0], sizes[s][1]);
+        ClfFrameFormat got;
+        GstVideoInfo info;
+
+        fail_unless (gst_video_info_set_format (&info,
+                gst_video_format_from_string (name), sizes[s][0],
+                sizes[s][1]));
+        fail_unless (gst_cl_format_describe (&info, &got), "%s", name);
+        fail_unless_equals_int (got.n_planes, want.n_planes);
+        fail_unless_equals_int (got.n_components, want.n_components);
+        /* Components in GStreamer's order: Y U V A, or R G B A. */
+        for (guint c = 0; c < want.n_components; c++)
+          fail_unless (memcmp (&got.components[c], &want.components[c],
+                  sizeof want.components[c]) == 0, "%s %ux%u: component %u "
+              "described as plane %u offset %u pstride %u %ux%u depth %u "
+              "shift %u %s role %d", name, sizes[s][0], sizes[s][1], c,
+              got.components[c].plane, got.components[c].offset,
+              got.components[c].pstride, got.components[c].width,
+              got.components[c].height, got.components[c].depth,
+              got.components[c].shift, got.components[c].big_endian ? "BE" :
+              "LE", got.components[c].role);
+      }
+    }
   }
+  /* Both templates list the same formats. */
+  fail_unless_equals_int (offered, 2 * n_formats);
+  gst_caps_unref (caps);
+  gst_object_unref (factory);
 }
 
 GST_END_TEST;
@@ -559,27 +654,53 @@ decode (const gchar * path, const gchar * middle, guint * n_stats,
   return samples;
 }
 
-/* A real H.264 clip through decodebin: the decoded frames, filtered, equal
- * the reference applied to the same decoded frames.  The decoder writes
- * into our memory (padded, and still mapped while it keeps references),
- * which the device reads in place.  The second clip is interlaced (x264's
- * interlaced coding, as broadcast 1080i is): the decoder says
- * interlace-mode=interleaved, and each field is blurred apart. */
-GST_START_TEST (test_decoded_h264_matches_reference)
+/* The clips made at test time, with the format decodebin must hand
+ * clfilter (no converter in between). */
+typedef struct
+{
+  const gchar *format;          /* what the encoder is given */
+  const gchar *size;
+  const gchar *encode;          /* encoder and muxer */
+  gboolean interlaced;
+  ClfMode mode;
+} Clip;
+
+static const Clip clips[] = {
+  {"I420", "width=1280,height=720",
+      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+      CLF_MODE_LAPLACE},
+  /* x264's interlaced coding, as broadcast 1080i is. */
+  {"I420", "width=720,height=480,interlace-mode=interleaved",
+      "x264enc speed-preset=ultrafast key-int-max=4 interlaced=true ! mp4mux",
+      TRUE, CLF_MODE_SLIDING},
+  /* High 10 and High 4:4:4 10-bit H.264, as x264 encodes by default. */
+  {"I420_10LE", "width=640,height=360",
+      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+      CLF_MODE_SLIDING},
+  {"Y444_10LE", "width=320,height=240",
+      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+      CLF_MODE_LAPLACE},
+  /* A webcam's raw YUY2, in Matroska, of an odd width. */
+  {"YUY2", "width=321,height=241", "matroskamux", FALSE, CLF_MODE_SEPARABLE},
+};
+
+/* A real clip through decodebin: the decoded frames, filtered, equal the
+ * reference applied to the same decoded frames, in the format the encoder
+ * was given.  The decoder writes into our memory (padded, and still mapped
+ * while it keeps references), which the device reads in place.  Of an
+ * interlaced clip the decoder says interlace-mode=interleaved, and each
+ * field is blurred apart. */
+GST_START_TEST (test_decoded_clip_matches_reference)
 {
   static const guint n_frames = 8;
-  gboolean interlaced = __i__ == 1;
+  const Clip *clip = &clips[__i__];
+  gboolean interlaced = clip->interlaced;
   gchar *dir = g_dir_make_tmp ("clfilter-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "clip.mp4", NULL);
+  gchar *path = g_build_filename (dir, "clip", NULL);
   gchar *encode = g_strdup_printf ("videotestsrc num-buffers=%u pattern=ball "
-      "! video/x-raw,format=I420,width=%s,framerate=30/1%s ! "
-      "x264enc speed-preset=ultrafast key-int-max=4%s ! mp4mux ! filesink "
-      "location=%s", n_frames, interlaced ? "720,height=480" :
-      "1280,height=720", interlaced ? ",interlace-mode=interleaved" : "",
-      interlaced ? " interlaced=true" : "", path);
-  ClfParams params = { interlaced ? CLF_MODE_SLIDING : CLF_MODE_LAPLACE, 3,
-    CLF_BORDER_CLAMP
-  };
+      "! video/x-raw,format=%s,%s,framerate=30/1 ! %s ! filesink "
+      "location=%s", n_frames, clip->format, clip->size, clip->encode, path);
+  ClfParams params = { clip->mode, 3, CLF_BORDER_CLAMP };
   gchar *filter = g_strdup_printf ("clfilter mode=%s radius=%u",
       clf_mode_name (params.mode), params.radius);
   guint raw_stats, filtered_stats, raw_copies, copies;
@@ -603,6 +724,8 @@ GST_START_TEST (test_decoded_h264_matches_reference)
     gboolean fields;
 
     fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (b)));
+    fail_unless_equals_string (gst_video_format_to_string
+        (GST_VIDEO_INFO_FORMAT (&info)), clip->format);
     fields = GST_VIDEO_INFO_INTERLACE_MODE (&info) ==
         GST_VIDEO_INTERLACE_MODE_INTERLEAVED
         || GST_BUFFER_FLAG_IS_SET (gst_sample_get_buffer (a),
@@ -982,6 +1105,29 @@ warning_log_stop (WarningLog * log)
   g_mutex_clear (&log->lock);
 }
 
+/* A format clfilter does not take: not-negotiated, and the log
+ * (GST_DEBUG=clfilter:3) says which format, the nearest one it takes, and
+ * to convert with videoconvert. */
+GST_START_TEST (test_refused_format_explained)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  WarningLog log;
+
+  warning_log_start (&log);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=v210,width=64,"
+      "height=32,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              64 * 32 * 4, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  fail_unless (strstr (log.text->str, "clfilter: clfilter does not take v210")
+      && strstr (log.text->str, "The nearest format it takes is I422_10LE")
+      && strstr (log.text->str, "videoconvert ! video/x-raw,format=I422_10LE"),
+      "the log said: %s", log.text->str);
+  warning_log_stop (&log);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The engine as gst-launch-1.0 and the debug log print a context: by its
  * structure's serialization, which names the engine's device. */
 static void
@@ -1172,13 +1318,16 @@ clfilter_suite (void)
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   tcase_add_test (tc, test_unfiltered_bytes_copied);
+  tcase_add_test (tc, test_formats_described_as_written);
+  tcase_add_test (tc, test_refused_format_explained);
   tcase_add_test (tc, test_interlaced_fields_not_mixed);
   tcase_add_loop_test (tc, test_interlaced_matches_reference, 0, 2);
   tcase_add_test (tc, test_property_changes_between_buffers);
   tcase_add_test (tc, test_stats_message);
   tcase_add_test (tc, test_timing_surfaces);
   tcase_add_test (tc, test_device_fixed_while_running);
-  tcase_add_loop_test (tc, test_decoded_h264_matches_reference, 0, 2);
+  tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
+      G_N_ELEMENTS (clips));
 
   tc = tcase_create ("zero-copy");
   suite_add_tcase (s, tc);

@@ -43,7 +43,7 @@ fill_random (guint8 * data, gsize size)
  * memory, and a map of that shows the reference's bytes. */
 GST_START_TEST (test_map_write_kernel_map_read)
 {
-  const ClfFrameFormat format = { 1, {{37, 23, 1, 1, 1}} };
+  const ClfFrameFormat format = clf_ref_byte_plane (37, 23, 1, 1, 1);
   const ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR };
   const gsize offset = 8, stride = 40, size = offset + stride * 23;
   GstMemory *in = gst_allocator_alloc (allocator, size, NULL);
@@ -76,8 +76,9 @@ GST_START_TEST (test_map_write_kernel_map_read)
       "%s", err.message);
   fail_unless_equals_int (stats.copies, 0);
 
-  clf_ref_filter_plane (&params, &format.planes[0], written + offset, stride,
-      want + offset, stride);
+  clf_ref_filter_frame (&params, &format, &(ClfHostFrame) { {
+          written + offset}, {stride}}, &(ClfHostFrame) { {
+          want + offset}, {stride}});
   fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
   for (guint y = 0; y < 23; y++)
     fail_unless (memcmp (map.data + offset + y * stride,

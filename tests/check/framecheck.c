@@ -6,24 +6,128 @@
 GRand *test_rng;
 
 
+#define SH CLF_COMPONENT_SHARPENED
+#define BL CLF_COMPONENT_BLURRED
+#define AL CLF_COMPONENT_COPIED
+/* An 8-bit component: plane, offset, pixel stride, role, subsampling. */
+#define C8(p, o, ps, r, sx, sy) { p, o, ps, 8, 0, FALSE, r, sx, sy }
+/* One in a 2-byte container: depth d shifted up by sh, big-endian or not. */
+#define C16(p, o, ps, d, sh, be, r, sx, sy) { p, o, ps, d, sh, be, r, sx, sy }
+
+#define GRAY16(name, be) { name, 1, 1, { C16 (0, 0, 2, 16, 0, be, SH, 1, 1) } }
+/* Packed colours at byte offsets r, g, b (a: alpha) of 3- or 4-byte
+ * pixels; 'x' padding is no component. */
+#define RGBA8(name, r, g, b, a) { name, 1, 4, { C8 (0, r, 4, SH, 1, 1), \
+      C8 (0, g, 4, SH, 1, 1), C8 (0, b, 4, SH, 1, 1), C8 (0, a, 4, AL, 1, 1) } }
+#define RGBX8(name, r, g, b, ps) { name, 1, 3, { C8 (0, r, ps, SH, 1, 1), \
+      C8 (0, g, ps, SH, 1, 1), C8 (0, b, ps, SH, 1, 1) } }
+#define YUVA8(name, y, u, v, a) { name, 1, 4, { C8 (0, y, 4, SH, 1, 1), \
+      C8 (0, u, 4, BL, 1, 1), C8 (0, v, 4, BL, 1, 1), C8 (0, a, 4, AL, 1, 1) } }
+#define YUV8(name, y, u, v) { name, 1, 3, { C8 (0, y, 3, SH, 1, 1), \
+      C8 (0, u, 3, BL, 1, 1), C8 (0, v, 3, BL, 1, 1) } }
+#define RGBA16(name, r, g, b, a, be) { name, 1, 4, { \
+      C16 (0, r, 8, 16, 0, be, SH, 1, 1), C16 (0, g, 8, 16, 0, be, SH, 1, 1), \
+      C16 (0, b, 8, 16, 0, be, SH, 1, 1), C16 (0, a, 8, 16, 0, be, AL, 1, 1) } }
+#define YUVA16(name, y, u, v, a, be) { name, 1, 4, { \
+      C16 (0, y, 8, 16, 0, be, SH, 1, 1), C16 (0, u, 8, 16, 0, be, BL, 1, 1), \
+      C16 (0, v, 8, 16, 0, be, BL, 1, 1), C16 (0, a, 8, 16, 0, be, AL, 1, 1) } }
+/* Packed 4:2:2: luma every 2 bytes, each chroma every 4. */
+#define YUV422(name, y, u, v) { name, 1, 3, { C8 (0, y, 2, SH, 1, 1), \
+      C8 (0, u, 4, BL, 2, 1), C8 (0, v, 4, BL, 2, 1) } }
+/* Planar: components 0, 1, 2 (Y U V, or R G B: all sharpened) in planes
+ * p0, p1, p2, the last two subsampled by sx, sy; then alpha in plane 3. */
+#define PLANES(name, p0, p1, p2, sx, sy, r) { name, 3, 3, { \
+      C8 (p0, 0, 1, SH, 1, 1), C8 (p1, 0, 1, r, sx, sy), \
+      C8 (p2, 0, 1, r, sx, sy) } }
+#define PLANES_A(name, p0, p1, p2, sx, sy, r) { name, 4, 4, { \
+      C8 (p0, 0, 1, SH, 1, 1), C8 (p1, 0, 1, r, sx, sy), \
+      C8 (p2, 0, 1, r, sx, sy), C8 (3, 0, 1, AL, 1, 1) } }
+#define PLANES16(name, p0, p1, p2, d, be, sx, sy, r) { name, 3, 3, { \
+      C16 (p0, 0, 2, d, 0, be, SH, 1, 1), C16 (p1, 0, 2, d, 0, be, r, sx, sy), \
+      C16 (p2, 0, 2, d, 0, be, r, sx, sy) } }
+#define PLANES16_A(name, p0, p1, p2, d, be, sx, sy, r) { name, 4, 4, { \
+      C16 (p0, 0, 2, d, 0, be, SH, 1, 1), C16 (p1, 0, 2, d, 0, be, r, sx, sy), \
+      C16 (p2, 0, 2, d, 0, be, r, sx, sy), C16 (3, 0, 2, d, 0, be, AL, 1, 1) } }
+/* YUV planes in order, and G B R planes holding R G B. */
+#define YUV_PLANES(name, sx, sy) PLANES (name, 0, 1, 2, sx, sy, BL)
+#define YUV16_PLANES(name, d, be, sx, sy) \
+  PLANES16 (name, 0, 1, 2, d, be, sx, sy, BL)
+#define YUVA16_PLANES(name, d, be, sx, sy) \
+  PLANES16_A (name, 0, 1, 2, d, be, sx, sy, BL)
+#define GBR16_PLANES(name, d, be) PLANES16 (name, 2, 0, 1, d, be, 1, 1, SH)
+#define GBRA16_PLANES(name, d, be) \
+  PLANES16_A (name, 2, 0, 1, d, be, 1, 1, SH)
+/* Semi-planar: luma, then chroma pairs at offsets u, v. */
+#define NV(name, u, v, sx, sy) { name, 2, 3, { C8 (0, 0, 1, SH, 1, 1), \
+      C8 (1, u, 2, BL, sx, sy), C8 (1, v, 2, BL, sx, sy) } }
+#define P01X(name, d, sh, be) { name, 2, 3, { C16 (0, 0, 2, d, sh, be, SH, 1, 1), \
+      C16 (1, 0, 4, d, sh, be, BL, 2, 2), C16 (1, 2, 4, d, sh, be, BL, 2, 2) } }
+
+/* Every format the element takes (little-endian hosts: ARGB64 and AYUV64
+ * are in the host's byte order). */
 const FormatCase formats[] = {
-  {"GRAY8", 1, {1}, {0x1}, {0x1}, 1, 1},
-  {"RGBA", 1, {4}, {0x7}, {0x7}, 1, 1},
-  {"BGRA", 1, {4}, {0x7}, {0x7}, 1, 1},
-  {"ARGB", 1, {4}, {0xE}, {0xE}, 1, 1},
-  {"ABGR", 1, {4}, {0xE}, {0xE}, 1, 1},
-  {"RGBx", 1, {4}, {0x7}, {0x7}, 1, 1},
-  {"BGRx", 1, {4}, {0x7}, {0x7}, 1, 1},
-  {"xRGB", 1, {4}, {0xE}, {0xE}, 1, 1},
-  {"xBGR", 1, {4}, {0xE}, {0xE}, 1, 1},
-  {"RGB", 1, {3}, {0x7}, {0x7}, 1, 1},
-  {"BGR", 1, {3}, {0x7}, {0x7}, 1, 1},
-  {"I420", 3, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}, 2, 2},
-  {"YV12", 3, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}, 2, 2},
-  {"NV12", 2, {1, 2}, {1, 3}, {1, 0}, 2, 2},
-  {"NV21", 2, {1, 2}, {1, 3}, {1, 0}, 2, 2},
-  {"Y42B", 3, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}, 2, 1},
-  {"Y444", 3, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}, 1, 1},
+  {"GRAY8", 1, 1, {C8 (0, 0, 1, SH, 1, 1)}},
+  GRAY16 ("GRAY16_LE", FALSE), GRAY16 ("GRAY16_BE", TRUE),
+  RGBA8 ("RGBA", 0, 1, 2, 3), RGBA8 ("BGRA", 2, 1, 0, 3),
+  RGBA8 ("ARGB", 1, 2, 3, 0), RGBA8 ("ABGR", 3, 2, 1, 0),
+  RGBX8 ("RGBx", 0, 1, 2, 4), RGBX8 ("BGRx", 2, 1, 0, 4),
+  RGBX8 ("xRGB", 1, 2, 3, 4), RGBX8 ("xBGR", 3, 2, 1, 4),
+  RGBX8 ("RGB", 0, 1, 2, 3), RGBX8 ("BGR", 2, 1, 0, 3),
+  YUVA8 ("AYUV", 1, 2, 3, 0), YUVA8 ("VUYA", 2, 1, 0, 3),
+  YUV8 ("IYU2", 1, 0, 2), YUV8 ("v308", 0, 1, 2),
+  RGBA16 ("RGBA64_LE", 0, 2, 4, 6, FALSE), RGBA16 ("RGBA64_BE", 0, 2, 4, 6, TRUE),
+  RGBA16 ("BGRA64_LE", 4, 2, 0, 6, FALSE), RGBA16 ("BGRA64_BE", 4, 2, 0, 6, TRUE),
+  RGBA16 ("ARGB64_LE", 2, 4, 6, 0, FALSE), RGBA16 ("ARGB64_BE", 2, 4, 6, 0, TRUE),
+  RGBA16 ("ABGR64_LE", 6, 4, 2, 0, FALSE), RGBA16 ("ABGR64_BE", 6, 4, 2, 0, TRUE),
+  RGBA16 ("ARGB64", 2, 4, 6, 0, FALSE), YUVA16 ("AYUV64", 2, 4, 6, 0, FALSE),
+  YUV422 ("YUY2", 0, 1, 3), YUV422 ("UYVY", 1, 0, 2), YUV422 ("YVYU", 0, 3, 1),
+  YUV_PLANES ("I420", 2, 2), PLANES ("YV12", 0, 2, 1, 2, 2, BL),
+  YUV_PLANES ("Y42B", 2, 1), YUV_PLANES ("Y444", 1, 1),
+  YUV_PLANES ("Y41B", 4, 1), YUV_PLANES ("YUV9", 4, 4),
+  PLANES ("YVU9", 0, 2, 1, 4, 4, BL), PLANES_A ("A420", 0, 1, 2, 2, 2, BL),
+  PLANES ("GBR", 2, 0, 1, 1, 1, SH), PLANES ("RGBP", 0, 1, 2, 1, 1, SH),
+  PLANES ("BGRP", 2, 1, 0, 1, 1, SH), PLANES_A ("GBRA", 2, 0, 1, 1, 1, SH),
+  YUV16_PLANES ("I420_10LE", 10, FALSE, 2, 2),
+  YUV16_PLANES ("I420_10BE", 10, TRUE, 2, 2),
+  YUV16_PLANES ("I420_12LE", 12, FALSE, 2, 2),
+  YUV16_PLANES ("I420_12BE", 12, TRUE, 2, 2),
+  YUV16_PLANES ("I422_10LE", 10, FALSE, 2, 1),
+  YUV16_PLANES ("I422_10BE", 10, TRUE, 2, 1),
+  YUV16_PLANES ("I422_12LE", 12, FALSE, 2, 1),
+  YUV16_PLANES ("I422_12BE", 12, TRUE, 2, 1),
+  YUV16_PLANES ("Y444_10LE", 10, FALSE, 1, 1),
+  YUV16_PLANES ("Y444_10BE", 10, TRUE, 1, 1),
+  YUV16_PLANES ("Y444_12LE", 12, FALSE, 1, 1),
+  YUV16_PLANES ("Y444_12BE", 12, TRUE, 1, 1),
+  YUV16_PLANES ("Y444_16LE", 16, FALSE, 1, 1),
+  YUV16_PLANES ("Y444_16BE", 16, TRUE, 1, 1),
+  YUVA16_PLANES ("A420_10LE", 10, FALSE, 2, 2),
+  YUVA16_PLANES ("A420_10BE", 10, TRUE, 2, 2),
+  YUVA16_PLANES ("A422_10LE", 10, FALSE, 2, 1),
+  YUVA16_PLANES ("A422_10BE", 10, TRUE, 2, 1),
+  YUVA16_PLANES ("A444_10LE", 10, FALSE, 1, 1),
+  YUVA16_PLANES ("A444_10BE", 10, TRUE, 1, 1),
+  GBR16_PLANES ("GBR_10LE", 10, FALSE), GBR16_PLANES ("GBR_10BE", 10, TRUE),
+  GBR16_PLANES ("GBR_12LE", 12, FALSE), GBR16_PLANES ("GBR_12BE", 12, TRUE),
+  GBRA16_PLANES ("GBRA_10LE", 10, FALSE), GBRA16_PLANES ("GBRA_10BE", 10, TRUE),
+  GBRA16_PLANES ("GBRA_12LE", 12, FALSE), GBRA16_PLANES ("GBRA_12BE", 12, TRUE),
+  NV ("NV12", 0, 1, 2, 2), NV ("NV21", 1, 0, 2, 2), NV ("NV16", 0, 1, 2, 1),
+  NV ("NV61", 1, 0, 2, 1), NV ("NV24", 0, 1, 1, 1),
+  {"AV12", 3, 4, {C8 (0, 0, 1, SH, 1, 1), C8 (1, 0, 2, BL, 2, 2),
+          C8 (1, 1, 2, BL, 2, 2), C8 (2, 0, 1, AL, 1, 1)}},
+  P01X ("P010_10LE", 10, 6, FALSE), P01X ("P010_10BE", 10, 6, TRUE),
+  P01X ("P012_LE", 12, 4, FALSE), P01X ("P012_BE", 12, 4, TRUE),
+  P01X ("P016_LE", 16, 0, FALSE), P01X ("P016_BE", 16, 0, TRUE),
+};
+
+/* The formats the issue asked for by name (issue 14 and the 17 before). */
+const gchar *const required_formats[] = {
+  "GRAY8", "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", "xRGB", "xBGR",
+  "RGB", "BGR", "I420", "YV12", "NV12", "NV21", "Y42B", "Y444",
+  "YUY2", "UYVY", "YVYU", "NV16", "NV61", "NV24", "Y41B", "A420", "AYUV",
+  "VUYA", "GRAY16_LE", "GRAY16_BE", "I420_10LE", "I420_12LE", "I422_10LE",
+  "Y444_10LE", "Y444_12LE", "P010_10LE", "P012_LE", "P016_LE", "RGBA64_LE",
+  "BGRA64_LE", NULL
 };
 
 const FormatCase *
@@ -39,14 +143,15 @@ format_case (const gchar * name)
 ClfFrameFormat
 frame_format (const FormatCase * fc, guint width, guint height)
 {
-  ClfFrameFormat f = { fc->n_planes };
-  for (guint i = 0; i < fc->n_planes; i++) {
-    guint sx = i ? fc->sub_x : 1, sy = i ? fc->sub_y : 1;
-    f.planes[i].width = (width + sx - 1) / sx;
-    f.planes[i].height = (height + sy - 1) / sy;
-    f.planes[i].bpp = fc->bpp[i];
-    f.planes[i].blur_mask = fc->blur[i];
-    f.planes[i].laplace_mask = fc->laplace[i];
+  ClfFrameFormat f = { fc->n_planes, fc->n_components };
+  for (guint i = 0; i < fc->n_components; i++) {
+    const CaseComponent *c = &fc->c[i];
+    f.components[i] = (ClfComponent) {
+      .plane = c->plane,.offset = c->offset,.pstride = c->pstride,
+      .width = (width + c->sub_x - 1) / c->sub_x,
+      .height = (height + c->sub_y - 1) / c->sub_y,
+      .depth = c->depth,.shift = c->shift,.big_endian = c->big_endian,
+      .role = c->role};
   }
   return f;
 }
@@ -105,9 +210,9 @@ padded_buffer (const FormatCase * fc, const GstVideoInfo * info)
 
   for (guint i = 0; i < format.n_planes; i++) {
     offset[i] = size + g_rand_int_range (test_rng, 0, 7);
-    stride[i] = format.planes[i].width * format.planes[i].bpp + 1 +
+    stride[i] = clf_frame_format_row_bytes (&format, i) + 1 +
         2 * g_rand_int_range (test_rng, 0, 7);
-    size = offset[i] + (gsize) stride[i] * format.planes[i].height;
+    size = offset[i] + (gsize) stride[i] * clf_frame_format_rows (&format, i);
   }
   buf = fill_random (system_buffer (size, 0));
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
@@ -147,20 +252,31 @@ host_frame (GstVideoFrame * vframe, ClfHostFrame * host)
 }
 
 /* The reference for an interlaced frame: each field of each plane (rows
- * 0, 2, 4... and 1, 3, 5...) filtered on its own. */
+ * 0, 2, 4... and 1, 3, 5...) filtered on its own, as a frame of one plane
+ * of that plane's components. */
 static void
 reference_fields (const ClfParams * params, const ClfFrameFormat * format,
     const ClfHostFrame * src, const ClfHostFrame * want)
 {
   for (guint i = 0; i < format->n_planes; i++)
     for (guint field = 0; field < 2; field++) {
-      ClfPlaneFormat rows = format->planes[i];
+      guint rows = clf_frame_format_rows (format, i);
+      ClfFrameFormat one = { 1, 0 };
+      ClfHostFrame in = { {0} }, out = { {0} };
 
-      rows.height = field ? rows.height / 2 : (rows.height + 1) / 2;
-      if (rows.height)
-        clf_ref_filter_plane (params, &rows,
-            src->data[i] + field * src->stride[i], 2 * src->stride[i],
-            want->data[i] + field * want->stride[i], 2 * want->stride[i]);
+      rows = field ? rows / 2 : (rows + 1) / 2;
+      for (guint c = 0; c < format->n_components; c++)
+        if (format->components[c].plane == i) {
+          one.components[one.n_components] = format->components[c];
+          one.components[one.n_components].plane = 0;
+          one.components[one.n_components++].height = rows;
+        }
+      in.data[0] = src->data[i] + field * src->stride[i];
+      in.stride[0] = 2 * src->stride[i];
+      out.data[0] = want->data[i] + field * want->stride[i];
+      out.stride[0] = 2 * want->stride[i];
+      if (rows)
+        clf_ref_filter_frame (params, &one, &in, &out);
     }
 }
 
@@ -189,8 +305,9 @@ check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
   host_frame (&vin, &src);
   host_frame (&vout, &got);
   for (guint i = 0; i < format.n_planes; i++) {
-    want.stride[i] = format.planes[i].width * format.planes[i].bpp;
-    want.data[i] = g_malloc (want.stride[i] * format.planes[i].height);
+    want.stride[i] = clf_frame_format_row_bytes (&format, i);
+    want.data[i] = g_malloc (want.stride[i] *
+        clf_frame_format_rows (&format, i));
   }
   if (fields)
     reference_fields (params, &format, &src, &want);
@@ -198,7 +315,7 @@ check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
     clf_ref_filter_frame (params, &format, &src, &want);
 
   for (guint i = 0; i < format.n_planes; i++) {
-    for (guint y = 0; y < format.planes[i].height; y++) {
+    for (guint y = 0; y < clf_frame_format_rows (&format, i); y++) {
       const guint8 *g = got.data[i] + y * got.stride[i];
       const guint8 *w = want.data[i] + y * want.stride[i];
       /* Byte by byte only to report a difference: check marks every

@@ -9,17 +9,27 @@
 
 #include "reference.h"
 
-/* What each format means to the filter, written out by hand so that a
- * mistake in the element's own mapping cannot hide: bytes per pixel and
- * filtered bytes per plane, and the chroma subsampling. */
+/* One component of a format, written out by hand from the format's
+ * definition (not from GstVideoFormatInfo) so that a mistake in the
+ * element's own mapping cannot hide: its plane, the byte its container
+ * starts at in a pixel, the bytes from one sample to the next, its depth
+ * and shift in the container, its byte order, what the filters do with it,
+ * and the subsampling (the plane's size is the frame's divided by sub_x
+ * and sub_y, rounded up). */
+typedef struct
+{
+  guint plane, offset, pstride, depth, shift;
+  gboolean big_endian;
+  ClfComponentRole role;
+  guint sub_x, sub_y;
+} CaseComponent;
+
 typedef struct
 {
   const gchar *name;
   guint n_planes;
-  guint bpp[3];
-  guint8 blur[3];
-  guint8 laplace[3];
-  guint sub_x, sub_y;
+  guint n_components;
+  CaseComponent c[4];
 } FormatCase;
 
 /* How a test frame reaches the element. */
@@ -36,6 +46,8 @@ typedef enum
 extern GRand *test_rng;
 extern const FormatCase formats[];
 extern const guint n_formats;
+/* NULL-terminated. */
+extern const gchar *const required_formats[];
 extern const gchar *const input_names[];
 
 void test_rng_init (void);

@@ -172,15 +172,14 @@ frame_alloc (const ClfFrameFormat * format, FrameCopy * copy)
 
   memset (&copy->host, 0, sizeof copy->host);
   for (guint i = 0; i < format->n_planes; i++)
-    size += (gsize) format->planes[i].width * format->planes[i].bpp *
-        format->planes[i].height;
+    size += clf_frame_format_row_bytes (format, i) *
+        clf_frame_format_rows (format, i);
   copy->data = g_malloc (size);
   size = 0;
   for (guint i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
     copy->host.data[i] = copy->data + size;
-    copy->host.stride[i] = (gsize) p->width * p->bpp;
-    size += copy->host.stride[i] * p->height;
+    copy->host.stride[i] = clf_frame_format_row_bytes (format, i);
+    size += copy->host.stride[i] * clf_frame_format_rows (format, i);
   }
 }
 
@@ -196,7 +195,7 @@ frame_copy (Soak * soak, GstBuffer * buf, FrameCopy * copy)
     const guint8 *src = GST_VIDEO_FRAME_PLANE_DATA (&vframe, i);
     gsize row = copy->host.stride[i];
 
-    for (guint y = 0; y < soak->format.planes[i].height; y++)
+    for (guint y = 0; y < clf_frame_format_rows (&soak->format, i); y++)
       memcpy (copy->host.data[i] + y * row,
           src + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&vframe, i), row);
   }
@@ -355,7 +354,7 @@ plane_matches (Soak * soak, guint64 index, const ClfParams * params,
     guint plane)
 {
   gsize row = soak->check_out.host.stride[plane];
-  gsize size = row * soak->format.planes[plane].height;
+  gsize size = row * clf_frame_format_rows (&soak->format, plane);
   const guint8 *got = soak->check_out.host.data[plane];
   const guint8 *want = soak->check_want.host.data[plane];
   gsize at = 0;

@@ -1,0 +1,32 @@
+/* GStreamer
+ * gst-clfilter: the raw video formats clfilter takes, described for the
+ * engine from GstVideoFormatInfo.
+ */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "clf.h"
+
+G_BEGIN_DECLS
+
+/* The engine's description of `info`'s frames: one component for each of
+ * GstVideoFormatInfo's, with its plane, offset, pixel stride, depth,
+ * shift, byte order and subsampled size; alpha is copied, chroma is
+ * blurred but not sharpened.  FALSE for formats that components cannot
+ * describe (palettes, tiles, bit-packed samples such as v210 or RGB16). */
+gboolean gst_cl_format_describe (const GstVideoInfo * info,
+    ClfFrameFormat * format);
+
+/* Raw video caps with every format gst_cl_format_describe() takes, in
+ * GStreamer's order of preference.  Computed once; transfer full. */
+GstCaps *gst_cl_format_supported_caps (void);
+
+gboolean gst_cl_format_is_supported (GstVideoFormat format);
+
+/* The supported format closest to `format` (same colour family, alpha,
+ * subsampling, then the nearest depth not below it): what a user should
+ * ask videoconvert for. */
+GstVideoFormat gst_cl_format_nearest_supported (GstVideoFormat format);
+
+G_END_DECLS
