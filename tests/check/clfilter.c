@@ -663,25 +663,27 @@ typedef struct
   const gchar *encode;          /* encoder and muxer */
   gboolean interlaced;
   ClfMode mode;
+  gboolean decoded;             /* a decoder writes the frames (not raw) */
 } Clip;
 
 static const Clip clips[] = {
   {"I420", "width=1280,height=720",
       "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
-      CLF_MODE_LAPLACE},
+      CLF_MODE_LAPLACE, TRUE},
   /* x264's interlaced coding, as broadcast 1080i is. */
   {"I420", "width=720,height=480,interlace-mode=interleaved",
       "x264enc speed-preset=ultrafast key-int-max=4 interlaced=true ! mp4mux",
-      TRUE, CLF_MODE_SLIDING},
+      TRUE, CLF_MODE_SLIDING, TRUE},
   /* High 10 and High 4:4:4 10-bit H.264, as x264 encodes by default. */
   {"I420_10LE", "width=640,height=360",
       "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
-      CLF_MODE_SLIDING},
+      CLF_MODE_SLIDING, TRUE},
   {"Y444_10LE", "width=320,height=240",
       "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
-      CLF_MODE_LAPLACE},
+      CLF_MODE_LAPLACE, TRUE},
   /* A webcam's raw YUY2, in Matroska, of an odd width. */
-  {"YUY2", "width=321,height=241", "matroskamux", FALSE, CLF_MODE_SEPARABLE},
+  {"YUY2", "width=321,height=241", "matroskamux", FALSE, CLF_MODE_SEPARABLE,
+      FALSE},
 };
 
 /* A real clip through decodebin: the decoded frames, filtered, equal the
@@ -712,9 +714,12 @@ GST_START_TEST (test_decoded_clip_matches_reference)
   fail_unless_equals_int (raw->len, n_frames);
   fail_unless_equals_int (filtered->len, n_frames);
   fail_unless_equals_int (filtered_stats, n_frames);
-  /* Where the device has its own memory, frames the decoder still holds
-   * mapped are copied to it: at most one copy each. */
-  fail_unless (device_shares_host_memory () ? copies == 0 :
+  /* A decoder writes into clfilter's pool; where the device has its own
+   * memory, frames the decoder still holds mapped are copied to it: at
+   * most one copy each.  Raw video comes in the demuxer's buffers, cut
+   * from the file where they happen to lie: copied once where they cannot
+   * be wrapped. */
+  fail_unless (device_shares_host_memory () && clip->decoded ? copies == 0 :
       copies <= n_frames, "%u copies", copies);
 
   for (guint i = 0; i < n_frames; i++) {
