@@ -88,31 +88,50 @@ mean (uint64_t sum, uint32_t radius)
   return (uint32_t) ((sum + n / 2) / n);
 }
 
+/* The sums of the 2r+1 values around each of a line's n positions under
+ * the border rule: the line extended by r samples either side, as the
+ * border rule reads them, and differences of its running sums. */
+static void
+window_sums (const uint64_t * line, int n, int r, ClfBorder border,
+    uint64_t * sums)
+{
+  uint64_t *running = malloc (((size_t) n + 2 * r + 1) * sizeof *running);
+
+  running[0] = 0;
+  for (int i = 0; i < n + 2 * r; i++)
+    running[i + 1] = running[i] + line[clf_ref_border (i - r, n, border)];
+  for (int x = 0; x < n; x++)
+    sums[x] = running[x + 2 * r + 1] - running[x];
+  free (running);
+}
+
 /* The window is a product of a row range and a column range, and the
- * border rule applies to each axis on its own, so S = the sum over the
- * window's rows of each row's horizontal window sum. */
+ * border rule applies to each axis on its own, so S = the window sum, down
+ * the column, of each row's horizontal window sums. */
 static void
 blur_component (const ClfParams * params, const Samples * in,
     const Samples * out)
 {
   const int w = (int) in->c->width, h = (int) in->c->height;
   const int r = (int) params->radius;
-  uint64_t *row_sums = calloc ((size_t) w * h, sizeof *row_sums);
+  uint64_t *row_sums = malloc ((size_t) w * h * sizeof *row_sums);
+  uint64_t *line = malloc ((size_t) (w > h ? w : h) * sizeof *line);
+  uint64_t *sums = malloc ((size_t) (w > h ? w : h) * sizeof *sums);
 
-  for (int y = 0; y < h; y++)
+  for (int y = 0; y < h; y++) {
     for (int x = 0; x < w; x++)
-      for (int dx = -r; dx <= r; dx++)
-        row_sums[(size_t) y * w + x] += value_at (in, x + dx, y,
-            params->border);
-
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++) {
-      uint64_t sum = 0;
-      for (int dy = -r; dy <= r; dy++)
-        sum += row_sums[(size_t) clf_ref_border (y + dy, h, params->border)
-            * w + x];
-      store_value (out, x, y, mean (sum, params->radius));
-    }
+      line[x] = value_at (in, x, y, params->border);
+    window_sums (line, w, r, params->border, row_sums + (size_t) y * w);
+  }
+  for (int x = 0; x < w; x++) {
+    for (int y = 0; y < h; y++)
+      line[y] = row_sums[(size_t) y * w + x];
+    window_sums (line, h, r, params->border, sums);
+    for (int y = 0; y < h; y++)
+      store_value (out, x, y, mean (sums[y], params->radius));
+  }
+  free (sums);
+  free (line);
   free (row_sums);
 }
 

@@ -41,6 +41,60 @@ GST_START_TEST (test_every_format_matches_reference)
 
 GST_END_TEST;
 
+/* The issue's sizes and radii for every format: 1x1, 37x21 and 720p, radii
+ * 0, 1, 9, 140 and 1023 (16-bit window sums pass 2^32 above 127), both
+ * borders.  Within what a CPU does in seconds: the naive box (O(r^2) reads
+ * a pixel) to r=140 at 37x21 and r=1 at 720p, the separable blur (O(r))
+ * to r=9 at 720p; sliding and laplace at every radius and size. */
+static gboolean
+affordable (ClfMode mode, guint radius, guint width)
+{
+  switch (mode) {
+    case CLF_MODE_BOX:
+      return width <= 1 || radius <= (width < 100 ? 140u : 1u);
+    case CLF_MODE_SEPARABLE:
+      return width < 100 || radius <= 9;
+    default:
+      return TRUE;
+  }
+}
+
+GST_START_TEST (test_every_format_at_every_radius)
+{
+  static const guint sizes[][2] = { {1, 1}, {37, 21}, {1280, 720} };
+  static const guint radii[] = { 0, 1, 9, 140, 1023 };
+  const FormatCase *fc = &formats[__i__];
+  GstHarness *h = gst_harness_new ("clfilter");
+  GstVideoInfo info;
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    set_caps (h, fc->name, sizes[s][0], sizes[s][1], &info);
+    for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++)
+      for (guint r = 0; r < G_N_ELEMENTS (radii); r++)
+        for (ClfBorder border = CLF_BORDER_CLAMP;
+            border <= CLF_BORDER_MIRROR; border++) {
+          ClfParams params = { mode, radii[r], border };
+          GstBuffer *in, *out;
+
+          if ((mode == CLF_MODE_LAPLACE && r > 1)
+              || !affordable (mode, radii[r], sizes[s][0]))
+            continue;
+          g_object_set (h->element, "mode", mode, "radius", radii[r],
+              "border", border, NULL);
+          in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+          fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+              GST_FLOW_OK);
+          out = gst_harness_pull (h);
+          check_output (fc, &info, &params, "issue sizes", in, out);
+          gst_buffer_unref (out);
+          gst_buffer_unref (in);
+        }
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- interlaced frames ---------------------------------------------- */
 
 static void
@@ -1322,6 +1376,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_plugin_from_build_dir);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
+  tcase_add_loop_test (tc, test_every_format_at_every_radius, 0, n_formats);
   tcase_add_test (tc, test_unfiltered_bytes_copied);
   tcase_add_test (tc, test_formats_described_as_written);
   tcase_add_test (tc, test_refused_format_explained);
