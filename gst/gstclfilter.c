@@ -74,6 +74,18 @@
  *   (RESOURCE/NO_SPACE_LEFT): further ones are held back until the bus is
  *   read.
  *
+ * ## Formats
+ * 82 raw formats, as the pad templates list them: gray, RGB and YUV of 8,
+ * 10, 12 and 16 bits, planar, semi-planar (NV12, P010, ...) and packed
+ * (RGBA, RGBA64, YUY2, UYVY, AYUV, ...), every raw format whose samples
+ * are whole bytes or 16-bit words of their own.  A sample's value is its
+ * container shifted by the format's shift and cut to its depth (P010's 10
+ * high bits, I420_10LE's 10 low ones); the blurs filter every component
+ * but alpha, laplace sharpens gray, RGB and luma and clamps to the depth;
+ * alpha is copied.  Offered another format (v210, RGB16, ...), the element
+ * refuses it (not-negotiated) and says in a WARNING (GST_DEBUG=clfilter:3)
+ * which supported format to convert to with videoconvert.
+ *
  * Interlaced frames (interlace-mode=interleaved, or mixed with the
  * interlaced buffer flag) are filtered field by field.
  *
@@ -87,7 +99,8 @@
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=separable radius=5 ! videoconvert ! autovideosink
  * ]| The separable blur: a row pass then a column pass, 2(2r+1) reads per
- * pixel.
+ * pixel.  A 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE
+ * or Y444_10LE), without a conversion.
  * |[
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
  * ]| The naive blur on the CPU device, mirrored at the edges.

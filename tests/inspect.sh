@@ -22,5 +22,10 @@ for value in box separable sliding laplace clamp mirror; do
   grep -Eq "\): $value +- .{10,}" <<<"$out" \
     || { echo "enum value $value is missing or undescribed"; status=1; }
 done
-[ $status -eq 0 ] && echo "gst-inspect-1.0 clfilter documents every property"
+# The pad templates list the deep and packed formats too.
+for format in GRAY16_LE P010_10LE I420_10LE Y444_12LE RGBA64_LE YUY2 A420; do
+  grep -Eq "format: .*\(string\)$format[,} ]" <<<"$out" \
+    || { echo "the pad templates do not list $format"; status=1; }
+done
+[ $status -eq 0 ] && echo "gst-inspect-1.0 clfilter documents every property and format"
 exit $status
