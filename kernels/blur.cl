@@ -34,7 +34,7 @@ __kernel void rows_direct(PLANE_ARGS)
   clear_sum(sum);
 
   add_window_S(sum, SRC_ROW(y), BPP, x - radius, width, radius, border);
-  store_sums(sums + (y * width + x) * BPP, sum);
+  store_sums((__global uint *) sums + (y * width + x) * BPP, sum);
 }
 
 /* The vertical sum of one pixel's row sums, then the mean. */
@@ -46,8 +46,8 @@ __kernel void cols_direct(PLANE_ARGS)
   SUM sum[BPP];
   clear_sum(sum);
 
-  add_window_sums(sum, sums + x * BPP, width * BPP, y - radius, height,
-      radius, border);
+  add_window_uint(sum, (__global const uint *) sums + x * BPP, width * BPP,
+      y - radius, height, radius, border);
   store_mean(DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP, sum,
       mean_for(radius, mean_mul, mean_shift));
 }
@@ -75,12 +75,12 @@ __kernel void cols_direct(PLANE_ARGS)
     return acc;                                                            \
   }
 
-#define LOAD_RUN(p) VALUES (16, p)
-#define LOAD_WORD(p) VALUES (4, p)
-#define LOAD_ONE(p) VALUE_OF ((SUM) *(p))
-DEFINE_COLUMN_WINDOW (16, SUMN (16), LOAD_RUN)
-DEFINE_COLUMN_WINDOW (4, SUMN (4), LOAD_WORD)
-DEFINE_COLUMN_WINDOW (1, SUM, LOAD_ONE)
+#define LOAD_RUN(p) LINE_VALUES (16, p)
+#define LOAD_WORD(p) LINE_VALUES (4, p)
+#define LOAD_ONE(p) VALUE_OF ((uint) *(p))
+DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN)
+DEFINE_COLUMN_WINDOW (4, uint4, LOAD_WORD)
+DEFINE_COLUMN_WINDOW (1, uint, LOAD_ONE)
 
 /* ---- GPUs: sliding window in two passes ------------------------------
  * column_sums  a work-item per 4 samples of a row and segment of `seg` rows:
@@ -116,10 +116,10 @@ DEFINE_COLUMN_WINDOW (1, SUM, LOAD_ONE)
     }                                                                      \
   }
 
-#define STORE_WORD_SUMS(v, p) vstore4 ((v), 0, (p))
+#define STORE_WORD_SUMS(v, p) vstore4 (PASTE (convert_, SUMN (4)) (v), 0, (p))
 #define STORE_ONE_SUM(v, p) (*(p) = (v))
-DEFINE_COLUMN_SLIDE (4, SUMN (4), LOAD_WORD, STORE_WORD_SUMS)
-DEFINE_COLUMN_SLIDE (1, SUM, LOAD_ONE, STORE_ONE_SUM)
+DEFINE_COLUMN_SLIDE (4, uint4, LOAD_WORD, STORE_WORD_SUMS)
+DEFINE_COLUMN_SLIDE (1, uint, LOAD_ONE, STORE_ONE_SUM)
 
 __kernel void column_sums(PLANE_ARGS)
 {
@@ -240,20 +240,20 @@ void row_means_scan(PLANE_ARGS)
 #define COLUMN_RUN 16
 
 /* Exact in unsigned arithmetic: the leaving row was added before. */
-void columns_slide(__global SUM *v, __global const S *enter,
+void columns_slide(__global uint *v, __global const S *enter,
     __global const S *leave, int n)
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    vstore16(vload16(0, v + b) + VALUES(16, enter + b)
-        - VALUES(16, leave + b), 0, v + b);
+    vstore16(vload16(0, v + b) + LINE_VALUES(16, enter + b)
+        - LINE_VALUES(16, leave + b), 0, v + b);
   for (; b < n; b++)
-    v[b] += VALUE_OF((SUM) enter[b]) - VALUE_OF((SUM) leave[b]);
+    v[b] += VALUE_OF((uint) enter[b]) - VALUE_OF((uint) leave[b]);
 }
 
 /* The column sums of a row's n samples over the window of rows first ..
  * first + 2r. */
-void columns_window(__global SUM *v, __global const uchar *plane,
+void columns_window(__global uint *v, __global const uchar *plane,
     int stride, int n, int first, int height, int radius, int border)
 {
   int b = 0;
@@ -265,18 +265,18 @@ void columns_window(__global SUM *v, __global const uchar *plane,
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */
-PIX(SUM) pixel_window(__global const SUM *v, int x, int width, int radius,
+PIX(SUM) pixel_window(__global const uint *v, int x, int width, int radius,
     int border)
 {
   PIX(SUM) sum = 0;
   if (x >= radius && x + radius < width) {
     for (int i = x - radius; i <= x + radius; i++)
-      sum += LOAD_PIX(i, v);
+      sum += CONVERT_PIX(SUM)(LOAD_PIX(i, v));
     return sum;
   }
   Walk w = walk_from(x - radius, width, border);
   for (int i = -radius; i <= radius; i++, w = walk_next(w))
-    sum += LOAD_PIX(walk_index(w), v);
+    sum += CONVERT_PIX(SUM)(LOAD_PIX(walk_index(w), v));
   return sum;
 }
 
@@ -284,11 +284,11 @@ PIX(SUM) pixel_window(__global const SUM *v, int x, int width, int radius,
  * column sums per add whatever the pixel size: the pixels of these samples
  * and their windows lie inside the row. */
 void run_means(__global S *out, __global const S *keep,
-    __global const SUM *v, int b, int radius, Mean m)
+    __global const uint *v, int b, int radius, Mean m)
 {
   SUMN(16) sum = 0;
   for (int d = -radius; d <= radius; d++)
-    sum += vload16(0, v + b + d * BPP);
+    sum += PASTE(convert_, SUMN(16))(vload16(0, v + b + d * BPP));
   const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
               + m.rounding), m, ulong16));
   vstore16(select(vload16(0, keep + b), PASTE(convert_, SN(16))(
@@ -300,7 +300,7 @@ void run_means(__global S *out, __global const S *keep,
  * border rule) near them.  A pixel the runs ended inside is written again
  * whole, with the same samples. */
 void row_means_direct(__global S *out, __global const S *keep,
-    __global const SUM *v, int width, int radius, int border, Mean m)
+    __global const uint *v, int width, int radius, int border, Mean m)
 {
   const int inner_first = min(radius, width);
   const int inner_end = max(inner_first, width - radius);
@@ -319,14 +319,15 @@ void row_means_direct(__global S *out, __global const S *keep,
 /* Means of pixels x .. end - 1 of a row, sliding the running sum `sum`
  * with the border rule; returns where it stopped. */
 int row_means_walking(__global S *out, __global const S *keep,
-    __global const SUM *v, PIX(SUM) *sum, int x, int end, int width,
+    __global const uint *v, PIX(SUM) *sum, int x, int end, int width,
     int radius, int border, Mean m)
 {
   Walk enter = walk_from(x + radius + 1, width, border);
   Walk leave = walk_from(x - radius, width, border);
   for (; x < end; x++, enter = walk_next(enter), leave = walk_next(leave)) {
     store_mean_pix(out, keep, x, *sum, m);
-    *sum += LOAD_PIX(walk_index(enter), v) - LOAD_PIX(walk_index(leave), v);
+    *sum += CONVERT_PIX(SUM)(LOAD_PIX(walk_index(enter), v))
+        - CONVERT_PIX(SUM)(LOAD_PIX(walk_index(leave), v));
   }
   return x;
 }
@@ -334,7 +335,7 @@ int row_means_walking(__global S *out, __global const S *keep,
 /* One row's means with a running sum along the row.  Between the edges,
  * where the entering and leaving pixels need no border rule, no walk. */
 void row_means_sliding(__global S *out, __global const S *keep,
-    __global const SUM *v, int width, int radius, int border, Mean m)
+    __global const uint *v, int width, int radius, int border, Mean m)
 {
   const int inner_first = min(radius, width);
   const int inner_end = max(inner_first, width - radius - 1);
@@ -343,7 +344,8 @@ void row_means_sliding(__global S *out, __global const S *keep,
       radius, border, m);
   for (; x < inner_end; x++) {
     store_mean_pix(out, keep, x, sum, m);
-    sum += LOAD_PIX(x + radius + 1, v) - LOAD_PIX(x - radius, v);
+    sum += CONVERT_PIX(SUM)(LOAD_PIX(x + radius + 1, v))
+        - CONVERT_PIX(SUM)(LOAD_PIX(x - radius, v));
   }
   row_means_walking(out, keep, v, &sum, x, width, width, radius, border, m);
 }
@@ -351,7 +353,7 @@ void row_means_sliding(__global S *out, __global const S *keep,
 /* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`. */
 typedef struct {
   int y0, y1, row_units;
-  __global SUM *v;
+  __global uint *v;
 } Strip;
 
 Strip strip_for(__global SUM *sums, int seg, int width, int height)
@@ -360,7 +362,7 @@ Strip strip_for(__global SUM *sums, int seg, int width, int height)
   s.y0 = get_global_id(0) * seg;
   s.y1 = min(s.y0 + seg, height);
   s.row_units = width * BPP;
-  s.v = sums + get_global_id(0) * s.row_units;
+  s.v = (__global uint *) sums + get_global_id(0) * s.row_units;
   return s;
 }
 

@@ -29,7 +29,9 @@
 #define PASTE(a, b) PASTE_(a, b)
 
 /* S: a sample's container.  SUM: window sums, exact: below 2^30 for 8-bit
- * samples, below 2^38 for 16-bit ones. */
+ * samples, below 2^38 for 16-bit ones.  Sums along one line (a row's or a
+ * column's window: the separable blur's row sums, the CPU strips' column
+ * sums) stay below 2047 * 65535 < 2^27: uint for both. */
 #if SAMPLE_BYTES == 1
 #define S uchar
 #define SUM uint
@@ -69,8 +71,10 @@
 #define CONTAINER_AS(T, v) HOST_ORDER_AS (T, (v) << SHIFT)
 #define VALUE_OF(v) VALUE_AS (uint, v)
 #define CONTAINER_OF(v) CONTAINER_AS (uint, v)
-/* The values of n containers at p, as SUMs. */
+/* The values of n containers at p, as SUMs or as uints. */
 #define VALUES(n, p) VALUE_OF (PASTE (convert_, SUMN (n)) (PASTE (vload, n) (0, (p))))
+#define LINE_VALUES(n, p) \
+  VALUE_OF (PASTE (convert_uint, n) (PASTE (vload, n) (0, (p))))
 
 /* A walk along a line of n samples, one position at a time, giving the
  * sample each position reads: clamp repeats the edge sample; mirror reflects
@@ -124,30 +128,29 @@ int border_index(int i, int n, int border)
 }
 
 /* The window sum over a line of samples of type T (S pixels, whose values
- * VALUE_OF takes, or the SUMs between separable passes), `step` elements
- * from one position to the next, for the filtered samples of a pixel:
- * add_window_T adds the 2r+1 samples from position `first` on. */
-#define DEFINE_WINDOW_OPS(T, VALUE)                                       \
+ * VALUE_OF takes, or the line sums between separable passes), `step`
+ * elements from one position to the next, for the filtered samples of a
+ * pixel: add_window_T adds the 2r+1 samples from position `first` on,
+ * summed in type A first (a line of values stays below 2^27: uint). */
+#define DEFINE_WINDOW_OPS(T, VALUE, A)                                    \
   void add_window_##T (SUM *sum, __global const T *line, int step,        \
       int first, int n, int radius, int border)                           \
   {                                                                       \
+    A window[BPP] = { 0 };                                                \
     Walk w = walk_from (first, n, border);                                \
     for (int i = -radius; i <= radius; i++, w = walk_next (w)) {          \
       __global const T *px = line + walk_index (w) * step;                \
       for (int c = 0; c < BPP; c++)                                       \
         if (FILTERED (c))                                                 \
-          sum[c] += VALUE ((SUM) px[c]);                                  \
+          window[c] += VALUE ((A) px[c]);                                 \
     }                                                                     \
+    for (int c = 0; c < BPP; c++)                                         \
+      sum[c] += window[c];                                                \
   }
 
 #define AS_IS(v) (v)
-DEFINE_WINDOW_OPS (S, VALUE_OF)
-#if SAMPLE_BYTES == 1
-DEFINE_WINDOW_OPS (uint, AS_IS)
-#else
-DEFINE_WINDOW_OPS (ulong, AS_IS)
-#endif
-#define add_window_sums PASTE(add_window_, SUM)
+DEFINE_WINDOW_OPS (S, VALUE_OF, uint)
+DEFINE_WINDOW_OPS (uint, AS_IS, SUM)
 
 void clear_sum (SUM *sum)
 {
@@ -155,12 +158,13 @@ void clear_sum (SUM *sum)
     sum[c] = 0;
 }
 
-/* The filtered samples' sums of one pixel, into `sums` between passes. */
-void store_sums (__global SUM *out, const SUM *sum)
+/* The filtered samples' line sums of one pixel, into `sums` between
+ * passes. */
+void store_sums (__global uint *out, const SUM *sum)
 {
   for (int c = 0; c < BPP; c++)
     if (FILTERED (c))
-      out[c] = sum[c];
+      out[c] = (uint) sum[c];
 }
 
 /* Division by the window's area N as a multiply and a shift: a division
