@@ -2,7 +2,7 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|oracle|devices|invalid|frames|cache|stats|long|faults]...
+ *   test-engine [matrix|layouts|formats|oracle|devices|invalid|frames|cache|stats|long|faults]...
  * (default: all; faults only in builds with -Dtest-hooks=true)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
 #include "config.h"
@@ -61,15 +61,15 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
 {
   memset (t, 0, sizeof *t);
   for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    size_t row = (size_t) p->width * p->bpp;
+    size_t row = clf_frame_format_row_bytes (format, i);
+    uint32_t rows = clf_frame_format_rows (format, i);
     size_t size;
     t->stride[i] = row + next_random () % 19;
-    size = t->stride[i] * p->height;
+    size = t->stride[i] * rows;
     t->data[i] = malloc (size);
     t->size[i] = size;
     memset (t->data[i], CANARY, size);
-    for (uint32_t y = 0; random && y < p->height; y++)
+    for (uint32_t y = 0; random && y < rows; y++)
       for (size_t x = 0; x < row; x++)
         t->data[i][y * t->stride[i] + x] =
             (uint8_t) (next_random () >> 56);
@@ -89,9 +89,8 @@ frames_equal (const ClfFrameFormat * format, const ClfHostFrame * got,
     const ClfHostFrame * want, const char *what)
 {
   for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    size_t row = (size_t) p->width * p->bpp;
-    for (uint32_t y = 0; y < p->height; y++)
+    size_t row = clf_frame_format_row_bytes (format, i);
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
       for (size_t x = 0; x < got->stride[i]; x++) {
         uint8_t g = got->data[i][y * got->stride[i] + x];
         uint8_t w = x < row ?
@@ -111,7 +110,7 @@ describe (char *buf, size_t size, const char *layout,
     const ClfFrameFormat * format, const ClfParams * params)
 {
   snprintf (buf, size, "%s %ux%u mode=%s border=%s radius=%u", layout,
-      format->planes[0].width, format->planes[0].height,
+      format->components[0].width, format->components[0].height,
       clf_mode_name (params->mode), clf_border_name (params->border),
       params->radius);
 }
@@ -120,12 +119,15 @@ static double
 box_reads (const ClfFrameFormat * format, uint32_t radius)
 {
   double side = 2.0 * radius + 1, reads = 0;
-  for (uint32_t i = 0; i < format->n_planes; i++)
-    reads += side * side * format->planes[i].width * format->planes[i].height;
+  for (uint32_t i = 0; i < format->n_components; i++)
+    reads += side * side * format->components[i].width
+        * format->components[i].height;
   return reads;
 }
 
 static int skipped_box_cases;
+/* The naive box cases a CPU device runs: those within this many reads. */
+static double cpu_box_budget = CPU_BOX_READ_BUDGET;
 
 /* A plan for `format`, or NULL with the failure recorded. */
 static ClfPlan *
@@ -188,7 +190,7 @@ check_format_at_radius (const char *layout, const ClfFrameFormat * format,
       char what[160];
       describe (what, sizeof what, layout, format, &params);
       if (mode == CLF_MODE_BOX && device_is_cpu
-          && box_reads (format, radius) > CPU_BOX_READ_BUDGET) {
+          && box_reads (format, radius) > cpu_box_budget) {
         printf ("  skip %s: %.2g naive reads is too many for a CPU device\n",
             what, box_reads (format, radius));
         skipped_box_cases++;
@@ -214,13 +216,9 @@ check_format_at_radius (const char *layout, const ClfFrameFormat * format,
   clf_plan_free (plan);
 }
 
-static ClfFrameFormat
-one_plane (uint32_t w, uint32_t h, uint32_t bpp, uint8_t blur_mask,
-    uint8_t laplace_mask)
-{
-  ClfFrameFormat f = { 1, {{w, h, bpp, blur_mask, laplace_mask}} };
-  return f;
-}
+/* A frame of one plane of bpp 8-bit samples a pixel, the masks' samples
+ * blurred and sharpened, the others copied. */
+#define one_plane clf_ref_byte_plane
 
 static const uint32_t radii[] = { 0, 1, 2, 7, 30, 1023 };
 
@@ -229,6 +227,18 @@ static const struct {
 } sizes[] = { {1, 1}, {1, 7}, {7, 1}, {13, 11}, {97, 61}, {640, 480} };
 
 #define N_OF(a) (sizeof (a) / sizeof (a)[0])
+
+/* A frame of n planes of 8-bit samples, each {width, height, bytes per
+ * pixel, blur mask, laplace mask}. */
+static ClfFrameFormat
+byte_planes (uint32_t n, const uint32_t planes[][5])
+{
+  ClfFrameFormat f = { 0 };
+  for (uint32_t i = 0; i < n; i++)
+    clf_ref_add_byte_plane (&f, planes[i][0], planes[i][1], planes[i][2],
+        (uint8_t) planes[i][3], (uint8_t) planes[i][4]);
+  return f;
+}
 
 /* The issue's matrix: every mode x border x radius x size, one byte per
  * pixel. */
@@ -259,14 +269,105 @@ test_layouts (void)
       {"argb", one_plane (w, h, 4, 0xE, 0xE)},
       {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
       {"uv", one_plane (w, h, 2, 0x3, 0x3)},
-      {"i420", {3, {{w, h, 1, 1, 1}, {cw, ch, 1, 1, 0}, {cw, ch, 1, 1, 0}}}},
-      {"nv12", {2, {{w, h, 1, 1, 1}, {cw, ch, 2, 3, 0}}}},
+      {"i420", byte_planes (3, (const uint32_t[][5]) {{w, h, 1, 1, 1},
+                  {cw, ch, 1, 1, 0}, {cw, ch, 1, 1, 0}})},
+      {"nv12", byte_planes (2, (const uint32_t[][5]) {{w, h, 1, 1, 1},
+                  {cw, ch, 2, 3, 0}})},
     };
     for (size_t l = 0; l < N_OF (layouts); l++)
       for (size_t r = 0; r < N_OF (layout_radii); r++)
         check_format_at_radius (layouts[l].name, &layouts[l].f,
             layout_radii[r]);
   }
+}
+
+/* A component of w x h samples: plane, container offset, pixel stride,
+ * depth, shift, byte order, role. */
+static ClfComponent
+component (uint32_t plane, uint32_t offset, uint32_t pstride, uint32_t w,
+    uint32_t h, uint32_t depth, uint32_t shift, bool big_endian,
+    ClfComponentRole role)
+{
+  return (ClfComponent) {
+  plane, offset, pstride, w, h, depth, shift, big_endian, role};
+}
+
+#define SHARP CLF_COMPONENT_SHARPENED
+#define BLUR CLF_COMPONENT_BLURRED
+#define ALPHA CLF_COMPONENT_COPIED
+
+/* The families of formats beyond 8-bit bytes, at w x h: 16-bit samples
+ * (full, low and high bits, either byte order), packed 4:2:2 (odd widths
+ * leave half the last pixel pair unused), alpha copied. */
+static size_t
+format_families (uint32_t w, uint32_t h, const char **names,
+    ClfFrameFormat * f)
+{
+  const uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
+  const ClfFrameFormat families[] = {
+    {1, 1, {component (0, 0, 2, w, h, 16, 0, false, SHARP)}},
+    {3, 3, {component (0, 0, 2, w, h, 10, 0, false, SHARP),
+            component (1, 0, 2, cw, ch, 10, 0, false, BLUR),
+            component (2, 0, 2, cw, ch, 10, 0, false, BLUR)}},
+    {2, 3, {component (0, 0, 2, w, h, 10, 6, false, SHARP),
+            component (1, 0, 4, cw, ch, 10, 6, false, BLUR),
+            component (1, 2, 4, cw, ch, 10, 6, false, BLUR)}},
+    {1, 1, {component (0, 0, 2, w, h, 12, 4, true, SHARP)}},
+    {1, 4, {component (0, 0, 8, w, h, 16, 0, true, SHARP),
+            component (0, 2, 8, w, h, 16, 0, true, SHARP),
+            component (0, 4, 8, w, h, 16, 0, true, SHARP),
+            component (0, 6, 8, w, h, 16, 0, true, ALPHA)}},
+    {1, 3, {component (0, 0, 2, w, h, 8, 0, false, SHARP),
+            component (0, 1, 4, cw, h, 8, 0, false, BLUR),
+            component (0, 3, 4, cw, h, 8, 0, false, BLUR)}},
+    {1, 3, {component (0, 1, 2, w, h, 8, 0, false, SHARP),
+            component (0, 0, 4, cw, h, 8, 0, false, BLUR),
+            component (0, 2, 4, cw, h, 8, 0, false, BLUR)}},
+    {1, 3, {component (0, 0, 4, w, h, 10, 6, false, SHARP),
+            component (0, 2, 8, cw, h, 10, 6, false, BLUR),
+            component (0, 6, 8, cw, h, 10, 6, false, BLUR)}},
+    {1, 4, {component (0, 1, 4, w, h, 8, 0, false, SHARP),
+            component (0, 2, 4, w, h, 8, 0, false, BLUR),
+            component (0, 3, 4, w, h, 8, 0, false, BLUR),
+            component (0, 0, 4, w, h, 8, 0, false, ALPHA)}},
+  };
+  static const char *const family_names[] = { "gray16", "i420-10",
+    "p010", "gray12-be", "rgba64-be", "yuy2", "uyvy", "y210", "ayuv"
+  };
+  for (size_t i = 0; i < N_OF (families); i++) {
+    names[i] = family_names[i];
+    f[i] = families[i];
+  }
+  return N_OF (families);
+}
+
+/* Every family at the issue's radii, both borders, every mode (the naive
+ * box on a CPU within 2e8 reads a case), odd sizes and 720p: 16-bit window
+ * sums pass 2^32 above r=127. */
+static void
+test_formats (void)
+{
+  static const uint32_t format_radii[] = { 0, 1, 9, 140, 1023 };
+  static const struct {
+    uint32_t w, h;
+  } format_sizes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {37, 21} };
+  cpu_box_budget = 2e8;
+  for (size_t s = 0; s < N_OF (format_sizes); s++) {
+    const char *names[16];
+    ClfFrameFormat f[16];
+    size_t n = format_families (format_sizes[s].w, format_sizes[s].h, names,
+        f);
+    for (size_t i = 0; i < n; i++)
+      for (size_t r = 0; r < N_OF (format_radii); r++)
+        check_format_at_radius (names[i], &f[i], format_radii[r]);
+  }
+  /* 720p, once each, at r=140: past the 32-bit sums. */
+  const char *names[16];
+  ClfFrameFormat f[16];
+  size_t n = format_families (1280, 720, names, f);
+  for (size_t i = 0; i < n; i++)
+    check_format_at_radius (names[i], &f[i], 140);
+  cpu_box_budget = CPU_BOX_READ_BUDGET;
 }
 
 /* The oracle against the blur's definition on small planes. */
@@ -285,8 +386,7 @@ test_oracle (void)
         test_frame_init (&a, &f, false);
         test_frame_init (&d, &f, false);
         clf_ref_filter_frame (&params, &f, &in, &a);
-        clf_ref_blur_by_definition (&params, &f.planes[0], in.data[0],
-            in.stride[0], d.data[0], d.stride[0]);
+        clf_ref_blur_by_definition (&params, &f, &in, &d);
         frames_equal (&f, &a, &d, what);
         test_frame_clear (&in);
         test_frame_clear (&a);
@@ -417,23 +517,88 @@ test_devices (void)
   free (saved_copy);
 }
 
+/* A 16-bit gray component, to be spoiled. */
+static ClfComponent
+gray16 (void)
+{
+  return (ClfComponent) {
+  .plane = 0,.offset = 0,.pstride = 2,.width = 8,.height = 8,.depth = 16,
+        .role = CLF_COMPONENT_SHARPENED};
+}
+
+/* Component descriptions the kernels cannot take, refused by the check
+ * and by clf_plan_new with CLF_ERROR_INVALID. */
+static void
+check_invalid_formats (void)
+{
+  struct {
+    const char *what;
+    ClfFrameFormat f;
+  } cases[] = {
+    {"5 containers a pixel", clf_ref_byte_plane (8, 8, 5, 1, 1)},
+    {"depth 0", {1, 1, {gray16 ()}}},
+    {"depth 17", {1, 1, {gray16 ()}}},
+    {"depth + shift 17", {1, 1, {gray16 ()}}},
+    {"a 2-byte sample at an odd offset", {1, 1, {gray16 ()}}},
+    {"a 2-byte sample past its pixel", {1, 1, {gray16 ()}}},
+    {"RGB16's bit fields in one word", {1, 3, {gray16 (), gray16 (),
+                gray16 ()}}},
+    {"a plane with no component", {2, 1, {gray16 ()}}},
+    {"one pixel, two depths", {1, 2, {gray16 (), gray16 ()}}},
+    {"a component in no plane", {1, 1, {gray16 ()}}},
+    {"planes of one row count apart", {1, 2, {gray16 (), gray16 ()}}},
+    {"no component", {1, 0}},
+  };
+  cases[1].f.components[0].depth = 0;
+  cases[2].f.components[0].depth = 17;
+  cases[3].f.components[0].shift = 7;
+  cases[3].f.components[0].depth = 10;
+  cases[4].f.components[0].offset = 1;
+  cases[4].f.components[0].pstride = 4;
+  cases[5].f.components[0].offset = 2;
+  for (int c = 0; c < 3; c++) {
+    cases[6].f.components[c].depth = c == 1 ? 6 : 5;
+    cases[6].f.components[c].shift = c == 0 ? 11 : c == 1 ? 5 : 0;
+  }
+  cases[8].f.components[1].offset = 2;
+  cases[8].f.components[1].pstride = 4;
+  cases[8].f.components[0].pstride = 4;
+  cases[8].f.components[1].depth = 10;
+  cases[9].f.components[0].plane = 1;
+  cases[10].f.components[1].offset = 2;
+  cases[10].f.components[1].pstride = 4;
+  cases[10].f.components[0].pstride = 4;
+  cases[10].f.components[1].height = 4;
+  for (size_t c = 0; c < N_OF (cases); c++) {
+    ClfError err = { 0 };
+    ClfPlan *plan;
+    CHECK (!clf_frame_format_check (&cases[c].f, &err)
+        && err.code == CLF_ERROR_INVALID, "%s: accepted by the check",
+        cases[c].what);
+    clf_error_clear (&err);
+    CHECK (!(plan = clf_plan_new (engine, &cases[c].f, &err))
+        && err.code == CLF_ERROR_INVALID, "%s: planned", cases[c].what);
+    clf_plan_free (plan);
+    clf_error_clear (&err);
+  }
+  /* The same layouts put right are taken. */
+  ClfFrameFormat good = { 1, 2, {gray16 (), gray16 ()} };
+  good.components[0].pstride = good.components[1].pstride = 4;
+  good.components[1].offset = 2;
+  ClfError err = { 0 };
+  CHECK (clf_frame_format_check (&good, &err), "two 16-bit samples a pixel: "
+      "%s", err.message);
+  clf_error_clear (&err);
+}
+
 static void
 test_invalid (void)
 {
   ClfError err = { 0 };
-  ClfFrameFormat bad = one_plane (8, 8, 5, 1, 1);
-  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
-      "bpp 5 accepted");
-  clf_error_clear (&err);
-
-  bad = one_plane (0, 8, 1, 1, 1);
+  check_invalid_formats ();
+  ClfFrameFormat bad = one_plane (0, 8, 1, 1, 1);
   CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
       "width 0 accepted");
-  clf_error_clear (&err);
-
-  bad = one_plane (8, 8, 1, 2, 1);
-  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
-      "a mask bit beyond the pixel accepted");
   clf_error_clear (&err);
 
   /* 1 GiB of GRAY8 (the size of RGBA 16384x16384): too large for the
@@ -519,20 +684,22 @@ blob_init (Blob * b, const ClfFrameFormat * format, const ClfHostFrame * from,
   size_t offset = 3;
   memset (b, 0, sizeof *b);
   for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
+    /* Odd offsets and strides, but whole samples of 2 bytes. */
+    size_t align = clf_frame_format_sample_bytes (format, i);
+    offset = (offset + align - 1) / align * align;
     b->frame.offset[i] = offset;
-    b->frame.stride[i] = (size_t) p->width * p->bpp + 1 + next_random () % 9;
-    offset += b->frame.stride[i] * p->height + 5;
+    b->frame.stride[i] = clf_frame_format_row_bytes (format, i)
+        + (1 + next_random () % 9) * align;
+    offset += b->frame.stride[i] * clf_frame_format_rows (format, i) + 5;
   }
   b->size = offset;
   b->bytes = storage ? storage : malloc (b->size);
   memset (b->bytes, CANARY, b->size);
-  for (uint32_t i = 0; from && i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    for (uint32_t y = 0; y < p->height; y++)
+  for (uint32_t i = 0; from && i < format->n_planes; i++)
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
       memcpy (b->bytes + b->frame.offset[i] + y * b->frame.stride[i],
-          from->data[i] + y * from->stride[i], (size_t) p->width * p->bpp);
-  }
+          from->data[i] + y * from->stride[i],
+          clf_frame_format_row_bytes (format, i));
 }
 
 /* An empty blob (all canary) with the layout of `like`. */
@@ -572,7 +739,7 @@ check_blob_gaps (const ClfFrameFormat * format, const Blob * b,
         return;
       }
     if (i < format->n_planes)
-      at = end + b->frame.stride[i] * format->planes[i].height;
+      at = end + b->frame.stride[i] * clf_frame_format_rows (format, i);
   }
 }
 
@@ -804,6 +971,39 @@ check_plane_outside_buffer (void)
   clf_plan_free (plan);
 }
 
+/* 2-byte samples in a device buffer must lie on their alignment: an odd
+ * offset or stride is refused before anything is enqueued. */
+static void
+check_odd_sample_placement (void)
+{
+  const char *names[16];
+  ClfFrameFormat f[16];
+  format_families (16, 4, names, f);
+  ClfError err = { 0 };
+  ClfPlan *plan = plan_for (names[0], &f[0]);
+  ClfHostFrame in;
+  test_frame_init (&in, &f[0], true);
+  Blob b;
+  blob_init (&b, &f[0], &in, NULL);
+  cl_mem mem = device_copy (&b);
+  ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
+  ClfFrameStats stats;
+  for (int odd = 0; odd < 2; odd++) {
+    ClfFrame frame = frame_of (&b, mem);
+    frame.offset[0] += odd ? 0 : 1;
+    frame.stride[0] += odd ? 1 : 0;
+    CHECK (plan && !clf_plan_process (plan, &params, &frame, &frame, &stats,
+            &err) && err.code == CLF_ERROR_FRAME, "16-bit samples at an odd "
+        "%s were accepted", odd ? "stride" : "offset");
+    clf_error_clear (&err);
+  }
+  if (mem)
+    clReleaseMemObject (mem);
+  free (b.bytes);
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
 static void
 test_frames (void)
 {
@@ -811,28 +1011,35 @@ test_frames (void)
     {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
     {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
   };
-  const ClfFrameFormat i420 = { 3, {{13, 11, 1, 1, 1}, {7, 6, 1, 1, 0},
-          {7, 6, 1, 1, 0}}
-  };
-  const ClfFrameFormat nv12 = { 2, {{97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}} };
+  const ClfFrameFormat i420 = byte_planes (3, (const uint32_t[][5]) {
+        {13, 11, 1, 1, 1}, {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}});
+  const ClfFrameFormat nv12 = byte_planes (2, (const uint32_t[][5]) {
+        {97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}});
   const ClfFrameFormat rgb = one_plane (7, 1, 3, 7, 7);
   const ClfFrameFormat tiny = one_plane (1, 1, 4, 7, 7);
+  const char *deep_names[16];
+  ClfFrameFormat deep[16];
+  size_t n_deep = format_families (13, 11, deep_names, deep);
   for (size_t p = 0; p < N_OF (params); p++) {
     check_frame_pairings ("i420", &i420, &params[p]);
     check_frame_pairings ("nv12", &nv12, &params[p]);
     check_frame_pairings ("rgb", &rgb, &params[p]);
     check_frame_pairings ("rgba", &tiny, &params[p]);
     check_wrapped_host (&nv12, &params[p]);
+    for (size_t d = 0; d < n_deep; d++)
+      check_frame_pairings (deep_names[d], &deep[d], &params[p]);
   }
   check_plane_outside_buffer ();
+  check_odd_sample_placement ();
 }
 
 /* ---- the on-disk cache of program binaries ---------------------------- */
 
-/* Two pixel layouts, so two programs and two cache entries. */
-static const ClfFrameFormat cache_format = { 2, {{13, 11, 1, 1, 1},
-        {7, 6, 2, 3, 0}}
-};
+/* Two pixel layouts, so two programs and two cache entries (set by
+ * test_cache). */
+static ClfFrameFormat cache_format;
+/* Its second plane's layout, as the engine builds it for the blurs. */
+static const ClfLayout cache_uv_layout = { 1, 2, 3, 8, 0, false };
 
 /* A new engine (its programs from the cache or from source) filters one
  * random frame with a blur and a sharpen, checked against the reference;
@@ -1085,17 +1292,16 @@ engine_platform (void)
   return platform;
 }
 
-/* Writes `program`'s binary as the cache entry of the layout (bpp, mask),
+/* Writes `program`'s binary as the cache entry of `layout`,
  * with the header and checksum the engine writes: a planted entry that
  * only the directory's checks or the kernels can tell from ours. */
 static void
-plant_entry (cl_program program, uint32_t bpp, uint32_t mask,
-    const char *what)
+plant_entry (cl_program program, const ClfLayout * layout, const char *what)
 {
-  char options[128];
+  char options[160];
   ClfCacheEntry entry;
   ClfCacheStats stats = { 0 };
-  clf_program_options (bpp, mask, options, sizeof options);
+  clf_program_options (layout, options, sizeof options);
   bool ok = clf_cache_entry_init (&entry, engine_platform (),
       clf_engine_device (engine), options);
   if (ok) {
@@ -1105,15 +1311,16 @@ plant_entry (cl_program program, uint32_t bpp, uint32_t mask,
   CHECK (ok && stats.stores == 1, "%s: could not plant the entry", what);
 }
 
-/* The program of another layout (bytes per pixel and mask), built from
+/* The program of another layout (samples per pixel and mask), built from
  * source without the cache: it has every kernel but filters other bytes. */
 static cl_program
-other_layout_program (uint32_t bpp, uint32_t mask)
+other_layout_program (uint32_t units, uint32_t mask)
 {
   ClfError err = { 0 };
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
+  const ClfLayout layout = { 1, units, mask, 8, 0, false };
   setenv ("CLFILTER_NO_CACHE", "1", 1);
-  cl_program program = clf_engine_program (engine, bpp, mask, &err);
+  cl_program program = clf_engine_program (engine, &layout, &err);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
   CHECK (program, "program of another layout: %s", err.message);
   clf_error_clear (&err);
@@ -1149,8 +1356,7 @@ check_planted_in_open_dir (const char *dir)
   cl_program program = other_layout_program (2, 1);
   if (!program)
     return;
-  plant_entry (program, cache_format.planes[1].bpp,
-      cache_format.planes[1].blur_mask, "planted in an open directory");
+  plant_entry (program, &cache_uv_layout, "planted in an open directory");
   clReleaseProgram (program);
   CHECK (chmod (dir, 0777) == 0, "chmod %s failed", dir);
   check_dir_refused (dir, "planted in an open directory");
@@ -1168,8 +1374,7 @@ check_foreign_binary (const char *dir)
   cl_program program = foreign_program ();
   if (!program)
     return;
-  plant_entry (program, cache_format.planes[1].bpp,
-      cache_format.planes[1].blur_mask, "another program's binary");
+  plant_entry (program, &cache_uv_layout, "another program's binary");
   clReleaseProgram (program);
   check_rebuilt (dir, 1, "another program's binary");
 }
@@ -1280,6 +1485,8 @@ static void
 test_cache (void)
 {
   char root[] = "/tmp/clf-test-cache-XXXXXX";
+  cache_format = byte_planes (2, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
+      {7, 6, 2, 3, 0}});
   if (!mkdtemp (root)) {
     CHECK (false, "mkdtemp failed");
     return;
@@ -1389,9 +1596,8 @@ test_stats (void)
 #if CLF_TEST_HOOKS
 /* ---- injected faults (test builds only: clf-test-hooks.h) ------------- */
 
-static const ClfFrameFormat fault_format = { 3, {{13, 11, 1, 1, 1},
-        {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}}
-};
+/* An I420 frame (set by test_faults). */
+static ClfFrameFormat fault_format;
 
 /* One frame from host memory to host memory (uploads, kernels, downloads,
  * a wait, the profiling), or between buffers wrapping host memory (map
@@ -1499,6 +1705,8 @@ test_faults (void)
     "clGetMemObjectInfo", "clEnqueueMapBuffer", "clEnqueueUnmapMemObject",
   };
   static const unsigned nths[] = { 1, 2, 3 };
+  fault_format = byte_planes (3, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
+      {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}});
   for (size_t n = 0; n < N_OF (nths); n++) {
     for (size_t c = 0; c < N_OF (host_calls); c++)
       check_fault (host_calls[c], nths[n], false);
@@ -1580,12 +1788,12 @@ check_long_pass_exact (void)
     ClfFrameFormat format;
     ClfParams params;
   } cases[] = {
-    {"box r=127 GRAY8", {1, {{64, rows, 1, 1, 1}}},
+    {"box r=127 GRAY8", one_plane (64, rows, 1, 1, 1),
         {CLF_MODE_BOX, 127, CLF_BORDER_MIRROR}},
-    {"box r=127 RGBA", {1, {{48, rows, 4, 7, 7}}},
+    {"box r=127 RGBA", one_plane (48, rows, 4, 7, 7),
         {CLF_MODE_BOX, 127, CLF_BORDER_CLAMP}},
-    {"separable r=1023 RGBA", {1, {{160, rows_for_launches (100), 4, 7,
-                    7}}}, {CLF_MODE_SEPARABLE, 1023, CLF_BORDER_MIRROR}},
+    {"separable r=1023 RGBA", one_plane (160, rows_for_launches (100), 4, 7,
+            7), {CLF_MODE_SEPARABLE, 1023, CLF_BORDER_MIRROR}},
   };
   for (size_t c = 0; c < N_OF (cases); c++) {
     LongWatch w;
@@ -1599,7 +1807,8 @@ check_long_pass_exact (void)
     run_and_compare (plan, &cases[c].params, &cases[c].format,
         cases[c].what, &in, &out, &want);
     printf ("%s %ux%u: %u launches\n", cases[c].what,
-        cases[c].format.planes[0].width, cases[c].format.planes[0].height,
+        cases[c].format.components[0].width,
+        cases[c].format.components[0].height,
         w.asked);
     CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
     test_frame_clear (&in);
@@ -1635,7 +1844,7 @@ check_long_pass_stops (void)
   CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
       "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
   printf ("box r=1023 64x%u: estimated %.1f s a frame\n",
-      format.planes[0].height, w.estimate / 1e9);
+      clf_frame_format_rows (&format, 0), w.estimate / 1e9);
   clf_error_clear (&err);
 
   /* The next frame, small enough to check, is whole and exact. */
@@ -1669,6 +1878,7 @@ static const struct {
   {"devices", test_devices},
   {"layouts", test_layouts},
   {"matrix", test_matrix},
+  {"formats", test_formats},
   {"frames", test_frames},
   {"cache", test_cache},
   {"stats", test_stats},

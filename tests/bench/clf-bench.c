@@ -8,11 +8,17 @@
  *
  *   clf-bench [--devices all|SPEC,...] [--modes box,separable,sliding,laplace]
  *             [--radii 1,3,7,...] [--sizes 640x360,...] [--frames N]
- *             [--budget-ms MS] [--check-pixels N]
+ *             [--budget-ms MS] [--check-pixels N] [--formats rgba,gray16,...]
+ *
+ * Formats (default rgba): gray8, gray16 (16 bits, little-endian), rgba
+ * (8-bit, alpha copied), rgba64 (16-bit, alpha copied), i420, i420-10
+ * (10 bits in the low bits of little-endian words), p010 (10 bits in the
+ * high bits; interleaved chroma), yuy2 (packed 4:2:2).  A 16-bit format
+ * holds twice the bytes of its 8-bit sibling.
  *
  * One tab-separated line per case on stdout:
  *   device  mode  radius  size  kernel-median-ms  kernel-min-ms  frames
- *   host-fps  check
+ *   host-fps  check  format
  * check is "exact" (the reference's bytes); where the reference would take
  * too long (width * height * (r + 1) above --check-pixels * 256) "same"
  * (the bytes of the blur mode run before it at that size and radius) or
@@ -34,10 +40,72 @@ typedef struct {
   unsigned frames;
   double budget_ms;
   double check_pixels;
+  const char *formats;
 } Options;
+
+/* A component of a benchmark format: plane, offset, pixel stride, depth,
+ * shift, role, horizontal and vertical subsampling (little-endian). */
+typedef struct {
+  uint32_t plane, offset, pstride, depth, shift;
+  ClfComponentRole role;
+  uint32_t sub_x, sub_y;
+} BenchComponent;
+
+typedef struct {
+  const char *name;
+  uint32_t n_planes, n_components;
+  BenchComponent c[4];
+} BenchFormat;
+
+#define SH CLF_COMPONENT_SHARPENED
+#define BL CLF_COMPONENT_BLURRED
+#define AL CLF_COMPONENT_COPIED
+
+static const BenchFormat bench_formats[] = {
+  {"gray8", 1, 1, {{0, 0, 1, 8, 0, SH, 1, 1}}},
+  {"gray16", 1, 1, {{0, 0, 2, 16, 0, SH, 1, 1}}},
+  {"rgba", 1, 4, {{0, 0, 4, 8, 0, SH, 1, 1}, {0, 1, 4, 8, 0, SH, 1, 1},
+          {0, 2, 4, 8, 0, SH, 1, 1}, {0, 3, 4, 8, 0, AL, 1, 1}}},
+  {"rgba64", 1, 4, {{0, 0, 8, 16, 0, SH, 1, 1}, {0, 2, 8, 16, 0, SH, 1, 1},
+          {0, 4, 8, 16, 0, SH, 1, 1}, {0, 6, 8, 16, 0, AL, 1, 1}}},
+  {"i420", 3, 3, {{0, 0, 1, 8, 0, SH, 1, 1}, {1, 0, 1, 8, 0, BL, 2, 2},
+          {2, 0, 1, 8, 0, BL, 2, 2}}},
+  {"i420-10", 3, 3, {{0, 0, 2, 10, 0, SH, 1, 1}, {1, 0, 2, 10, 0, BL, 2, 2},
+          {2, 0, 2, 10, 0, BL, 2, 2}}},
+  {"p010", 2, 3, {{0, 0, 2, 10, 6, SH, 1, 1}, {1, 0, 4, 10, 6, BL, 2, 2},
+          {1, 2, 4, 10, 6, BL, 2, 2}}},
+  {"yuy2", 1, 3, {{0, 0, 2, 8, 0, SH, 1, 1}, {0, 1, 4, 8, 0, BL, 2, 1},
+          {0, 3, 4, 8, 0, BL, 2, 1}}},
+};
+
+static const BenchFormat *
+bench_format (const char *name)
+{
+  for (size_t i = 0; i < sizeof bench_formats / sizeof bench_formats[0]; i++)
+    if (!strcmp (bench_formats[i].name, name))
+      return &bench_formats[i];
+  fprintf (stderr, "clf-bench: unknown format '%s'\n", name);
+  exit (2);
+}
+
+static ClfFrameFormat
+frame_format (const BenchFormat * f, uint32_t width, uint32_t height)
+{
+  ClfFrameFormat format = { f->n_planes, f->n_components };
+  for (uint32_t i = 0; i < f->n_components; i++) {
+    const BenchComponent *c = &f->c[i];
+    format.components[i] = (ClfComponent) {
+    .plane = c->plane,.offset = c->offset,.pstride = c->pstride,
+          .width = (width + c->sub_x - 1) / c->sub_x,
+          .height = (height + c->sub_y - 1) / c->sub_y,.depth = c->depth,
+          .shift = c->shift,.role = c->role};
+  }
+  return format;
+}
 
 typedef struct {
   ClfEngine *engine;
+  const BenchFormat *bench_format;
   ClfFrameFormat format;
   ClfPlan *plan;
   ClfHostFrame in, out;         /* host copies of the frames */
@@ -82,11 +150,22 @@ median (double *v, unsigned n)
 
 /* ---- frames ---------------------------------------------------------- */
 
+/* The planes lie packed one after the other in one block (and one device
+ * buffer), each at a multiple of 256 bytes. */
+static size_t
+plane_offset (const Bench * b, uint32_t plane)
+{
+  size_t offset = 0;
+  for (uint32_t i = 0; i < plane; i++)
+    offset += (clf_frame_format_row_bytes (&b->format, i)
+        * clf_frame_format_rows (&b->format, i) + 255) / 256 * 256;
+  return offset;
+}
+
 static size_t
 frame_bytes (const Bench * b)
 {
-  const ClfPlaneFormat *p = &b->format.planes[0];
-  return (size_t) p->width * p->bpp * p->height;
+  return plane_offset (b, b->format.n_planes);
 }
 
 static cl_mem
@@ -104,19 +183,22 @@ device_buffer (ClfEngine * engine, size_t size, void *init)
   return mem;
 }
 
-/* RGBA frames of random bytes (alpha copied, colour filtered), packed. */
+/* Frames of random bytes in the bench's format, packed. */
 static void
 bench_frames_init (Bench * b, uint32_t width, uint32_t height)
 {
-  ClfPlaneFormat *p = &b->format.planes[0];
-  b->format.n_planes = 1;
-  *p = (ClfPlaneFormat) {
-  width, height, 4, 0x7, 0x7};
+  b->format = frame_format (b->bench_format, width, height);
   size_t size = frame_bytes (b);
-  b->in.data[0] = malloc (size);
-  b->out.data[0] = malloc (size);
-  b->in.stride[0] = b->out.stride[0] = (size_t) width * 4;
-  b->in.size[0] = b->out.size[0] = size;
+  /* Zeroed: the gaps between planes compare equal. */
+  uint8_t *in = malloc (size), *out = calloc (1, size);
+  for (uint32_t i = 0; i < b->format.n_planes; i++) {
+    size_t offset = plane_offset (b, i);
+    b->in.data[i] = in + offset;
+    b->out.data[i] = out + offset;
+    b->in.stride[i] = b->out.stride[i] =
+        clf_frame_format_row_bytes (&b->format, i);
+    b->in.size[i] = b->out.size[i] = size - offset;
+  }
   uint64_t state = 0x9E3779B97F4A7C15ull ^ size;
   for (size_t i = 0; i < size; i++) {
     state ^= state << 13, state ^= state >> 7, state ^= state << 17;
@@ -135,7 +217,7 @@ bench_frames_clear (Bench * b)
   clf_plan_free (b->plan);
   clReleaseMemObject (b->in_mem);
   clReleaseMemObject (b->out_mem);
-  free (b->in.data[0]);
+  free (b->in.data[0]);           /* the blocks of every plane */
   free (b->out.data[0]);
   free (b->exact);
   b->exact = NULL;
@@ -143,11 +225,24 @@ bench_frames_clear (Bench * b)
 
 /* ---- one case -------------------------------------------------------- */
 
+/* The frame in the device buffer `mem`, laid out as the host's. */
+static ClfFrame
+device_frame (const Bench * b, cl_mem mem)
+{
+  ClfFrame frame = { {0} };
+  for (uint32_t i = 0; i < b->format.n_planes; i++) {
+    frame.mem[i] = mem;
+    frame.offset[i] = plane_offset (b, i);
+    frame.stride[i] = b->in.stride[i];
+  }
+  return frame;
+}
+
 static double
 device_frame_ms (Bench * b, const ClfParams * params)
 {
-  ClfFrame src = {.mem = {b->in_mem}, .stride = {b->in.stride[0]} };
-  ClfFrame dst = {.mem = {b->out_mem}, .stride = {b->out.stride[0]} };
+  ClfFrame src = device_frame (b, b->in_mem);
+  ClfFrame dst = device_frame (b, b->out_mem);
   ClfFrameStats stats = { 0 };
   ClfError err = { 0 };
   if (!clf_plan_process (b->plan, params, &src, &dst, &stats, &err))
@@ -170,10 +265,10 @@ host_frame_ms (Bench * b, const ClfParams * params)
 static const char *
 check_output (Bench * b, const ClfParams * params, const Options * o)
 {
-  const ClfPlaneFormat *p = &b->format.planes[0];
   size_t size = frame_bytes (b);
   bool blur = params->mode != CLF_MODE_LAPLACE;
-  double pixels = (double) p->width * p->height;
+  double pixels = (double) b->format.components[0].width
+      * b->format.components[0].height;
   bool reference_affordable = !blur
       || pixels * (params->radius + 1) <= o->check_pixels * 256;
   bool have_exact = blur && b->exact && b->exact_radius == params->radius;
@@ -184,8 +279,10 @@ check_output (Bench * b, const ClfParams * params, const Options * o)
   } else if (!reference_affordable) {
     verdict = "unchecked";
   } else {
-    uint8_t *want = malloc (size);
-    ClfHostFrame ref = {.data = {want}, .stride = {b->out.stride[0]} };
+    uint8_t *want = calloc (1, size);
+    ClfHostFrame ref = b->out;
+    for (uint32_t i = 0; i < b->format.n_planes; i++)
+      ref.data[i] = want + plane_offset (b, i);
     clf_ref_filter_frame (params, &b->format, &b->in, &ref);
     verdict = memcmp (b->out.data[0], want, size) ? "MISMATCH" : "exact";
     free (want);
@@ -204,23 +301,25 @@ check_output (Bench * b, const ClfParams * params, const Options * o)
 static double
 box_reads (const Bench * b, uint32_t radius)
 {
-  const ClfPlaneFormat *p = &b->format.planes[0];
-  double side = 2.0 * radius + 1;
-  return side * side * p->width * p->height;
+  double side = 2.0 * radius + 1, reads = 0;
+  for (uint32_t i = 0; i < b->format.n_components; i++)
+    reads += side * side * b->format.components[i].width
+        * b->format.components[i].height;
+  return reads;
 }
 
 static void
 run_case (Bench * b, const char *device, const ClfParams * params,
     const Options * o)
 {
-  const ClfPlaneFormat *p = &b->format.planes[0];
   bool box = params->mode == CLF_MODE_BOX;
   printf ("%s\t%s\t%u\t%ux%u\t", device, clf_mode_name (params->mode),
-      params->radius, p->width, p->height);
+      params->radius, b->format.components[0].width,
+      b->format.components[0].height);
   if (box && b->last_box_ms_per_read > 0
       && b->last_box_ms_per_read * box_reads (b, params->radius) >
       o->budget_ms) {
-    printf ("-\t-\t0\t-\tskipped\n");
+    printf ("-\t-\t0\t-\tskipped\t%s\n", b->bench_format->name);
     fflush (stdout);
     return;
   }
@@ -246,8 +345,8 @@ run_case (Bench * b, const char *device, const ClfParams * params,
   double kernel_median = median (kernel, n);
   if (box)
     b->last_box_ms_per_read = kernel_median / box_reads (b, params->radius);
-  printf ("%.4f\t%.4f\t%u\t%.1f\t%s\n", kernel_median, kernel_min, n,
-      1e3 / median (host, n_host), verdict);
+  printf ("%.4f\t%.4f\t%u\t%.1f\t%s\t%s\n", kernel_median, kernel_min, n,
+      1e3 / median (host, n_host), verdict, b->bench_format->name);
   fflush (stdout);
   free (kernel);
   free (host);
@@ -298,15 +397,10 @@ list_all_devices (char *buf, size_t size)
   }
 }
 
+/* Every size, radius and mode of the bench's format on one device. */
 static void
-bench_device (const char *spec, const Options * o)
+bench_sizes (Bench * b, const char *spec, const Options * o)
 {
-  ClfError err = { 0 };
-  Bench b = { 0 };
-  if (!(b.engine = clf_engine_new (spec, &err)))
-    die (spec, &err);
-  fprintf (stderr, "device %s: %s\n", spec, clf_engine_device_name (b.engine));
-
   char size_text[32], mode_text[32], radius_text[16];
   const char *sizes = o->sizes;
   while (next_item (&sizes, size_text, sizeof size_text)) {
@@ -315,7 +409,7 @@ bench_device (const char *spec, const Options * o)
       fprintf (stderr, "clf-bench: bad size '%s'\n", size_text);
       exit (2);
     }
-    bench_frames_init (&b, w, h);
+    bench_frames_init (b, w, h);
     /* Radius by radius, every mode, so each blur's bytes can be compared
      * with the mode before it where the reference would be too slow. */
     const char *radii = o->radii;
@@ -333,11 +427,28 @@ bench_device (const char *spec, const Options * o)
           laplace_done = true;
           params.radius = 0;
         }
-        run_case (&b, spec, &params, o);
+        run_case (b, spec, &params, o);
       }
     }
-    b.last_box_ms_per_read = 0;
-    bench_frames_clear (&b);
+    b->last_box_ms_per_read = 0;
+    bench_frames_clear (b);
+  }
+}
+
+static void
+bench_device (const char *spec, const Options * o)
+{
+  ClfError err = { 0 };
+  Bench b = { 0 };
+  if (!(b.engine = clf_engine_new (spec, &err)))
+    die (spec, &err);
+  fprintf (stderr, "device %s: %s\n", spec, clf_engine_device_name (b.engine));
+
+  char format_text[32];
+  const char *formats = o->formats;
+  while (next_item (&formats, format_text, sizeof format_text)) {
+    b.bench_format = bench_format (format_text);
+    bench_sizes (&b, spec, o);
   }
   clf_engine_unref (b.engine);
 }
@@ -353,6 +464,7 @@ main (int argc, char **argv)
     .frames = 30,
     .budget_ms = 3000,
     .check_pixels = 1280 * 720,
+    .formats = "rgba",
   };
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
@@ -370,6 +482,8 @@ main (int argc, char **argv)
       o.budget_ms = atof (v);
     else if (!strcmp (k, "--check-pixels"))
       o.check_pixels = atof (v);
+    else if (!strcmp (k, "--formats"))
+      o.formats = v;
     else {
       fprintf (stderr, "clf-bench: unknown option '%s'\n", k);
       return 2;
@@ -382,7 +496,7 @@ main (int argc, char **argv)
     o.devices = all;
   }
   printf ("device\tmode\tradius\tsize\tkernel-median-ms\tkernel-min-ms"
-      "\tframes\thost-fps\tcheck\n");
+      "\tframes\thost-fps\tcheck\tformat\n");
   char spec[64];
   const char *devices = o.devices;
   while (next_item (&devices, spec, sizeof spec))
