@@ -1,13 +1,16 @@
 /* libFuzzer target over the engine's plane planning and filtering.
  *
- * Each input describes a frame format (1-4 planes of 1x1 to 40x40 pixels,
- * 1-4 bytes a pixel, any blur and laplace masks), padded strides, where
+ * Each input describes a frame format (1-8 planes of 1x1 to 40x40 pixels,
+ * of 1-4 samples a pixel, 8-bit or in 16-bit words of any of four depths
+ * and shifts in either byte order, or packed 4:2:2; any blur and laplace
+ * masks; at most 8 components in all), padded strides, where
  * each source plane lies (host memory, or a device buffer at an odd
  * offset), up to three filter settings run one after the other on one plan,
  * and the pixel bytes.  Every output byte must equal the C reference's and
  * every padding byte of the destination must be untouched.  Some inputs
- * instead ask for something the engine must refuse (bpp 5, width 0, a mask
- * beyond the pixel, 0 or 5 planes, radius or mode out of range, a stride
+ * instead ask for something the engine must refuse (5 samples a pixel,
+ * width 0, a sample beyond its pixel, 0 or 9 planes, radius or mode out of
+ * range, a stride
  * shorter than a row, a plane beyond its device buffer): the refusal must be
  * CLF_ERROR_INVALID (a bad format or setting) or CLF_ERROR_FRAME (a frame
  * that does not fit its memory), without a crash.  Others describe one
@@ -23,7 +26,9 @@
  *   invalid case (0-15 picks one of the nine, with a few bytes of its own
  *   after it; 16-47 a plane layout, see check_layout; 48-255: none);
  *   planes - 1;
- *   per plane: width - 1, height - 1, bpp - 1, blur mask, laplace mask,
+ *   per plane: width - 1, height - 1, kind (fuzz_plane: bits 0-1 samples
+ *     a pixel - 1, bit 2 16-bit words, bits 3-4 their depth and shift,
+ *     bit 5 big-endian, bit 6 packed 4:2:2), blur mask, laplace mask,
  *     layout (bits 0-2 source row padding, 3-5 destination row padding,
  *     6 source plane in a device buffer);
  *   frames - 1; per frame: mode, border, radius class (decode_radius);
@@ -70,10 +75,11 @@ fail (const char *what, const ClfFrameFormat * format,
     unsigned got, unsigned want)
 {
   fprintf (stderr, "fuzz-plan: %s: %u planes", what, format->n_planes);
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    fprintf (stderr, " [%ux%u bpp %u blur 0x%x laplace 0x%x]", p->width,
-        p->height, p->bpp, p->blur_mask, p->laplace_mask);
+  for (uint32_t i = 0; i < format->n_components; i++) {
+    const ClfComponent *c = &format->components[i];
+    fprintf (stderr, " [plane %u %ux%u at %u every %u, %u bits << %u%s, "
+        "role %d]", c->plane, c->width, c->height, c->offset, c->pstride,
+        c->depth, c->shift, c->big_endian ? " BE" : "", (int) c->role);
   }
   if (params)
     fprintf (stderr, ", mode %s, border %s, radius %u",
@@ -104,9 +110,51 @@ frame_bytes (const ClfFrameFormat * format)
 {
   uint64_t bytes = 0;
   for (uint32_t i = 0; i < format->n_planes; i++)
-    bytes += (uint64_t) format->planes[i].width * format->planes[i].height
-        * format->planes[i].bpp;
+    bytes += (uint64_t) clf_frame_format_row_bytes (format, i)
+        * clf_frame_format_rows (format, i);
   return bytes;
+}
+
+/* The role of a sample with blur and laplace bits: a laplace bit alone
+ * sharpens (and so blurs) too. */
+static ClfComponentRole
+role_of (uint8_t blur, uint8_t laplace, uint32_t c)
+{
+  return (laplace >> c & 1) ? CLF_COMPONENT_SHARPENED :
+      (blur >> c & 1) ? CLF_COMPONENT_BLURRED : CLF_COMPONENT_COPIED;
+}
+
+/* Adds a plane of w x h pixels of the input's `kind` (see the header) to
+ * `format`; false, adding nothing, where its components would pass
+ * CLF_MAX_COMPONENTS. */
+static bool
+fuzz_plane (ClfFrameFormat * format, uint32_t w, uint32_t h, uint8_t kind,
+    uint8_t blur, uint8_t laplace)
+{
+  static const uint32_t depths[4][2] = { {16, 0}, {10, 0}, {10, 6}, {12, 4} };
+  bool wide = kind & 4, packed = kind & 64;
+  uint32_t size = wide ? 2 : 1, units = packed ? 3 : 1 + (kind & 3u);
+  if (format->n_components + units > CLF_MAX_COMPONENTS)
+    return false;
+  for (uint32_t c = 0; c < units; c++) {
+    ClfComponent *k = &format->components[format->n_components++];
+    *k = (ClfComponent) {
+    .plane = format->n_planes,.offset = c * size,.pstride = units * size,
+          .width = w,.height = h,.depth = wide ? depths[kind >> 3 & 3][0] : 8,
+          .shift = wide ? depths[kind >> 3 & 3][1] : 0,
+          .big_endian = wide && (kind & 32),.role = role_of (blur, laplace,
+          c)};
+    if (packed) {
+      /* YUY2: luma every 2 samples, U and V every 4 (at 1 and 3). */
+      k->offset = (c == 0 ? 0 : c == 1 ? 1 : 3) * size;
+      k->pstride = (c == 0 ? 2 : 4) * size;
+      k->width = c == 0 ? w : (w + 1) / 2;
+      k->role = c == 0 ? k->role : blur & 2 ? CLF_COMPONENT_BLURRED :
+          CLF_COMPONENT_COPIED;
+    }
+  }
+  format->n_planes++;
+  return true;
 }
 
 /* Radius class: 0-127 small (0-7), 128-223 around the frame's size (0-47,
@@ -134,28 +182,26 @@ decode_radius (uint8_t class, ClfMode mode, const ClfFrameFormat * format)
 static void
 check_refused (uint8_t which, ClfEngine * engine, Input * in)
 {
-  ClfFrameFormat format = { 1, {{1 + take (in) % MAX_SIDE,
-              1 + take (in) % MAX_SIDE, 1, 1, 1}}
-  };
+  uint32_t width = 1 + take (in) % MAX_SIDE, height = 1 + take (in) % MAX_SIDE;
+  ClfFrameFormat format = clf_ref_byte_plane (width, height, 1, 1, 1);
   ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
   ClfError err = { 0 };
   ClfFrameStats stats;
-  const ClfPlaneFormat *p = &format.planes[0];
   ClfPlan *plan = NULL;
   bool format_case = true;
 
   switch (which) {
     case 0:
-      format.planes[0].bpp = 5;
+      format = clf_ref_byte_plane (width, height, 5, 1, 1);
       break;
     case 1:
-      format.planes[0].width = 0;
+      format.components[0].width = 0;
       break;
     case 2:
-      format.planes[0].height = 0;
+      format.components[0].height = 0;
       break;
     case 3:
-      format.planes[0].blur_mask = 2;   /* byte 1 of a 1-byte pixel */
+      format.components[0].offset = 1;  /* byte 1 of a 1-byte pixel */
       break;
     case 4:
       format.n_planes = take (in) & 1 ? CLF_MAX_PLANES + 1 : 0;
@@ -177,12 +223,11 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
     fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err.message);
     abort ();
   }
-  size_t row = (size_t) p->width * p->bpp;
-  size_t stride = row;
-  uint8_t *pixels = calloc (row * p->height, 1);
-  uint8_t *out = calloc (row * p->height, 1);
-  ClfHostFrame src = { {pixels}, {row}, {row * p->height} };
-  ClfHostFrame dst = { {out}, {row}, {row * p->height} };
+  size_t row = width, stride = row;
+  uint8_t *pixels = calloc (row * height, 1);
+  uint8_t *out = calloc (row * height, 1);
+  ClfHostFrame src = { {pixels}, {row}, {row * height} };
+  ClfHostFrame dst = { {out}, {row}, {row * height} };
   cl_mem mem = NULL;
 
   switch (which) {
@@ -199,7 +244,7 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
     default:{
       /* A device plane that runs past the end of its buffer. */
       cl_int status;
-      size_t buffer_size = row * p->height;
+      size_t buffer_size = row * height;
       mem = clCreateBuffer (clf_engine_context (engine), CL_MEM_READ_WRITE,
           buffer_size, NULL, &status);
       if (!mem) {
@@ -210,7 +255,7 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       ClfFrame from = { {mem}, {1 + take (in) % buffer_size}, {NULL},
       {row}
       };
-      ClfFrame to = { {NULL}, {0}, {out}, {row}, {row * p->height} };
+      ClfFrame to = { {NULL}, {0}, {out}, {row}, {row * height} };
       if (clf_plan_process (plan, &params, &from, &to, &stats, &err)
           || err.code != CLF_ERROR_FRAME)
         fail ("a plane beyond its device buffer was accepted", &format,
@@ -271,13 +316,16 @@ decode_stride (Input * in, size_t row, uint32_t height)
 /* Whether `stride`, `offset` and `room` (the bytes of memory from offset 0
  * on) hold a plane of `height` rows of `row` bytes, computed without
  * wrapping, and strides and device offsets stay below the kernels'
- * 32-bit signed indices. */
+ * 32-bit signed indices and, in a device buffer, on multiples of `align`
+ * (the samples' words). */
 static bool
 layout_fits (size_t row, uint32_t height, size_t stride, size_t offset,
-    size_t room, bool device)
+    size_t room, bool device, size_t align)
 {
   uint64_t extent;
   if (stride < row || stride > INT32_MAX || offset > room)
+    return false;
+  if (device && (offset % align || stride % align))
     return false;
   if (__builtin_mul_overflow ((uint64_t) stride, (uint64_t) (height - 1),
           &extent) || __builtin_add_overflow (extent, row, &extent))
@@ -294,11 +342,11 @@ check_plane_memory (const uint8_t * mem, size_t size, size_t offset,
     size_t stride, const ClfFrameFormat * format, const ClfParams * params,
     const uint8_t * want)
 {
-  const ClfPlaneFormat *p = &format->planes[0];
-  size_t row = (size_t) p->width * p->bpp;
+  size_t row = clf_frame_format_row_bytes (format, 0);
+  uint32_t height = clf_frame_format_rows (format, 0);
   for (size_t b = 0; b < size; b++) {
     bool in_row = want && b >= offset && (b - offset) % stride < row
-        && (b - offset) / stride < p->height;
+        && (b - offset) / stride < height;
     unsigned expect = in_row ? want[(b - offset) / stride * row
         + (b - offset) % stride] : CANARY;
     if (mem[b] != expect)
@@ -332,25 +380,23 @@ device_buffer (ClfEngine * engine, const uint8_t * bytes, size_t size)
 static void
 check_layout (ClfEngine * engine, Input * in)
 {
-  ClfFrameFormat format = { 1 };
-  ClfPlaneFormat *p = &format.planes[0];
-  p->width = 1 + take (in) % MAX_SIDE;
-  p->height = 1 + take (in) % MAX_SIDE;
-  p->bpp = 1 + take (in) % 4;
-  p->blur_mask = p->laplace_mask = (uint8_t) ((1u << p->bpp) - 1);
+  ClfFrameFormat format = { 0 };
+  uint32_t width = 1 + take (in) % MAX_SIDE, height = 1 + take (in) % MAX_SIDE;
+  fuzz_plane (&format, width, height, take (in), 0xf, 0xf);
   uint8_t how = take (in);
   bool lie_in_dst = how & 1, on_device = how >> 1 & 1;
   ClfParams params = { (ClfMode) (how >> 2 & 3), take (in) % 8,
     (ClfBorder) (how >> 4 & 1)
   };
-  size_t row = (size_t) p->width * p->bpp, tight = row * p->height;
-  size_t stride = decode_stride (in, row, p->height);
+  size_t row = clf_frame_format_row_bytes (&format, 0), tight = row * height;
+  size_t stride = decode_stride (in, row, height);
   uint8_t room_high = take (in), room_low = take (in);
   size_t room = 1 + (size_t) (room_high << 8 | room_low) % (2 * tight + 64);
   uint8_t offset_class = take (in);
   size_t offset = !on_device ? 0 : offset_class < 192 ? offset_class % room :
       offset_class < 255 ? INT32_MAX - offset_class : take_u64 (in);
-  bool fits = layout_fits (row, p->height, stride, offset, room, on_device);
+  bool fits = layout_fits (row, height, stride, offset, room, on_device,
+      clf_frame_format_sample_bytes (&format, 0));
 
   /* The plane's memory: the source's bytes from the input, or canaries. */
   uint8_t *memory = malloc (room), *honest = malloc (tight);
@@ -375,10 +421,10 @@ check_layout (ClfEngine * engine, Input * in)
   bool ok = clf_plan_process (plan, &params, lie_in_dst ? &plain : &lying,
       lie_in_dst ? &lying : &plain, &stats, &err);
   if (ok != fits || (!ok && err.code != CLF_ERROR_FRAME)) {
-    fprintf (stderr, "fuzz-plan: a %s %s plane (%ux%u, %u bytes a pixel, "
+    fprintf (stderr, "fuzz-plan: a %s %s plane (%ux%u, %zu bytes a row, "
         "stride %zu, offset %zu, %zu bytes of memory) was %s: %s\n",
         on_device ? "device" : "host", lie_in_dst ? "destination" : "source",
-        p->width, p->height, p->bpp, stride, offset, room,
+        width, height, row, stride, offset, room,
         ok ? "accepted" : "refused", ok ? "it does not fit" : err.message);
     abort ();
   }
@@ -417,16 +463,14 @@ decode_format (Input * in, ClfFrameFormat * format, size_t src_pad[],
     size_t dst_pad[], bool on_device[])
 {
   memset (format, 0, sizeof *format);
-  format->n_planes = 1 + take (in) % CLF_MAX_PLANES;
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    ClfPlaneFormat *p = &format->planes[i];
-    p->width = 1 + take (in) % MAX_SIDE;
-    p->height = 1 + take (in) % MAX_SIDE;
-    p->bpp = 1 + take (in) % 4;
-    uint8_t all = (uint8_t) ((1u << p->bpp) - 1);
-    p->blur_mask = take (in) & all;
-    p->laplace_mask = take (in) & all;
+  uint32_t n_planes = 1 + take (in) % CLF_MAX_PLANES;
+  for (uint32_t i = 0; i < n_planes; i++) {
+    uint32_t width = 1 + take (in) % MAX_SIDE;
+    uint32_t height = 1 + take (in) % MAX_SIDE;
+    uint8_t kind = take (in), blur = take (in), laplace = take (in);
     uint8_t layout = take (in);
+    if (!fuzz_plane (format, width, height, kind, blur, laplace))
+      break;
     src_pad[i] = layout & 7;
     dst_pad[i] = layout >> 3 & 7;
     on_device[i] = layout >> 6 & 1;
@@ -442,9 +486,11 @@ fill_source (Input * in, const ClfFrameFormat * format,
   size_t from = 0;
   memset (src, 0, sizeof *src);
   for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    src->stride[i] = (size_t) p->width * p->bpp + src_pad[i];
-    size_t bytes = src->stride[i] * p->height;
+    /* Whole words of padding, so that a plane in a device buffer fits
+     * its samples' alignment. */
+    src->stride[i] = clf_frame_format_row_bytes (format, i)
+        + src_pad[i] * clf_frame_format_sample_bytes (format, i);
+    size_t bytes = src->stride[i] * clf_frame_format_rows (format, i);
     src->data[i] = malloc (bytes);
     src->size[i] = bytes;
     for (size_t b = 0; b < bytes; b++) {
@@ -476,8 +522,10 @@ upload_planes (ClfEngine * engine, const ClfFrameFormat * format,
     frame->size[i] = host->size[i];
     if (!on_device[i])
       continue;
+    size_t align = clf_frame_format_sample_bytes (format, i);
+    offset = (offset + align - 1) / align * align;
     frame->offset[i] = offset;
-    offset += host->stride[i] * format->planes[i].height + 5;
+    offset += host->stride[i] * clf_frame_format_rows (format, i) + 5;
   }
   if (offset == 3)
     return NULL;
@@ -488,7 +536,7 @@ upload_planes (ClfEngine * engine, const ClfFrameFormat * format,
   for (uint32_t i = 0; i < format->n_planes; i++)
     if (on_device[i])
       memcpy (bytes + frame->offset[i], host->data[i],
-          host->stride[i] * format->planes[i].height);
+          host->stride[i] * clf_frame_format_rows (format, i));
   cl_int status;
   cl_mem mem = clCreateBuffer (clf_engine_context (engine),
       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size, bytes, &status);
@@ -511,9 +559,8 @@ compare (const ClfFrameFormat * format, const ClfParams * params,
     const ClfHostFrame * got, const ClfHostFrame * want)
 {
   for (uint32_t i = 0; i < format->n_planes; i++) {
-    const ClfPlaneFormat *p = &format->planes[i];
-    size_t row = (size_t) p->width * p->bpp;
-    for (uint32_t y = 0; y < p->height; y++)
+    size_t row = clf_frame_format_row_bytes (format, i);
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
       for (size_t x = 0; x < got->stride[i]; x++) {
         unsigned g = got->data[i][y * got->stride[i] + x];
         unsigned w = x < row ? want->data[i][y * want->stride[i] + x] :
@@ -569,19 +616,20 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   memset (&want, 0, sizeof want);
   memset (&got, 0, sizeof got);
   for (uint32_t i = 0; i < format.n_planes; i++) {
-    const ClfPlaneFormat *p = &format.planes[i];
-    size_t row = (size_t) p->width * p->bpp;
+    size_t row = clf_frame_format_row_bytes (&format, i);
+    uint32_t rows = clf_frame_format_rows (&format, i);
     want.stride[i] = row;
-    want.data[i] = malloc (row * p->height);
+    want.data[i] = malloc (row * rows);
     got.stride[i] = to.stride[i] = row + dst_pad[i];
-    got.size[i] = to.size[i] = got.stride[i] * p->height;
+    got.size[i] = to.size[i] = got.stride[i] * rows;
     got.data[i] = to.data[i] = malloc (got.size[i]);
   }
 
   for (uint32_t f = 0; f < n_frames; f++) {
     ClfFrameStats stats;
     for (uint32_t i = 0; i < format.n_planes; i++)
-      memset (got.data[i], CANARY, got.stride[i] * format.planes[i].height);
+      memset (got.data[i], CANARY, got.stride[i]
+          * clf_frame_format_rows (&format, i));
     bool ok = mem ? clf_plan_process (plan, &params[f], &from, &to, &stats,
         &err) : clf_plan_process_host (plan, &params[f], &src, &got, &stats,
         &err);
