@@ -130,27 +130,25 @@ int border_index(int i, int n, int border)
 /* The window sum over a line of samples of type T (S pixels, whose values
  * VALUE_OF takes, or the line sums between separable passes), `step`
  * elements from one position to the next, for the filtered samples of a
- * pixel: add_window_T adds the 2r+1 samples from position `first` on,
- * summed in type A first (a line of values stays below 2^27: uint). */
-#define DEFINE_WINDOW_OPS(T, VALUE, A)                                    \
+ * pixel: add_window_T adds the 2r+1 samples from position `first` on.
+ * (Summing a line of 16-bit values in 32 bits first made the 8-bit naive
+ * box 20% slower on PoCL.) */
+#define DEFINE_WINDOW_OPS(T, VALUE)                                       \
   void add_window_##T (SUM *sum, __global const T *line, int step,        \
       int first, int n, int radius, int border)                           \
   {                                                                       \
-    A window[BPP] = { 0 };                                                \
     Walk w = walk_from (first, n, border);                                \
     for (int i = -radius; i <= radius; i++, w = walk_next (w)) {          \
       __global const T *px = line + walk_index (w) * step;                \
       for (int c = 0; c < BPP; c++)                                       \
         if (FILTERED (c))                                                 \
-          window[c] += VALUE ((A) px[c]);                                 \
+          sum[c] += VALUE ((SUM) px[c]);                                  \
     }                                                                     \
-    for (int c = 0; c < BPP; c++)                                         \
-      sum[c] += window[c];                                                \
   }
 
 #define AS_IS(v) (v)
-DEFINE_WINDOW_OPS (S, VALUE_OF, uint)
-DEFINE_WINDOW_OPS (uint, AS_IS, SUM)
+DEFINE_WINDOW_OPS (S, VALUE_OF)
+DEFINE_WINDOW_OPS (uint, AS_IS)
 
 void clear_sum (SUM *sum)
 {
@@ -172,10 +170,13 @@ void store_sums (__global uint *out, const SUM *sum)
  * 8-bit samples: the host passes mul = ceil(2^s / N) with s = mean_shift =
  * 30 + ceil(log2 N), which gives floor(D / N) exactly for every D < 2^30,
  * and D = S + N/2 < 256 N <= 256 * 2047^2 < 2^30; mul < 2^31, so the
- * product is one 32x32->64-bit multiply.  16-bit samples: D < 2^16 N <
- * 2^38, s = 38 + ceil(log2 N), mul = ceil(2^s / N) < 2^39, and the host
- * passes mean_shift = 64 - s: floor(D * mul / 2^s) is the high word of
- * (D << (64 - s)) * mul, and D << (64 - s) < 2^64. */
+ * product is one 32x32->64-bit multiply.  16-bit samples, D < 2^(depth +
+ * L) with L = ceil(log2 N): where depth + L <= 31, s = depth + 2L and the
+ * product D * mul < 2^64 (mean_shift = s); else s = 38 + L, mul < 2^39,
+ * and the host passes mean_shift = -(64 - s): floor(D * mul / 2^s) is the
+ * high word of (D << (64 - s)) * mul, a 64x64->128-bit product that costs
+ * several multiplies on CPUs, so it is kept for the windows that need it
+ * (16-bit values above r=90, 10-bit ones above r=723). */
 typedef struct {
   SUM rounding;                  /* N / 2 */
 #if SAMPLE_BYTES == 1
@@ -196,7 +197,8 @@ uint window_area(int radius)
 #if SAMPLE_BYTES == 1
 #define MEAN_OF(d, m, T) (((d) * (m).mul) >> (m).shift)
 #else
-#define MEAN_OF(d, m, T) mul_hi ((d) << (m).shift, (T) ((m).mul))
+#define MEAN_OF(d, m, T) ((m).shift >= 0 ? ((d) * (m).mul) >> (m).shift \
+    : mul_hi ((d) << -(m).shift, (T) ((m).mul)))
 #endif
 
 Mean mean_for(int radius, ulong mul, int shift)

@@ -527,24 +527,26 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
   return ok;
 }
 
-/* The multiplier and shift that divide by the window's area in the
- * kernels (see Mean in common.cl), for sums below 2^bits (30 for 8-bit
- * samples, 38 for 16-bit): s = bits + ceil(log2 N), mul = ceil(2^s / N),
- * below 2^(bits + 1) since N > 2^(s - bits - 1).  8-bit kernels shift by
- * s; 16-bit ones take the high word of a product and shift by 64 - s
- * first. */
+/* The multiplier and shift that divide by the window's area N in the
+ * kernels (see Mean in common.cl): mul = ceil(2^s / N), exact for sums
+ * D < 2^bits when s = bits + L, L = ceil(log2 N).  8-bit: bits = 30, the
+ * kernels shift by s.  16-bit values of `depth` bits: D < 2^(depth + L);
+ * where depth + L <= 31, s = depth + 2L keeps D * mul below 2^64 and the
+ * kernels shift by s; else bits = 38 and they take the high word of a
+ * 128-bit product, shifting by 64 - s first (passed negated). */
 static void
-mean_divider (uint32_t radius, uint32_t sample_bytes, cl_ulong * mul,
-    cl_int * shift)
+mean_divider (uint32_t radius, uint32_t sample_bytes, uint32_t depth,
+    cl_ulong * mul, cl_int * shift)
 {
   uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
-  int bits = sample_bytes == 1 ? 30 : 38;
   int log2_ceil = 0;
   while ((UINT64_C (1) << log2_ceil) < area)
     log2_ceil++;
-  int s = bits + log2_ceil;
+  bool narrow = sample_bytes == 1 || (int) depth + log2_ceil <= 31;
+  int s = sample_bytes == 1 ? 30 + log2_ceil : narrow ?
+      (int) depth + 2 * log2_ceil : 38 + log2_ceil;
   *mul = ((UINT64_C (1) << s) + area - 1) / area;
-  *shift = sample_bytes == 1 ? s : 64 - s;
+  *shift = narrow ? s : -(64 - s);
 }
 
 static bool
@@ -560,7 +562,8 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_int keep_dst = keep_from_dst;
   cl_ulong mean_mul;
   cl_int mean_shift;
-  mean_divider (params->radius, v->sample_bytes, &mean_mul, &mean_shift);
+  mean_divider (params->radius, v->sample_bytes, v->depth, &mean_mul,
+      &mean_shift);
   const struct {
     size_t size;
     const void *value;

@@ -341,6 +341,50 @@ format_families (uint32_t w, uint32_t h, const char **names,
   return N_OF (families);
 }
 
+/* The largest sums a radius gives: every value at its maximum (every bit
+ * of the container set) or a checkerboard of 0 and the maximum, at the
+ * radii where the 16-bit mean changes method (r=90/91 for 16-bit values,
+ * 723/724 for 10-bit) and where window sums pass 2^32 (127/128); the
+ * separable and sliding blurs against the reference. */
+static void
+check_extreme_values (void)
+{
+  static const uint32_t edge_radii[] = { 90, 91, 127, 128, 723, 724 };
+  const char *names[16];
+  ClfFrameFormat f[16];
+  format_families (61, 37, names, f);
+  for (size_t family = 0; family < 2; family++)        /* gray16, i420-10 */
+    for (int checker = 0; checker < 2; checker++) {
+      ClfFrameFormat *format = &f[family];
+      ClfPlan *plan = plan_for (names[family], format);
+      if (!plan)
+        return;
+      ClfHostFrame in;
+      test_frame_init (&in, format, false);
+      for (uint32_t i = 0; i < format->n_planes; i++)
+        for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
+          for (size_t x = 0; x < clf_frame_format_row_bytes (format, i); x++)
+            in.data[i][y * in.stride[i] + x] =
+                checker && (x / 2 + y) % 2 ? 0 : 0xff;
+      for (size_t r = 0; r < N_OF (edge_radii); r++)
+        for (ClfMode mode = CLF_MODE_SEPARABLE; mode <= CLF_MODE_SLIDING;
+            mode++) {
+          ClfParams params = { mode, edge_radii[r], CLF_BORDER_MIRROR };
+          ClfHostFrame want, out;
+          char what[160];
+          describe (what, sizeof what, checker ? "checkerboard" : "maximum",
+              format, &params);
+          test_frame_init (&want, format, false);
+          clf_ref_filter_frame (&params, format, &in, &want);
+          if (run_and_compare (plan, &params, format, what, &in, &out, &want))
+            test_frame_clear (&out);
+          test_frame_clear (&want);
+        }
+      test_frame_clear (&in);
+      clf_plan_free (plan);
+    }
+}
+
 /* Every family at the issue's radii, both borders, every mode (the naive
  * box on a CPU within 2e8 reads a case), odd sizes and 720p: 16-bit window
  * sums pass 2^32 above r=127. */
@@ -368,6 +412,7 @@ test_formats (void)
   for (size_t i = 0; i < n; i++)
     check_format_at_radius (names[i], &f[i], 140);
   cpu_box_budget = CPU_BOX_READ_BUDGET;
+  check_extreme_values ();
 }
 
 /* The oracle against the blur's definition on small planes. */
