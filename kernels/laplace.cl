@@ -7,7 +7,7 @@
  * for CPUs: a work-item takes RUN samples of `seg` consecutive rows.  In
  * both, each row's samples are loaded once per work-item, as the left,
  * centre and right neighbour vectors, and serve three output rows; the
- * arithmetic is 16-bit for 8-bit samples and 32-bit for 16-bit ones.  (On
+ * arithmetic is 16-bit for values of up to 11 bits and 32-bit beyond.  (On
  * PoCL, three overlapping loads, which hit the cache, measured 3-4 times
  * faster than two loads and shuffle2; on GPUs a vload from an unaligned
  * address becomes loads of single samples, hence aligned words there.)
@@ -16,12 +16,15 @@
 
 #define RUN 16
 
-#if SAMPLE_BYTES == 1
-#define TAP short16                       /* 9 * 255 fits */
+/* 9 * centre - ring lies within +-9 * (2^DEPTH - 1): 16 bits hold it up
+ * to 11-bit values (10-bit video, as 8-bit), 32 bits beyond. */
+#if DEPTH <= 11
+#define TAP short16
 #else
 #define TAP int16
 #endif
-#define TAP_VALUES(v) VALUE_AS (TAP, PASTE (convert_, TAP) (v))
+/* Values taken in the containers' own type, whose shifts are logical. */
+#define TAP_VALUES(v) PASTE (convert_, TAP) (VALUE_AS (SN (16), (v)))
 
 typedef struct {
   TAP left, centre, right;
@@ -125,7 +128,8 @@ SN(16) sharp_run(TAP v)
 #if SAMPLE_BYTES == 1
   return convert_uchar16_sat(v);
 #else
-  return convert_ushort16(CONTAINER_AS(int16, clamp(v, 0, (int) VALUE_MAX)));
+  return CONTAINER_AS(ushort16, convert_ushort16(clamp(v, (TAP) 0,
+              (TAP) VALUE_MAX)));
 #endif
 }
 

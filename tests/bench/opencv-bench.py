@@ -5,12 +5,14 @@ clfilter's blur and laplace with border=mirror; OpenCV rounds its own way,
 so the bytes are not compared).
 
 Usage: opencv-bench.py [--sizes 1280x720,3840x2160] [--radii 7,31] [--reps N]
+                       [--depth 8|16] [--channels 4|1] [--backends cpu,opencl]
 
 One tab-separated line per case on stdout:
-  backend  device  function  size  radius  median-ms  frames/s
+  backend  device  function  size  radius  median-ms  frames/s  depth
 backend "cpu" runs on numpy arrays; "opencl" on cv2.UMat with
 cv2.ocl.finish() after every call, so the time is the device's whole call.
-Frames are 4-channel uint8 (OpenCV filters all four channels, alpha too).
+Frames are 4-channel uint8 by default (OpenCV filters all four channels,
+alpha too); --depth 16 makes them uint16, --channels 1 gray.
 """
 import argparse
 import os
@@ -51,10 +53,13 @@ def cases(sizes, radii):
             s, -1, SHARPEN, dst=d, borderType=BORDER)
 
 
-def backends():
+def backends(wanted):
     """(name, device, wrap a numpy frame, sync) for every backend usable."""
-    yield ("cpu", f"CPU, {cv2.getNumThreads()} threads",
-           lambda a: a, lambda: None)
+    if "cpu" in wanted:
+        yield ("cpu", f"CPU, {cv2.getNumThreads()} threads",
+               lambda a: a, lambda: None)
+    if "opencl" not in wanted:
+        return
     cv2.ocl.setUseOpenCL(True)
     if cv2.ocl.useOpenCL():
         yield ("opencl", cv2.ocl.Device.getDefault().name(),
@@ -69,19 +74,24 @@ def main():
     parser.add_argument("--sizes", default="1280x720,3840x2160")
     parser.add_argument("--radii", default="7,31")
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--depth", type=int, choices=(8, 16), default=8)
+    parser.add_argument("--channels", type=int, choices=(1, 4), default=4)
+    parser.add_argument("--backends", default="cpu,opencl")
     args = parser.parse_args()
+    dtype = np.uint8 if args.depth == 8 else np.uint16
     sizes = [tuple(map(int, s.split("x"))) for s in args.sizes.split(",")]
     radii = [int(r) for r in args.radii.split(",")]
 
     rng = np.random.default_rng(1)
     print("backend\tdevice\tfunction\tsize\tradius\tmedian-ms\tframes/s")
-    for name, device, wrap, sync in backends():
+    for name, device, wrap, sync in backends(args.backends.split(",")):
         for (w, h), label, r, filt in cases(sizes, radii):
-            src = wrap(rng.integers(0, 256, (h, w, 4), np.uint8))
-            dst = wrap(np.empty((h, w, 4), np.uint8))
+            shape = (h, w, args.channels) if args.channels > 1 else (h, w)
+            src = wrap(rng.integers(0, np.iinfo(dtype).max + 1, shape, dtype))
+            dst = wrap(np.empty(shape, dtype))
             ms = median_ms(lambda: filt(src, dst), sync, args.reps)
             print(f"{name}\t{device}\t{label}\t{w}x{h}\t{r}\t{ms:.3f}"
-                  f"\t{1e3 / ms:.1f}", flush=True)
+                  f"\t{1e3 / ms:.1f}\t{args.depth}-bit", flush=True)
 
 
 if __name__ == "__main__":
