@@ -5,6 +5,8 @@
  *   -D SAMPLE_BYTES=<1 or 2: the container of a sample>
  *   -D DEPTH=<bits of a value>   -D SHIFT=<container bits below the value>
  *   -D SWAP=<1: containers are in the other byte order than the device's>
+ *   -D WIDE_SUMS=<1: 64-bit window sums, for 16-bit values at radii whose
+ *                 sums reach 2^32>
  * A sample's value is (container >> SHIFT) masked to DEPTH bits, and a
  * filtered value is written back as value << SHIFT.  Samples whose bit is
  * clear (alpha, padding, chroma under laplace, the other samples of packed
@@ -29,15 +31,19 @@
 #define PASTE(a, b) PASTE_(a, b)
 
 /* S: a sample's container.  SUM: window sums, exact: below 2^30 for 8-bit
- * samples, below 2^38 for 16-bit ones.  Sums along one line (a row's or a
+ * samples; for 16-bit ones below 2^32 (uint) where the host builds no
+ * WIDE_SUMS, else below 2^38 (ulong).  Sums along one line (a row's or a
  * column's window: the separable blur's row sums, the CPU strips' column
  * sums) stay below 2047 * 65535 < 2^27: uint for both. */
 #if SAMPLE_BYTES == 1
 #define S uchar
-#define SUM uint
 #else
 #define S ushort
+#endif
+#if WIDE_SUMS
 #define SUM ulong
+#else
+#define SUM uint
 #endif
 #define SN(n) PASTE(S, n)
 #define SUMN(n) PASTE(SUM, n)

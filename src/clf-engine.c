@@ -571,9 +571,9 @@ void
 clf_program_options (const ClfLayout * layout, char *buf, size_t size)
 {
   snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
-      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d", layout->units,
-      layout->mask, layout->sample_bytes, layout->depth, layout->shift,
-      layout->swap ? 1 : 0);
+      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d",
+      layout->units, layout->mask, layout->sample_bytes, layout->depth,
+      layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0);
 }
 
 /* The layout's program from the on-disk cache where it holds a usable
@@ -602,12 +602,12 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
   return program;
 }
 
-static bool
-same_layout (const ClfLayout * a, const ClfLayout * b)
+bool
+clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
 {
   return a->sample_bytes == b->sample_bytes && a->units == b->units
       && a->mask == b->mask && a->depth == b->depth && a->shift == b->shift
-      && a->swap == b->swap;
+      && a->swap == b->swap && a->wide_sums == b->wide_sums;
 }
 
 cl_program
@@ -619,7 +619,7 @@ clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
   mtx_lock (&engine->lock);
   for (guint i = 0; i < engine->programs->len && !program; i++) {
     ProgramEntry *entry = &g_array_index (engine->programs, ProgramEntry, i);
-    if (same_layout (&entry->layout, layout))
+    if (clf_layout_equal (&entry->layout, layout))
       program = entry->program;
   }
 

@@ -140,11 +140,13 @@ struct ClfPlan {
   bool cpu_kernels;
   cl_uint compute_units;
 
-  KernelSet sets[2 * CLF_MAX_COMPONENTS];
+  KernelSet sets[3 * CLF_MAX_COMPONENTS];
   unsigned n_sets;
   /* Per view and per mode family; NULL where the mode filters none of
-   * the view's samples. */
+   * the view's samples.  16-bit views whose window sums can pass 2^32
+   * also have blurs with 64-bit sums, for the radii that need them. */
   const KernelSet *blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
   const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
 
   size_t sums_size;
@@ -181,11 +183,23 @@ view_row_bytes (const ClfView * v)
   return view_row_units (v) * v->sample_bytes;
 }
 
-/* Bytes of a window sum (SUM in common.cl). */
+/* Whether a window of radius r over values of `depth` bits can sum, with
+ * the mean's rounding N/2, to 2^32 or more: N * (2^depth - 1) + N/2 >=
+ * 2^32.  16-bit values from r=128 on, 12-bit from r=512, 10-bit never. */
+static bool
+needs_wide_sums (const ClfView * v, uint32_t radius)
+{
+  uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
+  return v->sample_bytes == 2
+      && area * ((UINT64_C (2) << v->depth) - 1) >= (UINT64_C (1) << 33);
+}
+
+/* Bytes of a window sum (SUM in common.cl) at the largest radius. */
 static size_t
 sum_bytes (const ClfView * v)
 {
-  return v->sample_bytes == 1 ? sizeof (cl_uint) : sizeof (cl_ulong);
+  return needs_wide_sums (v, CLF_MAX_RADIUS) ? sizeof (cl_ulong) :
+      sizeof (cl_uint);
 }
 
 /* A kernel's work-group size on GPUs: the size it was compiled for
@@ -234,7 +248,7 @@ static const KernelSet *
 kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
-    if (!memcmp (&plan->sets[i].layout, layout, sizeof *layout))
+    if (clf_layout_equal (&plan->sets[i].layout, layout))
       return &plan->sets[i];
 
   cl_program program = clf_engine_program (plan->engine, layout, err);
@@ -389,8 +403,14 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
     ClfLayout blur = view_layout (plan, v, v->blur_mask);
+    ClfLayout wide_blur = blur;
     ClfLayout laplace = view_layout (plan, v, v->laplace_mask);
+    wide_blur.wide_sums = true;
     if (v->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, &blur,
+                err)))
+      goto fail;
+    if (v->blur_mask && needs_wide_sums (v, CLF_MAX_RADIUS)
+        && !(plan->wide_blur_set[i] = kernel_set_for (plan, &wide_blur,
                 err)))
       goto fail;
     if (v->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
@@ -892,7 +912,9 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
 {
   const ClfView *v = &plan->views.views[i];
   bool laplace = params->mode == CLF_MODE_LAPLACE;
-  const KernelSet *set = laplace ? plan->laplace_set[i] : plan->blur_set[i];
+  const KernelSet *set = laplace ? plan->laplace_set[i] :
+      needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
+      plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
 

@@ -49,7 +49,11 @@ typedef struct {
   uint32_t shift;
   bool swap;                    /* containers in the other byte order than
                                  * the device's */
+  bool wide_sums;               /* 64-bit window sums: 16-bit layouts at
+                                 * the radii whose sums pass 2^32 */
 } ClfLayout;
+
+bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 
 /* A program of all kernels for one layout, built on first use and kept by
  * the engine.  The caller gets a new reference. */
