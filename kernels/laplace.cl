@@ -90,8 +90,9 @@ void laplace_samples(__global const uchar *in, int src_stride,
 
 /* Rows y0 .. y1 - 1 of the run of samples b .. b + 15, with rows' taps from
  * TAPS (row, b); the centre row's samples that are not filtered are copied
- * from the source. */
-#define LAPLACE_RUN_ROWS(TAPS)                                            \
+ * from the source (CENTRE (taps, row, b)), and the run is stored with
+ * STORE (run, row + b). */
+#define LAPLACE_RUN_ROWS(TAPS, CENTRE, STORE)                             \
   do {                                                                    \
     Taps above = TAPS (PLANE_ROW (in, src_stride,                         \
             border_index (y0 - 1, height, border)), b);                   \
@@ -102,9 +103,8 @@ void laplace_samples(__global const uchar *in, int src_stride,
               border_index (y + 1, height, border)), b);                  \
       const TAP ring = taps_sum (above) + here.left + here.right          \
           + taps_sum (below);                                             \
-      vstore16 (select (centre_containers (here,                         \
-                  PLANE_ROW (in, src_stride, y), b),                      \
-              sharp_run ((TAP) (9) * here.centre - ring), keep), 0,       \
+      STORE (select (CENTRE (here, PLANE_ROW (in, src_stride, y), b),    \
+              sharp_run ((TAP) (9) * here.centre - ring), keep),          \
           PLANE_ROW (out, dst_stride, y) + b);                            \
       above = here;                                                       \
       here = below;                                                       \
@@ -121,6 +121,8 @@ SN(16) centre_containers(Taps here, __global const S *row, int b)
   return vload16(0, row + b);
 #endif
 }
+
+#define STORE_RUN(v, p) vstore16 ((v), 0, (p))
 
 /* 9 * centre - ring, clamped to the values, as containers. */
 SN(16) sharp_run(TAP v)
@@ -273,7 +275,23 @@ Taps aligned_row_taps(__global const S *row, int b)
   return t;
 }
 
-#define WORD_ROWS() LAPLACE_RUN_ROWS (aligned_row_taps)
+/* The same from and to 16-byte aligned addresses: GPUs do not know it of
+ * a vload16 and move single samples. */
+SN(16) aligned_centre(Taps here, __global const S *row, int b)
+{
+  __global const ushort8 *run = (__global const ushort8 *) (row + b);
+  return (ushort16)(run[0], run[1]);
+}
+
+#define STORE_ALIGNED_RUN(v, p)                                           \
+  do {                                                                    \
+    __global ushort8 *run_ = (__global ushort8 *) (p);                    \
+    run_[0] = (v).lo;                                                     \
+    run_[1] = (v).hi;                                                     \
+  } while (0)
+
+#define WORD_ROWS() \
+  LAPLACE_RUN_ROWS (aligned_row_taps, aligned_centre, STORE_ALIGNED_RUN)
 /* The neighbour runs: 8 samples either side. */
 #define WORD_REACH 8
 
@@ -313,5 +331,5 @@ __kernel void laplace_runs(PLANE_ARGS)
         min(b + RUN, row_units), y0, y1, width, height, border);
     return;
   }
-  LAPLACE_RUN_ROWS(row_taps);
+  LAPLACE_RUN_ROWS(row_taps, centre_containers, STORE_RUN);
 }
