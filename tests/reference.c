@@ -163,9 +163,14 @@ copy_planes (const ClfFrameFormat * format, const ClfHostFrame * src,
           clf_frame_format_row_bytes (format, i));
 }
 
-void
-clf_ref_filter_frame (const ClfParams * params, const ClfFrameFormat * format,
-    const ClfHostFrame * src, const ClfHostFrame * dst)
+typedef void (*BlurFunc) (const ClfParams * params, const Samples * in,
+    const Samples * out);
+
+/* Copies the planes' rows, then filters each component the mode filters,
+ * blurring with `blur`. */
+static void
+filter_components (const ClfParams * params, const ClfFrameFormat * format,
+    const ClfHostFrame * src, const ClfHostFrame * dst, BlurFunc blur)
 {
   copy_planes (format, src, dst);
   for (uint32_t i = 0; i < format->n_components; i++) {
@@ -176,8 +181,31 @@ clf_ref_filter_frame (const ClfParams * params, const ClfFrameFormat * format,
     if (params->mode == CLF_MODE_LAPLACE)
       laplace_component (params, &in, &out);
     else
-      blur_component (params, &in, &out);
+      blur (params, &in, &out);
   }
+}
+
+void
+clf_ref_filter_frame (const ClfParams * params, const ClfFrameFormat * format,
+    const ClfHostFrame * src, const ClfHostFrame * dst)
+{
+  filter_components (params, format, src, dst, blur_component);
+}
+
+/* Every window summed sample by sample. */
+static void
+blur_component_by_definition (const ClfParams * params, const Samples * in,
+    const Samples * out)
+{
+  const int r = (int) params->radius;
+  for (int y = 0; y < (int) in->c->height; y++)
+    for (int x = 0; x < (int) in->c->width; x++) {
+      uint64_t sum = 0;
+      for (int dy = -r; dy <= r; dy++)
+        for (int dx = -r; dx <= r; dx++)
+          sum += value_at (in, x + dx, y + dy, params->border);
+      store_value (out, x, y, mean (sum, params->radius));
+    }
 }
 
 void
@@ -185,22 +213,10 @@ clf_ref_blur_by_definition (const ClfParams * params,
     const ClfFrameFormat * format, const ClfHostFrame * src,
     const ClfHostFrame * dst)
 {
-  const int r = (int) params->radius;
-  copy_planes (format, src, dst);
-  for (uint32_t i = 0; i < format->n_components; i++) {
-    const ClfComponent *c = &format->components[i];
-    Samples in = samples_of (c, src), out = samples_of (c, dst);
-    if (!is_filtered (params, c))
-      continue;
-    for (int y = 0; y < (int) c->height; y++)
-      for (int x = 0; x < (int) c->width; x++) {
-        uint64_t sum = 0;
-        for (int dy = -r; dy <= r; dy++)
-          for (int dx = -r; dx <= r; dx++)
-            sum += value_at (&in, x + dx, y + dy, params->border);
-        store_value (&out, x, y, mean (sum, params->radius));
-      }
-  }
+  ClfParams blur = *params;
+  if (blur.mode == CLF_MODE_LAPLACE)
+    blur.mode = CLF_MODE_BOX;
+  filter_components (&blur, format, src, dst, blur_component_by_definition);
 }
 
 void
