@@ -89,18 +89,20 @@ DEFINE_COLUMN_WINDOW (1, uint, LOAD_ONE)
  *              neighbouring samples, so every row step is one coalesced
  *              access.
  * row_means_scan  a work-group per row turns the row's column sums into
- *              prefix sums in place (scans of SCAN_GROUP pixels in local
- *              memory, carried along the row), and each pixel's window is the
+ *              prefix sums (scans of SCAN_GROUP pixels in local memory,
+ *              carried along the row), and each pixel's window is the
  *              difference of two prefix sums, extended past the edges in
- *              closed form.  Sums are exact modulo 2^32 (2^64 for 16-bit
- *              samples), and so is every window sum (< 2^30; < 2^38). */
+ *              closed form.  Column sums are 32-bit (below 2^27); prefix
+ *              sums are exact modulo 2^32, in place of the column sums, or
+ *              with WIDE_SUMS modulo 2^64 in a region after them, and so is
+ *              every window sum (below 2^32; with WIDE_SUMS below 2^38). */
 
 /* Slides the window of rows down samples b .. b + L - 1 from row y0 to
  * y1, writing each row's column sums to out (a row of sums every `step`
  * entries). */
 #define DEFINE_COLUMN_SLIDE(L, T, LOAD, STORE)                             \
   void column_slide_##L (__global const uchar *plane, int stride,          \
-      __global SUM *out, int step, int b, int y0, int y1, int height,      \
+      __global uint *out, int step, int b, int y0, int y1, int height,     \
       int radius, int border)                                              \
   {                                                                        \
     T sum = column_window_##L (plane, stride, b, y0 - radius, height,      \
@@ -116,7 +118,7 @@ DEFINE_COLUMN_WINDOW (1, uint, LOAD_ONE)
     }                                                                      \
   }
 
-#define STORE_WORD_SUMS(v, p) vstore4 (PASTE (convert_, SUMN (4)) (v), 0, (p))
+#define STORE_WORD_SUMS(v, p) vstore4 ((v), 0, (p))
 #define STORE_ONE_SUM(v, p) (*(p) = (v))
 DEFINE_COLUMN_SLIDE (4, uint4, LOAD_WORD, STORE_WORD_SUMS)
 DEFINE_COLUMN_SLIDE (1, uint, LOAD_ONE, STORE_ONE_SUM)
@@ -129,25 +131,44 @@ __kernel void column_sums(PLANE_ARGS)
     return;
   if (b + 4 > row_units) {
     for (int i = b; i < row_units; i++)
-      column_slide_1(src + src_off, src_stride, sums + i, row_units, i, y0,
+      column_slide_1(src + src_off, src_stride, (__global uint *) sums + i,
+          row_units, i, y0,
           y1, height, radius, border);
     return;
   }
-  column_slide_4(src + src_off, src_stride, sums + b, row_units, b, y0, y1,
+  column_slide_4(src + src_off, src_stride, (__global uint *) sums + b,
+      row_units, b, y0, y1,
       height, radius, border);
 }
 
 #define SCAN_GROUP 256
 
-/* The row of sums as whole pixels: one aligned vector load where BPP is 2
+/* A row of sums as whole pixels: one aligned vector load where BPP is 2
  * or 4 (rows of sums start on such a boundary). */
 #if BPP == 2 || BPP == 4
 #define LOAD_SUMS(i, p) (((__global const PIX(SUM) *) (p))[i])
 #define STORE_SUMS(v, i, p) (((__global PIX(SUM) *) (p))[i] = (v))
+#define LOAD_COLUMN_SUMS(i, p) \
+  CONVERT_PIX(SUM)(((__global const PIX(uint) *) (p))[i])
 #else
 #define LOAD_SUMS(i, p) LOAD_PIX(i, p)
 #define STORE_SUMS(v, i, p) STORE_PIX(v, i, p)
+#define LOAD_COLUMN_SUMS(i, p) CONVERT_PIX(SUM)(LOAD_PIX(i, p))
 #endif
+
+/* Where row y's prefix sums go: over its 32-bit column sums where the
+ * sums are 32-bit, else (64-bit sums) in a region of their own after the
+ * frame's column sums, so that the column sums keep to 4 bytes. */
+__global SUM *prefix_row(__global uint *columns, int width, int height,
+    int y)
+{
+#if WIDE_SUMS
+  const size_t n = (size_t) width * height * BPP;
+  return (__global SUM *) (columns + (n + 15) / 16 * 16) + y * width * BPP;
+#else
+  return (__global SUM *) columns + y * width * BPP;
+#endif
+}
 
 /* P(j), the sum of pixels 0 .. j-1 of a row of prefix sums p (p[x] holds
  * P(x + 1)), for 0 <= j <= width. */
@@ -201,7 +222,9 @@ void row_means_scan(PLANE_ARGS)
 {
   __local PIX(SUM) scan[SCAN_GROUP];
   const int lid = get_local_id(0), y = get_global_id(1);
-  __global SUM *p = sums + y * width * BPP;
+  __global const uint *columns = (__global const uint *) sums
+      + y * width * BPP;
+  __global SUM *p = prefix_row((__global uint *) sums, width, height, y);
 
   /* The prefix sums, SCAN_GROUP neighbouring pixels at a time, so every
    * load and store is one coalesced access. */
@@ -209,7 +232,7 @@ void row_means_scan(PLANE_ARGS)
   for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
     const int x = x0 + lid;
     const PIX(SUM) sum = group_scan(scan, lid,
-        x < width ? LOAD_SUMS(x, p) : (PIX(SUM)) 0) + carry;
+        x < width ? LOAD_COLUMN_SUMS(x, columns) : (PIX(SUM)) 0) + carry;
     if (x < width)
       STORE_SUMS(sum, x, p);
     carry += scan[SCAN_GROUP - 1];

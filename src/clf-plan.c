@@ -194,12 +194,17 @@ needs_wide_sums (const ClfView * v, uint32_t radius)
       && area * ((UINT64_C (2) << v->depth) - 1) >= (UINT64_C (1) << 33);
 }
 
-/* Bytes of a window sum (SUM in common.cl) at the largest radius. */
-static size_t
-sum_bytes (const ClfView * v)
+/* Bytes of the sums buffer a blur of view v needs: a 32-bit sum per
+ * sample, and where 64-bit sums may be needed, 8 bytes more per sample
+ * after them (the GPU sliding blur's prefix sums; see prefix_row in
+ * blur.cl). */
+static uint64_t
+view_sums_bytes (const ClfView * v)
 {
-  return needs_wide_sums (v, CLF_MAX_RADIUS) ? sizeof (cl_ulong) :
-      sizeof (cl_uint);
+  uint64_t samples = (uint64_t) view_row_units (v) * v->height;
+  uint64_t narrow = (samples + 15) / 16 * 16 * sizeof (cl_uint);
+  return narrow + (needs_wide_sums (v, CLF_MAX_RADIUS) ?
+      samples * sizeof (cl_ulong) : 0);
 }
 
 /* A kernel's work-group size on GPUs: the size it was compiled for
@@ -300,8 +305,7 @@ check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
   uint32_t widest = 0;
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
-    uint64_t view_sums = (uint64_t) view_row_units (v) * v->height
-        * sum_bytes (v);
+    uint64_t view_sums = view_sums_bytes (v);
     if (v->blur_mask && view_sums > sums) {
       sums = view_sums;
       widest = i;
