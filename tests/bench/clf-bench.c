@@ -8,7 +8,7 @@
  *
  *   clf-bench [--devices all|SPEC,...] [--modes box,separable,sliding,laplace]
  *             [--radii 1,3,7,...] [--sizes 640x360,...] [--frames N]
- *             [--budget-ms MS] [--check-pixels N] [--formats rgba,gray16,...]
+ *             [--budget-ms MS] [--check-pixels N] [--format[s] rgba,gray16,...]
  *
  * Formats (default rgba): gray8, gray16 (16 bits, little-endian), rgba
  * (8-bit, alpha copied), rgba64 (16-bit, alpha copied), i420, i420-10
@@ -482,7 +482,7 @@ main (int argc, char **argv)
       o.budget_ms = atof (v);
     else if (!strcmp (k, "--check-pixels"))
       o.check_pixels = atof (v);
-    else if (!strcmp (k, "--formats"))
+    else if (!strcmp (k, "--formats") || !strcmp (k, "--format"))
       o.formats = v;
     else {
       fprintf (stderr, "clf-bench: unknown option '%s'\n", k);
