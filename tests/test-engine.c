@@ -860,6 +860,35 @@ check_blob (const ClfFrameFormat * format, const Blob * got,
   check_blob_gaps (format, got, what);
 }
 
+/* A frame of random pixels and an empty one (all canary), as blobs, with
+ * their device buffers (mem NULL where there is none). */
+typedef struct {
+  Blob src, dst;
+  cl_mem src_mem, dst_mem;
+} BlobPair;
+
+/* `in`'s pixels and an empty frame, each in a device buffer of its own. */
+static void
+device_blobs_init (BlobPair * b, const ClfFrameFormat * format,
+    const ClfHostFrame * in)
+{
+  blob_init (&b->src, format, in, NULL);
+  blob_init (&b->dst, format, NULL, NULL);
+  b->src_mem = device_copy (&b->src);
+  b->dst_mem = device_copy (&b->dst);
+}
+
+static void
+blob_pair_clear (BlobPair * b)
+{
+  if (b->src_mem)
+    clReleaseMemObject (b->src_mem);
+  if (b->dst_mem)
+    clReleaseMemObject (b->dst_mem);
+  free (b->src.bytes);
+  free (b->dst.bytes);
+}
+
 /* Every pairing of device and host frames on one format and mode. */
 static void
 check_frame_pairings (const char *layout, const ClfFrameFormat * format,
@@ -871,13 +900,11 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
 
   char what[200], pairing[160];
   ClfHostFrame in, want;
-  Blob src, dst;
+  BlobPair b;
   test_frame_init (&in, format, true);
   test_frame_init (&want, format, false);
   clf_ref_filter_frame (params, format, &in, &want);
-  blob_init (&src, format, &in, NULL);
-  blob_init (&dst, format, NULL, NULL);
-  cl_mem src_mem = device_copy (&src), dst_mem = device_copy (&dst);
+  device_blobs_init (&b, format, &in);
   describe (pairing, sizeof pairing, layout, format, params);
 
   /* Each destination starts as canaries, so stale output cannot pass. */
@@ -890,11 +917,12 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
     {"device->host", true, false, 1},
     {"host->device", false, true, 1},
   };
-  for (size_t c = 0; c < N_OF (cases) && src_mem; c++) {
+  for (size_t c = 0; c < N_OF (cases) && b.src_mem; c++) {
     Blob out;
-    blob_like (&out, &dst);
+    blob_like (&out, &b.dst);
     cl_mem out_mem = cases[c].to_device ? device_copy (&out) : NULL;
-    ClfFrame from = frame_of (&src, cases[c].from_device ? src_mem : NULL);
+    ClfFrame from = frame_of (&b.src, cases[c].from_device ? b.src_mem :
+        NULL);
     ClfFrame to = frame_of (&out, out_mem);
     snprintf (what, sizeof what, "%s %s", pairing, cases[c].name);
     process_and_check (plan, params, format, &from, &to, cases[c].copies,
@@ -908,39 +936,29 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
   }
 
   /* Planes of one frame in different buffers: each plane its own. */
-  if (format->n_planes > 1 && src_mem && dst_mem) {
-    ClfFrame from = frame_of (&src, src_mem);
-    ClfFrame to = frame_of (&dst, dst_mem);
+  if (format->n_planes > 1 && b.src_mem && b.dst_mem) {
+    ClfFrame from = frame_of (&b.src, b.src_mem);
+    ClfFrame to = frame_of (&b.dst, b.dst_mem);
     from.mem[1] = NULL;
-    from.data[1] = src.bytes + src.frame.offset[1];
-    from.size[1] = src.size - src.frame.offset[1];
+    from.data[1] = b.src.bytes + b.src.frame.offset[1];
+    from.size[1] = b.src.size - b.src.frame.offset[1];
     snprintf (what, sizeof what, "%s one plane from host", pairing);
     process_and_check (plan, params, format, &from, &to, 1, what);
-    read_back (dst_mem, &dst);
-    check_blob (format, &dst, &want, what);
+    read_back (b.dst_mem, &b.dst);
+    check_blob (format, &b.dst, &want, what);
   }
 
-  if (src_mem)
-    clReleaseMemObject (src_mem);
-  if (dst_mem)
-    clReleaseMemObject (dst_mem);
-  free (src.bytes);
-  free (dst.bytes);
+  blob_pair_clear (&b);
   test_frame_clear (&in);
   test_frame_clear (&want);
   clf_plan_free (plan);
 }
 
-/* A frame of `in`'s pixels and an empty one (all canary), as blobs in
- * 4096-aligned host memory, each wrapped in a device buffer when `wrap`
- * and the device allow it (else its mem stays NULL). */
-typedef struct {
-  Blob src, dst;
-  cl_mem src_mem, dst_mem;
-} HostBlobs;
-
+/* `in`'s pixels and an empty frame in 4096-aligned host memory, each
+ * wrapped in a device buffer when `wrap` and the device allow it (else its
+ * mem stays NULL). */
 static void
-host_blobs_init (HostBlobs * h, const ClfFrameFormat * format,
+host_blobs_init (BlobPair * h, const ClfFrameFormat * format,
     const ClfHostFrame * in, bool wrap, ClfError * err)
 {
   blob_init (&h->src, format, in, aligned_alloc (4096, 1 << 20));
@@ -949,17 +967,6 @@ host_blobs_init (HostBlobs * h, const ClfFrameFormat * format,
       h->src.size, err) : NULL;
   h->dst_mem = wrap ? clf_engine_wrap_host (engine, h->dst.bytes,
       h->dst.size, err) : NULL;
-}
-
-static void
-host_blobs_clear (HostBlobs * h)
-{
-  if (h->src_mem)
-    clReleaseMemObject (h->src_mem);
-  if (h->dst_mem)
-    clReleaseMemObject (h->dst_mem);
-  free (h->src.bytes);
-  free (h->dst.bytes);
 }
 
 /* Host memory wrapped in device buffers: no copy where the device shares
@@ -973,7 +980,7 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
     return;
 
   ClfHostFrame in, want;
-  HostBlobs h;
+  BlobPair h;
   test_frame_init (&in, format, true);
   test_frame_init (&want, format, false);
   clf_ref_filter_frame (params, format, &in, &want);
@@ -998,7 +1005,7 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
   if (unaligned)
     clReleaseMemObject (unaligned);
 
-  host_blobs_clear (&h);
+  blob_pair_clear (&h);
   test_frame_clear (&in);
   test_frame_clear (&want);
   clf_plan_free (plan);
@@ -1031,8 +1038,23 @@ check_plane_outside_buffer (void)
   clf_plan_free (plan);
 }
 
+/* Plane `plane` of `b`'s frame one byte off its 2-byte samples: at an odd
+ * offset, or with an odd stride. */
+static Blob
+misplaced (const Blob * b, uint32_t plane, bool odd_stride)
+{
+  Blob m = *b;                  /* the same bytes */
+  m.frame.offset[plane] += odd_stride ? 0 : 1;
+  m.frame.stride[plane] += odd_stride ? 1 : 0;
+  return m;
+}
+
 /* 2-byte samples in a device buffer must lie on their alignment: an odd
- * offset or stride is refused before anything is enqueued. */
+ * offset or stride of a plane (the last, so the planes before it could
+ * have been filtered), in the source or the destination buffer, is refused
+ * for that reason before anything is enqueued: the destination keeps its
+ * bytes.  Host planes may lie anywhere: the same odd places in host memory
+ * are filtered. */
 static void
 check_odd_sample_placement (void)
 {
@@ -1041,27 +1063,52 @@ check_odd_sample_placement (void)
   format_families (16, 4, names, f);
   /* i420-10: one program of 10-bit samples (memcheck runs this group). */
   const ClfFrameFormat *format = &f[1];
+  const uint32_t last = format->n_planes - 1;
   ClfError err = { 0 };
   ClfPlan *plan = plan_for (names[1], format);
   ClfHostFrame in;
   test_frame_init (&in, format, true);
-  Blob b;
-  blob_init (&b, format, &in, NULL);
-  cl_mem mem = device_copy (&b);
+  BlobPair b;
+  device_blobs_init (&b, format, &in);
   ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
   ClfFrameStats stats;
-  for (int odd = 0; odd < 2; odd++) {
-    ClfFrame frame = frame_of (&b, mem);
-    frame.offset[0] += odd ? 0 : 1;
-    frame.stride[0] += odd ? 1 : 0;
-    CHECK (plan && !clf_plan_process (plan, &params, &frame, &frame, &stats,
-            &err) && err.code == CLF_ERROR_FRAME, "16-bit samples at an odd "
-        "%s were accepted", odd ? "stride" : "offset");
-    clf_error_clear (&err);
-  }
-  if (mem)
-    clReleaseMemObject (mem);
-  free (b.bytes);
+  for (int in_dst = 0; plan && b.src_mem && b.dst_mem && in_dst < 2; in_dst++)
+    for (int odd_stride = 0; odd_stride < 2; odd_stride++) {
+      char what[120];
+      snprintf (what, sizeof what, "10-bit samples at an odd %s of the %s",
+          odd_stride ? "stride" : "offset", in_dst ? "destination" :
+          "source");
+      Blob src = in_dst ? b.src : misplaced (&b.src, last, odd_stride);
+      Blob dst = in_dst ? misplaced (&b.dst, last, odd_stride) : b.dst;
+      ClfFrame from = frame_of (&src, b.src_mem);
+      ClfFrame to = frame_of (&dst, b.dst_mem);
+      CHECK (!clf_plan_process (plan, &params, &from, &to, &stats, &err)
+          && err.code == CLF_ERROR_FRAME && strstr (err.message,
+              "multiples of 2"), "%s in a device buffer: %s", what,
+          err.message ? err.message : "accepted");
+      clf_error_clear (&err);
+      Blob got;
+      blob_like (&got, &b.dst);
+      read_back (b.dst_mem, &got);
+      CHECK (!memcmp (got.bytes, b.dst.bytes, got.size), "%s: the refused "
+          "frame wrote its destination", what);
+      free (got.bytes);
+
+      /* In host memory: filtered from and to those places. */
+      Blob host = misplaced (&b.src, last, odd_stride), out;
+      ClfHostFrame view = blob_planes (&host), want;
+      test_frame_init (&want, format, false);
+      clf_ref_filter_frame (&params, format, &view, &want);
+      blob_like (&out, &host);
+      from = frame_of (&host, NULL);
+      to = frame_of (&out, NULL);
+      strcat (what, " in host memory");
+      process_and_check (plan, &params, format, &from, &to, 2, what);
+      check_blob (format, &out, &want, what);
+      free (out.bytes);
+      test_frame_clear (&want);
+    }
+  blob_pair_clear (&b);
   test_frame_clear (&in);
   clf_plan_free (plan);
 }
@@ -1707,7 +1754,7 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   test_frame_init (&want, &fault_format, false);
   clf_ref_filter_frame (&params, &fault_format, &in, &want);
   ClfError err = { 0 };
-  HostBlobs h;
+  BlobPair h;
   host_blobs_init (&h, &fault_format, &in, wrapped, &err);
   ClfPlan *plan = plan_for (what, &fault_format);
 
@@ -1732,7 +1779,7 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   }
   clf_error_clear (&err);
   clf_plan_free (plan);
-  host_blobs_clear (&h);
+  blob_pair_clear (&h);
   test_frame_clear (&in);
   test_frame_clear (&want);
 }
