@@ -1283,8 +1283,8 @@ gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
     }
     /* The device reads whole samples: a plane off their alignment is
      * copied (host memory has no such rule). */
-    mem = wrap && offset % clf_frame_format_sample_bytes (&self->format, i) == 0
-        && stride % clf_frame_format_sample_bytes (&self->format, i) == 0 ?
+    guint align = clf_frame_format_sample_bytes (&self->format, i);
+    mem = wrap && offset % align == 0 && stride % align == 0 ?
         gst_cl_filter_wrap_region (self, access, region, err) : NULL;
     if (err->code != CLF_ERROR_NONE)
       return FALSE;

@@ -52,9 +52,6 @@ __kernel void cols_direct(PLANE_ARGS)
       mean_for(radius, mean_mul, mean_shift));
 }
 
-/* Sample b of row y of a plane of `stride` bytes a row. */
-#define PLANE_AT(plane, stride, y, b) \
-  ((__global const S *) ((plane) + (uint) (y) * (stride)) + (b))
 
 /* The sums over the window of rows first .. first + 2r of samples b ..
  * b + L - 1 of a row (L = 16, 4 or a single sample), summed in registers. */
@@ -70,7 +67,7 @@ __kernel void cols_direct(PLANE_ARGS)
     } else {                                                               \
       Walk w = walk_from (first, height, border);                          \
       for (int i = -radius; i <= radius; i++, w = walk_next (w))           \
-        acc += LOAD (PLANE_AT (plane, stride, walk_index (w), b));         \
+        acc += LOAD (PLANE_ROW (plane, stride, walk_index (w)) + b);       \
     }                                                                      \
     return acc;                                                            \
   }
@@ -111,8 +108,8 @@ DEFINE_COLUMN_WINDOW (1, uint, LOAD_ONE)
     Walk leave = walk_from (y0 - radius, height, border);                  \
     for (int y = y0; y < y1; y++) {                                        \
       STORE (sum, out + y * step);                                         \
-      sum += LOAD (PLANE_AT (plane, stride, walk_index (enter), b))        \
-          - LOAD (PLANE_AT (plane, stride, walk_index (leave), b));        \
+      sum += LOAD (PLANE_ROW (plane, stride, walk_index (enter)) + b)      \
+          - LOAD (PLANE_ROW (plane, stride, walk_index (leave)) + b);      \
       enter = walk_next (enter);                                           \
       leave = walk_next (leave);                                           \
     }                                                                      \

@@ -54,9 +54,11 @@
   __global SUM *sums, int width, int height, int radius, int border,      \
   int seg, ulong mean_mul, int mean_shift, int keep_dst
 
-/* Row y of a plane at byte `off` of `base`, `stride` bytes a row. */
-#define ROW_AT(base, off, stride, y) \
-  ((__global S *) ((base) + (off) + (uint) (y) * (stride)))
+/* Row y of a plane starting at `plane` (or at byte `off` of `base`),
+ * `stride` bytes a row. */
+#define PLANE_ROW(plane, stride, y) \
+  ((__global S *) ((plane) + (uint) (y) * (stride)))
+#define ROW_AT(base, off, stride, y) PLANE_ROW ((base) + (off), stride, y)
 #define SRC_ROW(y) ((__global const S *) ROW_AT (src, src_off, src_stride, y))
 #define DST_ROW(y) ROW_AT (dst, dst_off, dst_stride, y)
 /* Where the copied samples of row y come from. */
@@ -77,8 +79,7 @@
 #define CONTAINER_AS(T, v) HOST_ORDER_AS (T, (v) << SHIFT)
 #define VALUE_OF(v) VALUE_AS (uint, v)
 #define CONTAINER_OF(v) CONTAINER_AS (uint, v)
-/* The values of n containers at p, as SUMs or as uints. */
-#define VALUES(n, p) VALUE_OF (PASTE (convert_, SUMN (n)) (PASTE (vload, n) (0, (p))))
+/* The values of n containers at p, as uints. */
 #define LINE_VALUES(n, p) \
   VALUE_OF (PASTE (convert_uint, n) (PASTE (vload, n) (0, (p))))
 
@@ -239,8 +240,6 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 #define STORE_PIX(v, i, p) PASTE(vstore, BPP)(v, i, p)
 #define CONVERT_PIX(T) PASTE(convert_, PIX(T))
 #endif
-/* The values of pixel i of a row of containers, as SUMs. */
-#define LOAD_PIX_VALUES(i, p) VALUE_OF(CONVERT_PIX(SUM)(LOAD_PIX(i, p)))
 
 /* All ones in the lanes of filtered samples, zero in the copied ones. */
 #define LANE_MASK(c) (FILTERED(c) ? 0xffffffffu : 0u)

@@ -67,9 +67,6 @@ S laplace_sample(__global const S *up, __global const S *mid,
           (int) VALUE_MAX));
 }
 
-/* Row y of a plane (from its first byte) of `stride` bytes a row. */
-#define PLANE_ROW(plane, stride, y) \
-  ((__global S *) ((plane) + (uint) (y) * (stride)))
 
 /* Samples b .. end - 1 of rows y0 .. y1 - 1, one by one. */
 void laplace_samples(__global const uchar *in, int src_stride,
