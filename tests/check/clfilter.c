@@ -69,26 +69,18 @@ GST_START_TEST (test_every_format_at_every_radius)
 
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
     set_caps (h, fc->name, sizes[s][0], sizes[s][1], &info);
-    for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++)
-      for (guint r = 0; r < G_N_ELEMENTS (radii); r++)
-        for (ClfBorder border = CLF_BORDER_CLAMP;
-            border <= CLF_BORDER_MIRROR; border++) {
-          ClfParams params = { mode, radii[r], border };
-          GstBuffer *in, *out;
+    for (guint r = 0; r < G_N_ELEMENTS (radii); r++)
+      for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++) {
+        ClfParams clamp = { mode, radii[r], CLF_BORDER_CLAMP };
+        ClfParams mirror = { mode, radii[r], CLF_BORDER_MIRROR };
 
-          if ((mode == CLF_MODE_LAPLACE && r > 1)
-              || !affordable (mode, radii[r], sizes[s][0]))
-            continue;
-          g_object_set (h->element, "mode", mode, "radius", radii[r],
-              "border", border, NULL);
-          in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
-          fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
-              GST_FLOW_OK);
-          out = gst_harness_pull (h);
-          check_output (fc, &info, &params, "issue sizes", in, out);
-          gst_buffer_unref (out);
-          gst_buffer_unref (in);
-        }
+        /* laplace has no radius: once per size */
+        if ((mode == CLF_MODE_LAPLACE && r > 0)
+            || !affordable (mode, radii[r], sizes[s][0]))
+          continue;
+        push_and_check (h, fc, &info, &clamp, INPUT_FROM_POOL);
+        push_and_check (h, fc, &info, &mirror, INPUT_FROM_POOL);
+      }
   }
   gst_harness_teardown (h);
 }
