@@ -5,9 +5,11 @@
  * meta and alignment options.
  */
 #include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
 #include "gstclbufferpool.h"
+#include "gstclcontext.h"
 #include "gstclmemory.h"
 #include "reference.h"
 
@@ -320,6 +322,39 @@ GST_START_TEST (test_pool_reuses_buffers)
 
 GST_END_TEST;
 
+/* The glue is one shared library: a program that links it (as this test
+ * does) and loads the plugin has each type once, so the plugin's memory is
+ * the memory this program knows.  With the glue compiled into both, the
+ * plugin registered the types again: g_type_register_static criticals,
+ * and the plugin's memory was not GstClMemory here. */
+GST_START_TEST (test_plugin_shares_the_glue)
+{
+  GstElement *pipeline, *sink;
+  GstSample *sample;
+  GstBuffer *buf;
+
+  fail_unless (gst_cl_engine_get_type () != 0);
+  fail_unless (GST_TYPE_CL_BUFFER_POOL != 0);
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! clfilter ! "
+      "appsink name=sink", NULL);
+  fail_unless (pipeline != NULL, "clfilter did not load");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless_equals_int (gst_element_set_state (pipeline,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_ASYNC);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  fail_unless (sample != NULL);
+  buf = gst_sample_get_buffer (sample);
+  fail_unless (gst_is_cl_memory (gst_buffer_peek_memory (buf, 0)),
+      "the plugin's output memory is not this program's GstClMemory");
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 clmemory_suite (void)
 {
@@ -335,6 +370,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_freed_buffers_reused);
   tcase_add_test (tc, test_pool_video_alignment);
   tcase_add_test (tc, test_pool_reuses_buffers);
+  tcase_add_test (tc, test_plugin_shares_the_glue);
   return s;
 }
 
