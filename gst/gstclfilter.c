@@ -89,6 +89,22 @@
  * Interlaced frames (interlace-mode=interleaved, or mixed with the
  * interlaced buffer flag) are filtered field by field.
  *
+ * ## As a video filter
+ * - A blur of radius 0 is the identity: the element is then in
+ *   passthrough and the buffer goes on as it came, with no kernel and no
+ *   copy, and no meta of this element; its clfilter-stats says
+ *   `passthrough=true` with kernel-ns 0 (every message has the field).
+ * - QoS is on (the `qos` property): a frame that downstream's QoS events
+ *   say is already late is dropped before any kernel runs, and a QoS
+ *   message says so.
+ * - `mode`, `radius` and `border` are controllable: a GstControlSource
+ *   bound to them (gst_object_add_control_binding) sets them at each
+ *   frame's stream time.
+ * - Metas of the input that still hold for the filtered frame (no tags,
+ *   or only video, size and orientation ones: crop, regions of interest,
+ *   AFD, bar data) are copied to the output; the input's GstVideoMeta and
+ *   an upstream clfilter's figures are not.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=laplace ! videoconvert ! autovideosink
@@ -274,6 +290,12 @@ static void gst_cl_filter_set_context (GstElement * element,
     GstContext * context);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
+static void gst_cl_filter_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buffer);
+static gboolean gst_cl_filter_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
 static gboolean gst_cl_filter_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstStateChangeReturn gst_cl_filter_change_state (GstElement * element,
@@ -299,23 +321,25 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "separable = row pass then column pass, 2(2r+1) reads; "
           "sliding = running sums, cost independent of the radius; "
           "laplace = 3x3 sharpen (9 x centre - 8 neighbours). The three "
-          "blurs give identical bytes. Takes effect on the next frame",
+          "blurs give identical bytes. Takes effect on the next frame; "
+          "controllable (GstController), as are radius and border",
           GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
-          rw | GST_PARAM_MUTABLE_PLAYING));
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_uint ("radius", "Radius",
           "Blur radius r in pixels of each plane: the window is "
-          "(2r+1)x(2r+1) and 0 leaves the frame unchanged; radii larger "
-          "than the frame are fine. Ignored by laplace. Takes effect on "
+          "(2r+1)x(2r+1); radii larger than the frame are fine. 0 leaves the "
+          "frame unchanged: the element is then in passthrough, running no "
+          "kernel and copying nothing. Ignored by laplace. Takes effect on "
           "the next frame", 0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
-          rw | GST_PARAM_MUTABLE_PLAYING));
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
           "What the filter reads beyond the frame's edges: clamp = the "
           "edge pixel repeated; mirror = reflected without repeating the "
           "edge (-1 reads 1), as often as the radius needs. Takes effect "
           "on the next frame", GST_TYPE_CL_FILTER_BORDER, DEFAULT_BORDER,
-          rw | GST_PARAM_MUTABLE_PLAYING));
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "OpenCL device to run on: auto = first GPU, else first "
@@ -399,6 +423,13 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_accept_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
+  /* Called only in passthrough (a blur of radius 0), to count the frame. */
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cl_filter_transform_ip);
+  trans_class->transform_ip_on_passthrough = TRUE;
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_before_transform);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_transform_meta);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cl_filter_sink_event);
   trans_class->passthrough_on_same_caps = FALSE;
   gst_cl_filter_meta_get_info ();
@@ -422,6 +453,9 @@ gst_cl_filter_init (GstClFilter * self)
   self->zero_copy = DEFAULT_ZERO_COPY;
   self->kernel_times = g_new (ClfTimeStats, 1);
   clf_time_stats_reset (self->kernel_times);
+  /* Late frames are dropped, as GstVideoFilter's are: a live pipeline
+   * with an expensive mode keeps up instead of falling behind. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 static void
@@ -1428,7 +1462,8 @@ gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
 
 static void
 gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
-    const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts)
+    const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts,
+    gboolean passthrough)
 {
   GstMessage *message;
   GstStructure *s;
@@ -1440,6 +1475,7 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   gst_structure_set (s,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
       "pts", G_TYPE_UINT64, pts,
+      "passthrough", G_TYPE_BOOLEAN, passthrough,
       NULL);
   message = gst_message_new_element (GST_OBJECT (self), s);
   g_atomic_int_inc (&self->unread_stats);
@@ -1448,17 +1484,15 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   gst_element_post_message (GST_ELEMENT (self), message);
 }
 
-/* The frame's figures on the output buffer, for applications. */
+/* The frame's figures on the output buffer, for applications.  An upstream
+ * clfilter's metas were not copied to it (transform_meta): a buffer
+ * carries the figures of the filter that made it. */
 static void
 gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
 {
-  /* The input's meta (an upstream clfilter's) was copied onto the output:
-   * overwritten, else readers would find that filter's figures first. */
-  GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (outbuf);
+  GstClFilterMeta *meta = gst_buffer_add_cl_filter_meta (outbuf);
 
-  if (!meta)
-    meta = gst_buffer_add_cl_filter_meta (outbuf);
   meta->frame = frame;
   meta->mode = clf_mode_name (params->mode);
   meta->radius = params->radius;
@@ -1467,8 +1501,7 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->upload_ns = stats->upload_ns;
   meta->download_ns = stats->download_ns;
   meta->copies = stats->copies;
-  /* The same figures for bindings (Python cannot read the struct above),
-   * overwritten in the same way. */
+  /* The same figures for bindings (Python cannot read the struct above). */
   gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
       frame, params, stats);
 }
@@ -1574,6 +1607,100 @@ gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
       stats, err);
 }
 
+/* A blur of radius 0 is the identity: the element passes frames through
+ * untouched, with no kernel and no copy. */
+static gboolean
+gst_cl_filter_is_identity (const ClfParams * params)
+{
+  return params->mode != CLF_MODE_LAPLACE && params->radius == 0;
+}
+
+/* Caps that came while passing through decided no output pool: leaving
+ * passthrough, the source pad renegotiates for one.  Otherwise the pool
+ * decided before is still there, and no frame waits for a new one. */
+static void
+gst_cl_filter_ensure_output_pool (GstClFilter * self)
+{
+  GstBufferPool *pool =
+      gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (self));
+
+  if (pool)
+    gst_object_unref (pool);
+  else
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+/* Before each frame: the controlled properties take their values at the
+ * frame's stream time (an application may animate the radius), then the
+ * element goes into or out of passthrough for them. */
+static void
+gst_cl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+  ClfParams params;
+  gboolean identity;
+
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (self), stream_time);
+  gst_cl_filter_read_params (self, &params);
+  identity = gst_cl_filter_is_identity (&params);
+  if (identity == gst_base_transform_is_passthrough (trans))
+    return;
+  GST_DEBUG_OBJECT (self, "%s passthrough: %s r=%u", identity ? "entering" :
+      "leaving", clf_mode_name (params.mode), params.radius);
+  gst_base_transform_set_passthrough (trans, identity);
+  if (!identity)
+    gst_cl_filter_ensure_output_pool (self);
+}
+
+/* A frame passed through: counted, with no kernel time and no copy, and
+ * said in its clfilter-stats (passthrough=true).  The buffer is not ours
+ * to change, so it carries no meta of this element. */
+static GstFlowReturn
+gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  ClfFrameStats stats = { 0 };
+  ClfParams params;
+  guint64 frame;
+
+  gst_cl_filter_read_params (self, &params);
+  if (gst_cl_filter_record_frame (self, &stats, &frame))
+    gst_cl_filter_post_stats (self, frame, &params, &stats,
+        GST_BUFFER_PTS (buffer), TRUE);
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " passed through (%s "
+      "r=0)", frame, clf_mode_name (params.mode));
+  return GST_FLOW_OK;
+}
+
+/* Metas of the input that still hold for the filtered frame are copied to
+ * the output, as GstVideoFilter does: those with no tags or only video,
+ * size and orientation ones (crop, regions of interest, AFD, bar data).
+ * A GstVideoMeta (memory tag) describes the input's layout, and this
+ * element's own metas an upstream clfilter's figures: the output gets its
+ * own. */
+static gboolean
+gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  static const gchar *const kept_tags[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR, NULL
+  };
+  GType api = meta->info->api;
+  const gchar *const *tags = gst_meta_api_type_get_tags (api);
+
+  if (api == gst_cl_filter_meta_get_info ()->api
+      || api == gst_cl_filter_stats_meta_get_info ()->api)
+    return FALSE;
+  /* gst_meta_api_type_tags_contain_only() is GStreamer 1.24's. */
+  for (guint i = 0; tags && tags[i]; i++)
+    if (!g_strv_contains (kept_tags, tags[i]))
+      return FALSE;
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -1619,7 +1746,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_cl_filter_add_meta (outbuf, frame, &params, &stats);
   if (post)
     gst_cl_filter_post_stats (self, frame, &params, &stats,
-        GST_BUFFER_PTS (inbuf));
+        GST_BUFFER_PTS (inbuf), FALSE);
   return GST_FLOW_OK;
 
   /* ERRORS */

@@ -9,6 +9,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/controller.h>
 #include <gst/video/video.h>
 
 #include <gst/clfilter/gstclfiltermeta.h>
@@ -1356,6 +1357,287 @@ GST_START_TEST (test_plugin_from_build_dir)
 
 GST_END_TEST;
 
+/* ---- what users expect of a video filter ------------------------------ */
+
+static guint
+count_metas (GstBuffer * buf, GType api)
+{
+  gpointer state = NULL;
+  guint n = 0;
+
+  while (gst_buffer_iterate_meta_filtered (buf, &state, api))
+    n++;
+  return n;
+}
+
+static guint64
+frames_filtered (GstHarness * h)
+{
+  guint64 frames = 0;
+
+  g_object_get (h->element, "frames", &frames, NULL);
+  return frames;
+}
+
+/* QoS is on: a frame that a QoS event says is already too late (its
+ * running time before the earliest time downstream can still show) is
+ * dropped before any kernel runs; the next one, in time, is filtered. */
+GST_START_TEST (test_qos_drops_late_frames)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("RGBA");
+  ClfParams params = { CLF_MODE_SLIDING, 4, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  GstBuffer *late, *in_time, *out;
+
+  fail_unless (gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM
+          (h->element)));
+  set_caps (h, "RGBA", 64, 48, &info);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
+  late = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+  GST_BUFFER_PTS (late) = 0;
+  GST_BUFFER_DURATION (late) = GST_SECOND / 30;
+  in_time = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+  GST_BUFFER_PTS (in_time) = 2 * GST_SECOND;
+  GST_BUFFER_DURATION (in_time) = GST_SECOND / 30;
+
+  /* The stream starts before a QoS event can come back. */
+  fail_unless_equals_int (gst_harness_push (h, random_buffer
+          (GST_VIDEO_INFO_SIZE (&info))), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 2.0, GST_SECOND, 0)));
+
+  fail_unless_equals_int (gst_harness_push (h, late), GST_FLOW_OK);
+  fail_unless (gst_harness_try_pull (h) == NULL, "a late frame was filtered");
+  fail_unless_equals_uint64 (frames_filtered (h), 1);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in_time)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  check_output (fc, &info, &params, "in time", in_time, out);
+  fail_unless_equals_uint64 (frames_filtered (h), 2);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in_time);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Metas that still hold for the filtered frame reach the output (crop,
+ * region of interest, AFD), as through videobalance; an upstream
+ * clfilter's figures do not: the output carries this element's, once.
+ * Before, every tagged meta was dropped, and an upstream crop showed the
+ * whole frame. */
+GST_START_TEST (test_metas_kept_by_tags)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("I420");
+  ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstVideoCropMeta *crop;
+  GstVideoRegionOfInterestMeta *roi;
+  GstVideoAFDMeta *afd;
+  GstClFilterMeta *upstream, *meta;
+  GstCustomMeta *custom;
+  const GstMetaInfo *stats_info = gst_meta_get_info ("clfilter-stats");
+  guint64 frame = 99;
+
+  set_caps (h, "I420", 33, 17, &info);
+  g_object_set (h->element, "mode", params.mode, NULL);
+  /* Padded rows: the output must not take the input's GstVideoMeta. */
+  in = padded_buffer (fc, &info);
+  crop = gst_buffer_add_video_crop_meta (in);
+  crop->x = 3;
+  crop->y = 2;
+  crop->width = 20;
+  crop->height = 10;
+  gst_buffer_add_video_region_of_interest_meta (in, "face", 4, 5, 6, 7);
+  gst_buffer_add_video_afd_meta (in, 0, GST_VIDEO_AFD_SPEC_ATSC_A53,
+      GST_VIDEO_AFD_16_9_TOP_ALIGNED);
+  /* An upstream clfilter's figures, its meta and its custom meta. */
+  upstream = (GstClFilterMeta *) gst_buffer_add_meta (in,
+      gst_meta_get_info ("GstClFilterMeta"), NULL);
+  upstream->frame = 1234;
+  fail_unless (stats_info != NULL);
+  custom = (GstCustomMeta *) gst_buffer_add_meta (in, stats_info, NULL);
+  gst_structure_set (gst_custom_meta_get_structure (custom), "frame",
+      G_TYPE_UINT64, (guint64) 1234, NULL);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != in);
+  check_output (fc, &info, &params, "with metas", in, out);
+
+  crop = gst_buffer_get_video_crop_meta (out);
+  fail_unless (crop != NULL, "the crop meta was dropped");
+  fail_unless (crop->x == 3 && crop->y == 2 && crop->width == 20
+      && crop->height == 10);
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL, "the region of interest was dropped");
+  fail_unless (roi->roi_type == g_quark_from_string ("face"));
+  fail_unless (roi->x == 4 && roi->y == 5 && roi->w == 6 && roi->h == 7);
+  afd = gst_buffer_get_video_afd_meta (out);
+  fail_unless (afd != NULL, "the AFD meta was dropped");
+  fail_unless_equals_int (afd->afd, GST_VIDEO_AFD_16_9_TOP_ALIGNED);
+
+  fail_unless_equals_int (count_metas (out, GST_CL_FILTER_META_API_TYPE), 1);
+  meta = gst_buffer_get_cl_filter_meta (out);
+  fail_unless (meta != NULL && meta->frame == 0, "not this element's meta");
+  fail_unless_equals_int (count_metas (out, stats_info->api), 1);
+  custom = (GstCustomMeta *) gst_buffer_get_meta (out, stats_info->api);
+  fail_unless (gst_structure_get_uint64 (gst_custom_meta_get_structure
+          (custom), "frame", &frame));
+  fail_unless_equals_uint64 (frame, 0);
+  fail_unless (count_metas (out, GST_VIDEO_META_API_TYPE) <= 1);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A blur of radius 0 is the identity: the buffer passes through as it
+ * came, with no kernel and no copy, counted and said in clfilter-stats.
+ * A radius again, and the element filters into its own pool's buffers;
+ * laplace never passes through. */
+GST_START_TEST (test_radius_zero_passes_through)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  const FormatCase *fc = format_case ("NV12");
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMessage *stats;
+  gboolean passthrough = FALSE;
+  guint64 kernel_ns = 1;
+  guint copies = 1;
+
+  set_caps (h, "NV12", 45, 29, &info);
+  for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_SLIDING; mode++) {
+    ClfParams identity = { mode, 0, CLF_BORDER_MIRROR };
+    ClfParams blur = { mode, 3, CLF_BORDER_MIRROR };
+
+    g_object_set (h->element, "mode", mode, "radius", 0, "border",
+        CLF_BORDER_MIRROR, NULL);
+    in = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out == in, "%s r=0 did not pass the buffer through",
+        clf_mode_name (mode));
+    fail_unless (gst_buffer_get_cl_filter_meta (out) == NULL);
+    check_output (fc, &info, &identity, "passed through", in, out);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    stats = pop_stats (bus);
+    fail_unless (stats != NULL, "no clfilter-stats for a passed frame");
+    fail_unless (gst_structure_get (gst_message_get_structure (stats),
+            "passthrough", G_TYPE_BOOLEAN,
+            &passthrough, "kernel-ns", G_TYPE_UINT64, &kernel_ns, "copies",
+            G_TYPE_UINT, &copies, NULL));
+    fail_unless (passthrough);
+    fail_unless_equals_uint64 (kernel_ns, 0);
+    fail_unless_equals_int (copies, 0);
+    gst_message_unref (stats);
+
+    g_object_set (h->element, "radius", blur.radius, NULL);
+    in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != in);
+    fail_unless (gst_is_cl_memory (gst_buffer_peek_memory (out, 0)),
+        "after passthrough the output is not from clfilter's pool");
+    fail_unless (gst_buffer_get_cl_filter_meta (out) != NULL);
+    check_output (fc, &info, &blur, "after passthrough", in, out);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    stats = pop_stats (bus);
+    fail_unless (gst_structure_get (gst_message_get_structure (stats),
+            "passthrough", G_TYPE_BOOLEAN, &passthrough, NULL));
+    fail_unless (!passthrough);
+    gst_message_unref (stats);
+  }
+  /* New caps while passing through: no output pool is decided for them,
+   * so leaving passthrough negotiates one. */
+  g_object_set (h->element, "radius", 0, NULL);
+  fail_unless_equals_int (gst_harness_push (h, random_buffer
+          (GST_VIDEO_INFO_SIZE (&info))), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  set_caps (h, "NV12", 51, 19, &info);
+  in = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out == in);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_object_set (h->element, "mode", CLF_MODE_LAPLACE, NULL);
+  in = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != in, "laplace passed a frame through");
+  fail_unless (gst_is_cl_memory (gst_buffer_peek_memory (out, 0)),
+      "caps set in passthrough left the output without clfilter's pool");
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  fail_unless_equals_uint64 (frames_filtered (h), 9);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* mode, radius and border are controllable: a control source animates
+ * the radius over stream time, and each frame is blurred with the value
+ * at its time (1, then 6, then 0: passed through). */
+GST_START_TEST (test_radius_controllable)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("GRAY8");
+  GstControlSource *source = gst_interpolation_control_source_new ();
+  static const guint radii[] = { 1, 6, 0 };
+  GstVideoInfo info;
+
+  g_object_set (source, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (radii); i++)
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (source), i * GST_SECOND, radii[i]));
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+              "radius", source)));
+  g_object_set (h->element, "mode", CLF_MODE_SLIDING, NULL);
+  set_caps (h, "GRAY8", 31, 23, &info);
+  for (guint i = 0; i < G_N_ELEMENTS (radii); i++) {
+    ClfParams params = { CLF_MODE_SLIDING, radii[i], CLF_BORDER_CLAMP };
+    GstBuffer *in = random_buffer (GST_VIDEO_INFO_SIZE (&info)), *out;
+    GstClFilterMeta *meta;
+    guint radius = 99;
+
+    GST_BUFFER_PTS (in) = i * GST_SECOND + GST_SECOND / 2;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    check_output (fc, &info, &params, "controlled", in, out);
+    g_object_get (h->element, "radius", &radius, NULL);
+    fail_unless_equals_int (radius, radii[i]);
+    meta = gst_buffer_get_cl_filter_meta (out);
+    if (radii[i] > 0)
+      fail_unless (meta != NULL && meta->radius == radii[i]);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_object_unref (source);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 clfilter_suite (void)
 {
@@ -1378,6 +1660,10 @@ clfilter_suite (void)
   tcase_add_test (tc, test_stats_message);
   tcase_add_test (tc, test_timing_surfaces);
   tcase_add_test (tc, test_device_fixed_while_running);
+  tcase_add_test (tc, test_qos_drops_late_frames);
+  tcase_add_test (tc, test_metas_kept_by_tags);
+  tcase_add_test (tc, test_radius_zero_passes_through);
+  tcase_add_test (tc, test_radius_controllable);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 

@@ -85,6 +85,7 @@ typedef struct
   guint64 frame, pts;
   gchar *mode, *border;
   guint radius;
+  gboolean passthrough;         /* a blur of radius 0: no meta, no kernel */
 } StatsRecord;
 
 typedef struct
@@ -297,6 +298,25 @@ params_from_names (const gchar * mode, guint radius, const gchar * border,
   return m >= 0 && b >= 0;
 }
 
+/* A frame passed through (a blur of radius 0): its message names it, and
+ * says so for a radius of 0; the buffer is the input, with no meta. */
+static gboolean
+check_passed_through (Soak * soak, guint64 index, GstBuffer * buf,
+    ClfParams * params)
+{
+  const StatsRecord *st = &soak->stats;
+
+  if (st->frame != index || st->pts != GST_BUFFER_PTS (buf) || st->radius
+      || !params_from_names (st->mode, st->radius, st->border, params)
+      || params->mode == CLF_MODE_LAPLACE) {
+    problem (soak, PROBLEM_META, "frame %" G_GUINT64_FORMAT ": passed "
+        "through, but the last clfilter-stats says frame %" G_GUINT64_FORMAT
+        " %s r=%u", index, st->frame, st->mode, st->radius);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* The meta names this frame, and the same settings as its message. */
 static gboolean
 check_meta (Soak * soak, guint64 index, GstBuffer * buf, ClfParams * params)
@@ -304,6 +324,8 @@ check_meta (Soak * soak, guint64 index, GstBuffer * buf, ClfParams * params)
   GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (buf);
   const StatsRecord *st = &soak->stats;
 
+  if (st->passthrough)
+    return check_passed_through (soak, index, buf, params);
   if (!meta) {
     problem (soak, PROBLEM_META, "frame %" G_GUINT64_FORMAT ": no "
         "GstClFilterMeta", index);
@@ -435,7 +457,8 @@ read_stats (GstBus * bus, GstMessage * msg, gpointer data)
   if (!gst_structure_get (s, "frame", G_TYPE_UINT64, &st->frame,
           "pts", G_TYPE_UINT64, &st->pts, "mode", G_TYPE_STRING, &st->mode,
           "radius", G_TYPE_UINT, &st->radius, "border", G_TYPE_STRING,
-          &st->border, NULL))
+          &st->border, "passthrough", G_TYPE_BOOLEAN, &st->passthrough,
+          NULL))
     problem (soak, PROBLEM_META, "a clfilter-stats message lacks a field: "
         "%" GST_PTR_FORMAT, s);
   soak->stats_messages++;
