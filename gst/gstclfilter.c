@@ -25,7 +25,8 @@
  * - an element message `clfilter-stats` (every `stats-interval` frames)
  *   with the fields `frame`, `mode`, `radius`, `border`, `kernel-ns`,
  *   `upload-ns`, `download-ns` (device time in nanoseconds), `copies`
- *   (host-side copies of pixel data; 0 is zero copy), `device` and `pts`;
+ *   (host-side copies of pixel data; 0 is zero copy), `passthrough`
+ *   (see below), `device` and `pts`;
  * - a #GstClFilterMeta on every output buffer with the same figures
  *   (`#include <gst/clfilter/gstclfiltermeta.h>`, then
  *   gst_buffer_get_cl_filter_meta()), and, for language bindings that
@@ -90,7 +91,9 @@
  * interlaced buffer flag) are filtered field by field.
  *
  * ## As a video filter
- * - A blur of radius 0 is the identity: the element is then in
+ * - A blur of radius 0 is the identity where samples fill their bytes
+ *   (8- and 16-bit formats; 10- and 12-bit ones are filtered, since a
+ *   blur writes their spare bits as 0): the element is then in
  *   passthrough and the buffer goes on as it came, with no kernel and no
  *   copy, and no meta of this element; its clfilter-stats says
  *   `passthrough=true` with kernel-ns 0 (every message has the field).
@@ -330,7 +333,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "Blur radius r in pixels of each plane: the window is "
           "(2r+1)x(2r+1); radii larger than the frame are fine. 0 leaves the "
           "frame unchanged: the element is then in passthrough, running no "
-          "kernel and copying nothing. Ignored by laplace. Takes effect on "
+          "kernel and copying nothing (10- and 12-bit formats are filtered, "
+          "their spare bits written as 0). Ignored by laplace. Takes effect on "
           "the next frame", 0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_BORDER,
@@ -1446,9 +1450,11 @@ gst_cl_filter_bus_has_room (GstClFilter * self)
  * stats meta, so that the two always carry the same fields. */
 static void
 gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
-    const ClfParams * params, const ClfFrameStats * stats)
+    const ClfParams * params, const ClfFrameStats * stats,
+    gboolean passthrough)
 {
   gst_structure_set (s,
+      "passthrough", G_TYPE_BOOLEAN, passthrough,
       "frame", G_TYPE_UINT64, frame,
       "mode", G_TYPE_STRING, clf_mode_name (params->mode),
       "radius", G_TYPE_UINT, params->radius,
@@ -1471,11 +1477,10 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   if (!gst_cl_filter_bus_has_room (self))
     return;
   s = gst_structure_new_empty ("clfilter-stats");
-  gst_cl_filter_set_figures (s, frame, params, stats);
+  gst_cl_filter_set_figures (s, frame, params, stats, passthrough);
   gst_structure_set (s,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
       "pts", G_TYPE_UINT64, pts,
-      "passthrough", G_TYPE_BOOLEAN, passthrough,
       NULL);
   message = gst_message_new_element (GST_OBJECT (self), s);
   g_atomic_int_inc (&self->unread_stats);
@@ -1503,7 +1508,7 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->copies = stats->copies;
   /* The same figures for bindings (Python cannot read the struct above). */
   gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
-      frame, params, stats);
+      frame, params, stats, FALSE);
 }
 
 /* The clfilter-summary message: the kernel times since start (see
@@ -1607,12 +1612,30 @@ gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
       stats, err);
 }
 
-/* A blur of radius 0 is the identity: the element passes frames through
- * untouched, with no kernel and no copy. */
+/* Whether every filtered sample fills its container: a blur writes the
+ * bits around a value as 0 (P010's low 6, I420_10LE's high 6), so only
+ * then does a blur of radius 0 give back every byte. */
 static gboolean
-gst_cl_filter_is_identity (const ClfParams * params)
+format_has_no_spare_bits (const ClfFrameFormat * format)
 {
-  return params->mode != CLF_MODE_LAPLACE && params->radius == 0;
+  for (guint i = 0; i < format->n_components; i++) {
+    const ClfComponent *c = &format->components[i];
+    guint container_bits = c->depth + c->shift <= 8 ? 8 : 16;
+
+    if (c->role != CLF_COMPONENT_COPIED && (c->shift != 0
+            || c->depth != container_bits))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A blur of radius 0 is the identity where no sample has spare bits: the
+ * element passes frames through untouched, with no kernel and no copy. */
+static gboolean
+gst_cl_filter_is_identity (GstClFilter * self, const ClfParams * params)
+{
+  return params->mode != CLF_MODE_LAPLACE && params->radius == 0
+      && format_has_no_spare_bits (&self->format);
 }
 
 /* Caps that came while passing through decided no output pool: leaving
@@ -1645,7 +1668,7 @@ gst_cl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
   gst_cl_filter_read_params (self, &params);
-  identity = gst_cl_filter_is_identity (&params);
+  identity = gst_cl_filter_is_identity (self, &params);
   if (identity == gst_base_transform_is_passthrough (trans))
     return;
   GST_DEBUG_OBJECT (self, "%s passthrough: %s r=%u", identity ? "entering" :

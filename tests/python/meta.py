@@ -27,6 +27,7 @@ FIELDS = {
     "upload-ns": GObject.TYPE_UINT64,
     "download-ns": GObject.TYPE_UINT64,
     "copies": GObject.TYPE_UINT,
+    "passthrough": GObject.TYPE_BOOLEAN,
 }
 # Filter a blurs without a copy; b sharpens with copies, so that the fields
 # differ between the two and a stale figure of a's cannot pass for b's.
