@@ -1230,14 +1230,29 @@ typedef struct
     cl_mem mem;
   } wraps[GST_VIDEO_MAX_PLANES];
   guint n_wraps;
+  /* Our memories the frame lies in, each once (a frame on the device):
+   * the filter waits for their readiness and records its own on them. */
+  GstMemory *device[GST_VIDEO_MAX_PLANES];
+  guint n_device;
 } FrameAccess;
 
-/* Fills `frame` with the buffer's planes when every one lies in our
- * OpenCL memory, usable by the device as it is now. */
+static void
+frame_access_add_device (FrameAccess * access, GstMemory * mem)
+{
+  for (guint i = 0; i < access->n_device; i++)
+    if (access->device[i] == mem)
+      return;
+  access->device[access->n_device++] = mem;
+}
+
+/* Fills the access's frame with the buffer's planes when every one lies
+ * in our OpenCL memory, usable by the device as it is now. */
 static gboolean
 gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, ClfFrame * frame)
+    const GstVideoInfo * info, FrameAccess * access)
 {
+  ClfFrame *frame = &access->frame;
+
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
 
   for (guint i = 0; i < self->format.n_planes; i++) {
@@ -1266,6 +1281,7 @@ gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
     frame->mem[i] = gst_cl_memory_get_buffer (mem, &mem_offset);
     frame->offset[i] = mem_offset + skip;
     frame->stride[i] = (size_t) stride;
+    frame_access_add_device (access, mem);
   }
   return TRUE;
 }
@@ -1357,11 +1373,14 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     FrameAccess * access, ClfError * err)
 {
   memset (access, 0, sizeof *access);
-  if (!(self->sharing && gst_cl_filter_frame_on_device (self, buffer, info,
-              &access->frame))
-      && !gst_cl_filter_frame_mapped (self, buffer, info, flags,
-          self->sharing, access, err))
-    goto failed;
+  if (!self->sharing || !gst_cl_filter_frame_on_device (self, buffer, info,
+          access)) {
+    /* Planes found on the device before one that was not are mapped. */
+    access->n_device = 0;
+    if (!gst_cl_filter_frame_mapped (self, buffer, info, flags,
+            self->sharing, access, err))
+      goto failed;
+  }
   if (!clf_plan_check_frame (self->plan, &access->frame, what, err))
     goto failed;
   return TRUE;
@@ -1596,20 +1615,65 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
   return post;
 }
 
-/* Filters a frame, or with `interlaced`, its two fields apart. */
+/* The events the frame waits for: the readiness of our memories it
+ * reads (`in`) and writes (`out`).  New references; returns how many. */
+static guint
+frame_wait_list (const FrameAccess * in, const FrameAccess * out,
+    cl_event * wait)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < in->n_device; i++)
+    n += gst_cl_memory_device_wait_list (in->device[i], GST_MAP_READ,
+        wait + n);
+  for (guint i = 0; i < out->n_device; i++)
+    n += gst_cl_memory_device_wait_list (out->device[i], GST_MAP_WRITE,
+        wait + n);
+  return n;
+}
+
+/* The frame's last command is the last reader of the input's memories
+ * and the last writer of the output's. */
+static void
+frame_record_done (const FrameAccess * in, const FrameAccess * out,
+    cl_event done)
+{
+  for (guint i = 0; i < in->n_device; i++)
+    gst_cl_memory_device_done (in->device[i], GST_MAP_READ, done);
+  for (guint i = 0; i < out->n_device; i++)
+    gst_cl_memory_device_done (out->device[i], GST_MAP_WRITE, done);
+}
+
+/* Filters a frame, or with `interlaced`, its two fields apart: enqueued
+ * behind the device commands on its memories, recorded on them, then
+ * waited for (the figures go on the output buffer). */
 static gboolean
 gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
-    const ClfParams * params, const ClfFrame * in, const ClfFrame * out,
+    const ClfParams * params, const FrameAccess * in, const FrameAccess * out,
     ClfFrameStats * stats, ClfError * err)
 {
+  ClfPlan *plan = interlaced ? self->field_plan : self->plan;
   ClfFrame in_fields, out_fields;
+  const ClfFrame *src = &in->frame, *dst = &out->frame;
+  cl_event wait[2 * GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT];
+  cl_event done = NULL;
+  guint n_wait = frame_wait_list (in, out, wait);
+  gboolean ok;
 
-  if (!interlaced)
-    return clf_plan_process (self->plan, params, in, out, stats, err);
-  field_frame_from_frame (&self->format, in, &in_fields);
-  field_frame_from_frame (&self->format, out, &out_fields);
-  return clf_plan_process (self->field_plan, params, &in_fields, &out_fields,
-      stats, err);
+  if (interlaced) {
+    field_frame_from_frame (&self->format, src, &in_fields);
+    field_frame_from_frame (&self->format, dst, &out_fields);
+    src = &in_fields;
+    dst = &out_fields;
+  }
+  ok = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, &done, err);
+  for (guint i = 0; i < n_wait; i++)
+    clReleaseEvent (wait[i]);
+  if (!ok)
+    return FALSE;
+  frame_record_done (in, out, done);
+  clReleaseEvent (done);
+  return clf_plan_finish (plan, stats, err);
 }
 
 /* Whether every filtered sample fills its container: a blur writes the
@@ -1754,7 +1818,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto open_failed;
   }
   ok = gst_cl_filter_process (self, gst_cl_filter_buffer_interlaced (self,
-          inbuf), &params, &in.frame, &out.frame, &stats, &err);
+          inbuf), &params, &in, &out, &stats, &err);
   gst_cl_filter_frame_close (&out);
   gst_cl_filter_frame_close (&in);
   if (!ok)

@@ -29,6 +29,13 @@ struct _GstClMemory
   gpointer map_data;
   GstMapFlags map_access;
   gboolean resident;
+
+  /* Readiness: the last device command that wrote the buffer and the last
+   * that read it (or NULL), kept by the root.  A CPU map waits for them
+   * (see gst_cl_memory_map), and a device command for them through
+   * gst_cl_memory_device_wait_list. */
+  cl_event writer;
+  cl_event reader;
 };
 
 /* The buffers of freed memory are kept for the next allocations of the
@@ -42,6 +49,7 @@ typedef struct
   cl_mem buffer;
   gsize maxsize;
   gpointer map_data;            /* its resident mapping, if any */
+  cl_event writer, reader;      /* its readiness, passed on */
 } SpareBuffer;
 
 struct _GstClAllocator
@@ -75,27 +83,77 @@ cl_map_flags_from (GstMapFlags access)
       ((access & GST_MAP_WRITE) ? CL_MAP_WRITE : 0);
 }
 
+/* The events that access to the root's bytes waits for: a read, the last
+ * device write; a write, that and the last device read.  New references
+ * in `wait`; returns how many. */
+static guint
+wait_list_locked (GstClMemory * root, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  guint n = 0;
+
+  if (root->writer)
+    wait[n++] = root->writer;
+  if ((access & GST_MAP_WRITE) && root->reader)
+    wait[n++] = root->reader;
+  for (guint i = 0; i < n; i++)
+    clRetainEvent (wait[i]);
+  return n;
+}
+
+static void
+release_events (cl_event * events, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (events[i]);
+}
+
+/* Where the device works on host memory itself, the mapping is the
+ * buffer's storage, mapped for the buffer's life: a CPU map then waits
+ * only for the device commands on this memory, not for the whole queue. */
+static gboolean
+wait_for_device (GstClMemory * root, GstMapFlags access)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  guint n = wait_list_locked (root, access, wait);
+  cl_int status = n ? clWaitForEvents (n, wait) : CL_SUCCESS;
+
+  release_events (wait, n);
+  if (status != CL_SUCCESS)
+    GST_ERROR ("clWaitForEvents on the device commands of memory %p "
+        "failed: %s", root, clf_cl_status_name (status));
+  return status == CL_SUCCESS;
+}
+
 static gpointer
 gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
 {
   GstClMemory *root = root_of (mem);
   GstMapFlags access = info->flags & GST_MAP_READWRITE;
   gpointer data = NULL;
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  guint n_wait;
   cl_int status;
 
   g_mutex_lock (&root->lock);
   if (root->resident) {
+    if (!wait_for_device (root, access)) {
+      g_mutex_unlock (&root->lock);
+      return NULL;
+    }
     root->map_count++;
     data = root->map_data;
     g_mutex_unlock (&root->lock);
     return data;
   }
   if (root->map_count == 0) {
-    /* Blocking: the CPU may touch the bytes as soon as this returns, after
-     * every command queued before on the buffer. */
+    /* Blocking, after the device commands on this memory: the CPU may
+     * touch the bytes as soon as this returns. */
+    n_wait = wait_list_locked (root, access, wait);
     root->map_data = clEnqueueMapBuffer (queue_of (mem), root->buffer,
-        CL_TRUE, cl_map_flags_from (access), 0, root->mem.maxsize, 0, NULL,
-        NULL, &status);
+        CL_TRUE, cl_map_flags_from (access), 0, root->mem.maxsize, n_wait,
+        n_wait ? wait : NULL, NULL, &status);
+    release_events (wait, n_wait);
     if (status != CL_SUCCESS)
       goto map_failed;
     root->map_access = access;
@@ -126,16 +184,33 @@ access_denied:
   }
 }
 
-/* Ends the root's mapping; the queue orders later device commands after
- * it, so nothing waits here. */
+/* Replaces `*slot` (the writer or the reader) with a reference to
+ * `event`. */
+static void
+set_event (cl_event * slot, cl_event event)
+{
+  if (event)
+    clRetainEvent (event);
+  if (*slot)
+    clReleaseEvent (*slot);
+  *slot = event;
+}
+
+/* Ends the root's mapping; nothing waits here.  The unmap of a CPU write
+ * is the buffer's last write: device commands wait for it. */
 static void
 unmap_root (GstClMemory * root, cl_command_queue queue)
 {
+  cl_event unmapped = NULL;
   cl_int status = clEnqueueUnmapMemObject (queue, root->buffer,
-      root->map_data, 0, NULL, NULL);
+      root->map_data, 0, NULL, &unmapped);
   if (status != CL_SUCCESS)
     GST_ERROR ("clEnqueueUnmapMemObject failed: %s",
         clf_cl_status_name (status));
+  else if (root->map_access & GST_MAP_WRITE)
+    set_event (&root->writer, unmapped);
+  if (unmapped)
+    clReleaseEvent (unmapped);
   root->map_data = NULL;
 }
 
@@ -236,9 +311,9 @@ keep_spare (GstClAllocator * self, const SpareBuffer * spare)
 /* Where the device works on host memory itself, a mapping is the buffer's
  * own storage: map it once, for the buffer's life, so that a CPU map never
  * waits in the queue behind another frame's kernels (a decoder allocating
- * its next frame would otherwise stall until the filter is done).  The
- * element waits for its kernels before it passes a buffer on, so the CPU
- * and the device never work on a frame at the same time. */
+ * its next frame would otherwise stall until the filter is done).  A CPU
+ * map waits for the device commands on this memory only (its writer and
+ * reader events), so the CPU and the device never work on it at once. */
 static gboolean
 map_resident (GstClAllocator * self, GstClMemory * mem)
 {
@@ -264,7 +339,7 @@ gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
   gsize maxsize = params->prefix + size + params->padding;
-  SpareBuffer spare = { NULL, maxsize, NULL };
+  SpareBuffer spare = { NULL, maxsize, NULL, NULL, NULL };
   cl_int status = CL_SUCCESS;
   GstMemory *mem;
 
@@ -276,6 +351,8 @@ gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
 
   mem = GST_MEMORY_CAST (memory_new (allocator, params->flags, NULL, maxsize,
           params->align, params->prefix, size, spare.buffer));
+  ((GstClMemory *) mem)->writer = spare.writer;
+  ((GstClMemory *) mem)->reader = spare.reader;
   if (spare.map_data) {
     ((GstClMemory *) mem)->map_data = spare.map_data;
     ((GstClMemory *) mem)->map_access = GST_MAP_READWRITE;
@@ -307,15 +384,20 @@ static void
 gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
   GstClMemory *self = (GstClMemory *) mem;
-  SpareBuffer spare = { self->buffer, mem->maxsize, self->map_data };
+  SpareBuffer spare = { self->buffer, mem->maxsize, self->map_data,
+    self->writer, self->reader
+  };
 
   if (self->map_count > 0)
     GST_WARNING ("memory %p freed while mapped", mem);
-  /* Shared sub-memories only hold a reference on their parent's buffer. */
+  /* Shared sub-memories only hold a reference on their parent's buffer.
+   * A buffer kept spare keeps its readiness for its next memory. */
   if (mem->parent || self->map_count > 0
       || !keep_spare (GST_CL_ALLOCATOR (allocator), &spare)) {
     if (self->map_data)
       unmap_root (self, queue_of (mem));
+    set_event (&self->writer, NULL);
+    set_event (&self->reader, NULL);
     clReleaseMemObject (self->buffer);
   }
   g_mutex_clear (&self->lock);
@@ -332,6 +414,8 @@ gst_cl_allocator_finalize (GObject * object)
     if (self->spare[i].map_data)
       clEnqueueUnmapMemObject (queue, self->spare[i].buffer,
           self->spare[i].map_data, 0, NULL, NULL);
+    set_event (&self->spare[i].writer, NULL);
+    set_event (&self->spare[i].reader, NULL);
     clReleaseMemObject (self->spare[i].buffer);
   }
   g_mutex_clear (&self->lock);
@@ -416,4 +500,39 @@ gst_cl_memory_is_mapped (GstMemory * mem)
   mapped = root->map_count > 0;
   g_mutex_unlock (&root->lock);
   return mapped;
+}
+
+guint
+gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  GstClMemory *root;
+  guint n;
+
+  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  n = wait_list_locked (root, access, wait);
+  g_mutex_unlock (&root->lock);
+  return n;
+}
+
+void
+gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
+    cl_event event)
+{
+  GstClMemory *root;
+
+  g_return_if_fail (gst_is_cl_memory (mem));
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  /* A write orders after every earlier read and write of the memory (its
+   * wait list had them), so it stands for all of them. */
+  if (access & GST_MAP_WRITE) {
+    set_event (&root->writer, event);
+    set_event (&root->reader, NULL);
+  } else {
+    set_event (&root->reader, event);
+  }
+  g_mutex_unlock (&root->lock);
 }

@@ -41,4 +41,22 @@ ClfEngine *gst_cl_memory_get_engine (GstMemory * mem);
 /* TRUE while `mem` (or memory sharing its buffer) is mapped for the CPU. */
 gboolean gst_cl_memory_is_mapped (GstMemory * mem);
 
+/* Readiness.  The memory keeps the event of the last device command that
+ * wrote its buffer and of the last that read it.  A CPU map (gst_memory_map)
+ * waits for them: for reading, the writer; for writing, the writer and the
+ * reader.  Device access goes through the two calls below, as GStreamer's
+ * CUDA memory goes through GST_MAP_CUDA: nothing relies on the element that
+ * wrote the memory having waited before it passed the buffer on. */
+#define GST_CL_MEMORY_MAX_WAIT 2
+
+/* The events a device command that reads (GST_MAP_READ) or writes
+ * (GST_MAP_WRITE) `mem`'s buffer must wait for, as new references in
+ * `wait` (release them with clReleaseEvent); returns how many. */
+guint gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT]);
+/* Records `event` (a reference is taken) as the last device command that
+ * read or wrote `mem`'s buffer, once it is enqueued after the wait list. */
+void gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
+    cl_event event);
+
 G_END_DECLS

@@ -160,6 +160,7 @@ struct ClfPlan {
   cl_mem staging_out;           /* created on first use */
 
   FrameCommands commands;
+  uint32_t frame_copies;        /* host-side copies of the frame enqueued */
 
   /* Passes too long for one launch: each kernel's speed as last measured
    * (bytes read per ns; 0 until timed), the device time of the frame's
@@ -1175,16 +1176,54 @@ enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
   return true;
 }
 
-bool
-clf_plan_process (ClfPlan * plan, const ClfParams * params,
-    const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
+/* Makes the frame's commands wait for `wait`: a barrier, since the
+ * queue is in order and the frame's first command varies. */
+static bool
+enqueue_wait (ClfPlan * plan, const cl_event * wait, uint32_t n_wait,
     ClfError * err)
+{
+  if (n_wait == 0)
+    return true;
+  CLF_TRY (err, fail, clEnqueueBarrierWithWaitList,
+      clf_engine_queue (plan->engine), n_wait, wait, NULL);
+  return true;
+
+fail:
+  return false;
+}
+
+/* A new reference to the event that ends the frame: the queue is in
+ * order, so its last command's.  A frame whose passes all ran in launches
+ * (waited for one by one, see run_launch) has none left: a marker then. */
+static bool
+frame_done_event (ClfPlan * plan, cl_event * done, ClfError * err)
+{
+  const FrameCommands *cmds = &plan->commands;
+
+  *done = NULL;
+  if (cmds->n == 0) {
+    CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
+        clf_engine_queue (plan->engine), 0, NULL, done);
+    return true;
+  }
+  *done = cmds->events[cmds->n - 1];
+  CLF_TRY (err, fail, clRetainEvent, *done);
+  return true;
+
+fail:
+  *done = NULL;
+  return false;
+}
+
+bool
+clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
+    uint32_t n_wait, cl_event * done, ClfError * err)
 {
   const uint32_t n = plan->n_planes;
   bool upload = has_host_plane (plan, src);
   bool download = has_host_plane (plan, dst);
 
-  memset (stats, 0, sizeof *stats);
   plan->estimated = false;
   if (!check_params (params, err) || !clf_plan_supports (plan, params->mode,
           err)
@@ -1195,6 +1234,8 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
               CL_MEM_READ_ONLY, err))
       || (download && !ensure_buffer (plan, &plan->staging_out,
               plan->staged_size, CL_MEM_WRITE_ONLY, err)))
+    return false;
+  if (!enqueue_wait (plan, wait, n_wait, err))
     return false;
 
   for (uint32_t i = 0; i < n; i++)
@@ -1213,13 +1254,36 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
   if (!enqueue_handbacks (plan, dst, err))
     goto fail;
 
-  stats->copies = (upload ? 1 : 0) + (download ? 1 : 0);
-  return finish_commands (plan, stats, err);
+  if (done && !frame_done_event (plan, done, err))
+    goto fail;
+  plan->frame_copies = (upload ? 1 : 0) + (download ? 1 : 0);
+  return true;
 
 fail:
+  if (done)
+    *done = NULL;
   /* Wait for what was enqueued: it still reads or writes the frames. */
   finish_commands (plan, NULL, NULL);
   return false;
+}
+
+bool
+clf_plan_finish (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
+{
+  memset (stats, 0, sizeof *stats);
+  stats->copies = plan->frame_copies;
+  plan->frame_copies = 0;
+  return finish_commands (plan, stats, err);
+}
+
+bool
+clf_plan_process (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
+    ClfError * err)
+{
+  memset (stats, 0, sizeof *stats);
+  return clf_plan_enqueue (plan, params, src, dst, NULL, 0, NULL, err)
+      && clf_plan_finish (plan, stats, err);
 }
 
 bool

@@ -237,6 +237,22 @@ bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err);
 
+/* clf_plan_process in two halves, for callers that keep device memory
+ * and do not wait on the host per frame.  clf_plan_enqueue checks and
+ * enqueues the frame, its first command waiting for the `n_wait` events
+ * of `wait` (e.g. the last command that wrote a device buffer it reads),
+ * and returns once all are enqueued; `*done`, when `done` is not NULL,
+ * gets a new reference to the event that completes the frame (release it
+ * with clReleaseEvent).  clf_plan_finish waits for the frame and gives
+ * its figures (as clf_plan_process does).  In between, the frames'
+ * memory (host planes too) must stay as it is, and the plan takes no
+ * other frame.  When clf_plan_enqueue fails, it has waited for what it
+ * enqueued, and there is nothing to finish. */
+bool clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
+    uint32_t n_wait, cl_event * done, ClfError * err);
+bool clf_plan_finish (ClfPlan * plan, ClfFrameStats * stats, ClfError * err);
+
 /* Checks that every plane of `frame` fits its memory: a stride that holds
  * a row, and the last row's end within the device buffer (offset, stride
  * and CL_MEM_SIZE) or within the host plane's `size`, with no arithmetic

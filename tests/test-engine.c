@@ -1113,6 +1113,66 @@ check_odd_sample_placement (void)
   clf_plan_free (plan);
 }
 
+/* clf_plan_enqueue: the frame's commands wait for the events given (a
+ * user event held open here), and `done` completes with the frame; then
+ * the bytes are the reference's. */
+static void
+check_enqueue_waits (void)
+{
+  const ClfFrameFormat format = one_plane (61, 37, 4, 7, 7);
+  const ClfParams params = { CLF_MODE_SLIDING, 3, CLF_BORDER_MIRROR };
+  ClfPlan *plan = plan_for ("rgba", &format);
+  ClfHostFrame in, want;
+  BlobPair b;
+  ClfError err = { 0 };
+  ClfFrameStats stats;
+  cl_int status, state = CL_COMPLETE;
+  cl_event gate, done = NULL;
+
+  test_frame_init (&in, &format, true);
+  test_frame_init (&want, &format, false);
+  clf_ref_filter_frame (&params, &format, &in, &want);
+  device_blobs_init (&b, &format, &in);
+  gate = clCreateUserEvent (clf_engine_context (engine), &status);
+  CHECK (status == CL_SUCCESS, "clCreateUserEvent: %s",
+      clf_cl_status_name (status));
+  if (plan && b.src_mem && b.dst_mem && status == CL_SUCCESS) {
+    ClfFrame from = frame_of (&b.src, b.src_mem);
+    ClfFrame to = frame_of (&b.dst, b.dst_mem);
+    CHECK (clf_plan_enqueue (plan, &params, &from, &to, &gate, 1, &done,
+            &err), "clf_plan_enqueue: %s", err.message);
+    clf_error_clear (&err);
+    nanosleep (&(struct timespec) { 0, 50 * 1000 * 1000 }, NULL);
+    if (done)
+      clGetEventInfo (done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
+          &state, NULL);
+    CHECK (done && state != CL_COMPLETE, "the frame ran before the event "
+        "it waits for");
+    clSetUserEventStatus (gate, CL_COMPLETE);
+    CHECK (clf_plan_finish (plan, &stats, &err) && stats.kernel_ns > 0,
+        "clf_plan_finish: %s", err.message);
+    clf_error_clear (&err);
+    if (done)
+      clGetEventInfo (done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
+          &state, NULL);
+    CHECK (state == CL_COMPLETE, "the frame's done event did not complete "
+        "with it");
+    Blob got;
+    blob_like (&got, &b.dst);
+    read_back (b.dst_mem, &got);
+    check_blob (&format, &got, &want, "rgba enqueued behind a user event");
+    free (got.bytes);
+  }
+  if (done)
+    clReleaseEvent (done);
+  if (status == CL_SUCCESS)
+    clReleaseEvent (gate);
+  blob_pair_clear (&b);
+  test_frame_clear (&want);
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
 static void
 test_frames (void)
 {
@@ -1135,6 +1195,7 @@ test_frames (void)
   }
   check_plane_outside_buffer ();
   check_odd_sample_placement ();
+  check_enqueue_waits ();
 }
 
 /* The families of format_families in device buffers and wrapped host

@@ -322,6 +322,181 @@ GST_START_TEST (test_pool_reuses_buffers)
 
 GST_END_TEST;
 
+/* ---- readiness -------------------------------------------------------- */
+
+/* A frame big enough that the device is still filtering it when the test
+ * maps its memory right after enqueueing it: 3840x2160 RGBA, the sliding
+ * blur (one launch, not split: see ClfInterrupt). */
+#define SLOW_W 3840
+#define SLOW_H 2160
+#define SLOW_BPP 4
+
+typedef struct
+{
+  ClfFrameFormat format;
+  ClfParams params;
+  gsize size;
+  ClfPlan *plan;
+} SlowFrame;
+
+static void
+slow_frame_init (SlowFrame * f)
+{
+  ClfError err = { 0 };
+
+  f->format = clf_ref_byte_plane (SLOW_W, SLOW_H, SLOW_BPP, 0xf, 0xf);
+  f->params = (ClfParams) { CLF_MODE_SLIDING, 40, CLF_BORDER_MIRROR };
+  f->size = (gsize) SLOW_W * SLOW_H * SLOW_BPP;
+  f->plan = clf_plan_new (engine, &f->format, &err);
+  fail_unless (f->plan != NULL, "%s", err.message);
+}
+
+static void
+device_plane_of (GstMemory * mem, ClfFrame * frame)
+{
+  gsize offset;
+
+  frame->mem[0] = gst_cl_memory_get_buffer (mem, &offset);
+  frame->offset[0] = offset;
+  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
+}
+
+static void
+host_plane_of (guint8 * data, gsize size, ClfFrame * frame)
+{
+  frame->data[0] = data;
+  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
+  frame->size[0] = size;
+}
+
+static void
+want_filtered (SlowFrame * f, guint8 * from, guint8 * want)
+{
+  gsize stride = (gsize) SLOW_W * SLOW_BPP;
+
+  clf_ref_filter_frame (&f->params, &f->format, &(ClfHostFrame) { {
+          from}, {stride}}, &(ClfHostFrame) { {
+          want}, {stride}});
+}
+
+/* Enqueues the frame src -> dst with the memories' wait lists, records
+ * its event on them, and returns without waiting for it. */
+static void
+enqueue_recorded (SlowFrame * f, const ClfFrame * src, const ClfFrame * dst,
+    GstMemory * read, GstMemory * written)
+{
+  cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT], done = NULL;
+  guint n = 0;
+  ClfError err = { 0 };
+
+  if (read)
+    n += gst_cl_memory_device_wait_list (read, GST_MAP_READ, wait + n);
+  if (written)
+    n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
+  fail_unless (clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n,
+          &done, &err), "%s", err.message);
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (wait[i]);
+  if (read)
+    gst_cl_memory_device_done (read, GST_MAP_READ, done);
+  if (written)
+    gst_cl_memory_device_done (written, GST_MAP_WRITE, done);
+  clReleaseEvent (done);
+}
+
+static void
+finish (SlowFrame * f)
+{
+  ClfFrameStats stats;
+  ClfError err = { 0 };
+
+  fail_unless (clf_plan_finish (f->plan, &stats, &err), "%s", err.message);
+  fail_unless (stats.kernel_ns > 0);
+}
+
+/* A CPU map right after a device write was enqueued shows the written
+ * bytes: the map waits for the memory's writer.  (Mapped for the
+ * buffer's life on a host-unified device, the memory was read while the
+ * kernel still wrote it: seen failing before readiness.) */
+GST_START_TEST (test_cpu_map_waits_for_device_write)
+{
+  SlowFrame f;
+  GstMemory *out;
+  guint8 *in, *want;
+  ClfFrame src = { {0} }, dst = { {0} };
+  GstMapInfo map;
+
+  slow_frame_init (&f);
+  in = g_malloc (f.size);
+  want = g_malloc (f.size);
+  fill_random (in, f.size);
+  want_filtered (&f, in, want);
+  out = gst_allocator_alloc (allocator, f.size, NULL);
+  for (guint round = 0; round < 3; round++) {
+    /* The memory's old bytes differ from the frame's everywhere. */
+    fail_unless (gst_memory_map (out, &map, GST_MAP_WRITE));
+    for (gsize i = 0; i < f.size; i++)
+      map.data[i] = ~want[i];
+    gst_memory_unmap (out, &map);
+
+    host_plane_of (in, f.size, &src);
+    device_plane_of (out, &dst);
+    enqueue_recorded (&f, &src, &dst, NULL, out);
+    fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
+    fail_unless (memcmp (map.data, want, f.size) == 0, "round %u: a CPU "
+        "map saw the frame before its kernel finished", round);
+    gst_memory_unmap (out, &map);
+    finish (&f);
+  }
+  gst_memory_unref (out);
+  clf_plan_free (f.plan);
+  g_free (in);
+  g_free (want);
+}
+
+GST_END_TEST;
+
+/* A CPU write right after a device read was enqueued waits for the read:
+ * the kernel filters the bytes that were there, not the CPU's new ones. */
+GST_START_TEST (test_cpu_write_waits_for_device_read)
+{
+  SlowFrame f;
+  GstMemory *in;
+  guint8 *written, *want, *out;
+  ClfFrame src = { {0} }, dst = { {0} };
+  GstMapInfo map;
+
+  slow_frame_init (&f);
+  written = g_malloc (f.size);
+  want = g_malloc (f.size);
+  out = g_malloc (f.size);
+  in = gst_allocator_alloc (allocator, f.size, NULL);
+  for (guint round = 0; round < 3; round++) {
+    fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
+    fill_random (map.data, f.size);
+    memcpy (written, map.data, f.size);
+    gst_memory_unmap (in, &map);
+    want_filtered (&f, written, want);
+
+    device_plane_of (in, &src);
+    host_plane_of (out, f.size, &dst);
+    enqueue_recorded (&f, &src, &dst, in, NULL);
+    fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
+    memset (map.data, 0, f.size);
+    gst_memory_unmap (in, &map);
+    finish (&f);
+    fail_unless (memcmp (out, want, f.size) == 0, "round %u: the CPU wrote "
+        "the frame while a kernel read it", round);
+  }
+  gst_memory_unref (in);
+  clf_plan_free (f.plan);
+  g_free (written);
+  g_free (want);
+  g_free (out);
+}
+
+GST_END_TEST;
+
 /* The glue is one shared library: a program that links it (as this test
  * does) and loads the plugin has each type once, so the plugin's memory is
  * the memory this program knows.  With the glue compiled into both, the
@@ -371,6 +546,8 @@ clmemory_suite (void)
   tcase_add_test (tc, test_pool_video_alignment);
   tcase_add_test (tc, test_pool_reuses_buffers);
   tcase_add_test (tc, test_plugin_shares_the_glue);
+  tcase_add_test (tc, test_cpu_map_waits_for_device_write);
+  tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   return s;
 }
 
