@@ -1656,9 +1656,8 @@ gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
   ClfFrame in_fields, out_fields;
   const ClfFrame *src = &in->frame, *dst = &out->frame;
   cl_event wait[2 * GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT];
-  cl_event done = NULL;
   guint n_wait = frame_wait_list (in, out, wait);
-  gboolean ok;
+  ClfInFlight *frame;
 
   if (interlaced) {
     field_frame_from_frame (&self->format, src, &in_fields);
@@ -1666,14 +1665,13 @@ gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
     src = &in_fields;
     dst = &out_fields;
   }
-  ok = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, &done, err);
+  frame = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, err);
   for (guint i = 0; i < n_wait; i++)
     clReleaseEvent (wait[i]);
-  if (!ok)
+  if (!frame)
     return FALSE;
-  frame_record_done (in, out, done);
-  clReleaseEvent (done);
-  return clf_plan_finish (plan, stats, err);
+  frame_record_done (in, out, clf_in_flight_event (frame));
+  return clf_plan_finish (plan, frame, stats, err);
 }
 
 /* Whether every filtered sample fills its container: a blur writes the

@@ -121,15 +121,19 @@ typedef struct {
 
 typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
 
-/* The commands enqueued for the frame in flight; for kernels whose cost
- * grows with the radius, which kernel and how many bytes it reads, to
- * learn its speed (see "passes too long for one launch"). */
-typedef struct {
+/* The commands enqueued for a frame; for kernels whose cost grows with
+ * the radius, which kernel and how many bytes it reads, to learn its
+ * speed (see "passes too long for one launch").  Built in the plan while
+ * the frame is enqueued, then its own (ClfInFlight) until finished. */
+typedef struct ClfInFlight {
   cl_event events[MAX_COMMANDS];
   CommandKind kinds[MAX_COMMANDS];
   KernelId kernels[MAX_COMMANDS];
   double reads[MAX_COMMANDS];
   unsigned n;
+  uint64_t launched_ns;         /* launches already waited for */
+  uint32_t copies;              /* host-side copies of the frame */
+  cl_event done;                /* completes with the frame */
 } FrameCommands;
 
 struct ClfPlan {
@@ -159,15 +163,12 @@ struct ClfPlan {
   cl_mem staging_in;            /* device frames for host planes, */
   cl_mem staging_out;           /* created on first use */
 
-  FrameCommands commands;
-  uint32_t frame_copies;        /* host-side copies of the frame enqueued */
+  FrameCommands commands;       /* of the frame being enqueued */
 
   /* Passes too long for one launch: each kernel's speed as last measured
-   * (bytes read per ns; 0 until timed), the device time of the frame's
-   * launches so far, whether the frame's length was estimated, and how
-   * the caller stops a frame or hears of a slow one. */
+   * (bytes read per ns; 0 until timed), whether the frame's length was
+   * estimated, and how the caller stops a frame or hears of a slow one. */
   double reads_per_ns[N_KERNELS];
-  uint64_t launched_ns;
   bool estimated;
   ClfInterrupt interrupt;
 };
@@ -516,18 +517,20 @@ learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
     plan->reads_per_ns[kernel] = reads / (double) ns;
 }
 
-/* Waits for the frame's last command (the queue is in order, so all are
- * done then), adds up each kind's device time and releases the events. */
+/* Waits for the frame (the queue is in order, so its last command ends
+ * it), adds up each kind's device time and releases the events. */
 static bool
-finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
+finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
+    ClfError * err)
 {
-  FrameCommands *cmds = &plan->commands;
+  cl_event last = cmds->done ? cmds->done : cmds->n ?
+      cmds->events[cmds->n - 1] : NULL;
   bool ok = true;
 
-  if (cmds->n > 0) {
+  if (last) {
     cl_int status;
     CLF_FAULT_OR (status, "clWaitForEvents",
-        status = clWaitForEvents (1, &cmds->events[cmds->n - 1]));
+        status = clWaitForEvents (1, &last));
     if (status != CL_SUCCESS) {
       clf_error_set_cl (err, "clWaitForEvents", status);
       /* Host memory may still be in use by a failed command's neighbours. */
@@ -545,10 +548,16 @@ finish_commands (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
     }
     clReleaseEvent (cmds->events[i]);
   }
-  if (ok && stats)
-    stats->kernel_ns += plan->launched_ns;
-  plan->launched_ns = 0;
+  if (ok && stats) {
+    stats->kernel_ns += cmds->launched_ns;
+    stats->copies = cmds->copies;
+  }
+  if (cmds->done)
+    clReleaseEvent (cmds->done);
   cmds->n = 0;
+  cmds->launched_ns = 0;
+  cmds->copies = 0;
+  cmds->done = NULL;
   return ok;
 }
 
@@ -809,7 +818,7 @@ run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
   if (!command_ns (event, &ns, err))
     goto fail;
   clReleaseEvent (event);
-  plan->launched_ns += ns;
+  plan->commands.launched_ns += ns;
   learn_speed (plan, id, reads, ns);
   if (!plan->estimated && plan->interrupt.slow) {
     double estimate = frame_reads / kernel_speed (plan, id);
@@ -1176,6 +1185,28 @@ enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
   return true;
 }
 
+/* The event that ends the frame, kept with it: the queue is in order, so
+ * its last command's.  A frame whose passes all ran in launches (waited
+ * for one by one, see run_launch) has none left: a marker then. */
+static bool
+keep_done_event (ClfPlan * plan, ClfError * err)
+{
+  FrameCommands *cmds = &plan->commands;
+
+  if (cmds->n == 0) {
+    CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
+        clf_engine_queue (plan->engine), 0, NULL, &cmds->done);
+    return true;
+  }
+  CLF_TRY (err, fail, clRetainEvent, cmds->events[cmds->n - 1]);
+  cmds->done = cmds->events[cmds->n - 1];
+  return true;
+
+fail:
+  cmds->done = NULL;
+  return false;
+}
+
 /* Makes the frame's commands wait for `wait`: a barrier, since the
  * queue is in order and the frame's first command varies. */
 static bool
@@ -1192,51 +1223,29 @@ fail:
   return false;
 }
 
-/* A new reference to the event that ends the frame: the queue is in
- * order, so its last command's.  A frame whose passes all ran in launches
- * (waited for one by one, see run_launch) has none left: a marker then. */
-static bool
-frame_done_event (ClfPlan * plan, cl_event * done, ClfError * err)
-{
-  const FrameCommands *cmds = &plan->commands;
-
-  *done = NULL;
-  if (cmds->n == 0) {
-    CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
-        clf_engine_queue (plan->engine), 0, NULL, done);
-    return true;
-  }
-  *done = cmds->events[cmds->n - 1];
-  CLF_TRY (err, fail, clRetainEvent, *done);
-  return true;
-
-fail:
-  *done = NULL;
-  return false;
-}
-
-bool
+ClfInFlight *
 clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err)
+    uint32_t n_wait, ClfError * err)
 {
   const uint32_t n = plan->n_planes;
   bool upload = has_host_plane (plan, src);
   bool download = has_host_plane (plan, dst);
+  ClfInFlight *frame;
 
   plan->estimated = false;
   if (!check_params (params, err) || !clf_plan_supports (plan, params->mode,
           err)
       || !clf_plan_check_frame (plan, src, "source", err)
       || !clf_plan_check_frame (plan, dst, "destination", err))
-    return false;
+    return NULL;
   if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
               CL_MEM_READ_ONLY, err))
       || (download && !ensure_buffer (plan, &plan->staging_out,
               plan->staged_size, CL_MEM_WRITE_ONLY, err)))
-    return false;
+    return NULL;
   if (!enqueue_wait (plan, wait, n_wait, err))
-    return false;
+    return NULL;
 
   for (uint32_t i = 0; i < n; i++)
     if (!src->mem[i] && !enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
@@ -1251,29 +1260,44 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   for (uint32_t i = 0; i < n; i++)
     if (!dst->mem[i] && !enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, err))
       goto fail;
-  if (!enqueue_handbacks (plan, dst, err))
+  if (!enqueue_handbacks (plan, dst, err) || !keep_done_event (plan, err))
     goto fail;
-
-  if (done && !frame_done_event (plan, done, err))
+  if (!(frame = malloc (sizeof *frame))) {
+    clf_error_set (err, CLF_ERROR_INVALID, "out of host memory for a frame "
+        "in flight");
     goto fail;
-  plan->frame_copies = (upload ? 1 : 0) + (download ? 1 : 0);
-  return true;
+  }
+  plan->commands.copies = (upload ? 1 : 0) + (download ? 1 : 0);
+  /* The frame's commands are its own now; the plan starts a new list. */
+  *frame = plan->commands;
+  plan->commands.n = 0;
+  plan->commands.launched_ns = 0;
+  plan->commands.copies = 0;
+  plan->commands.done = NULL;
+  return frame;
 
 fail:
-  if (done)
-    *done = NULL;
   /* Wait for what was enqueued: it still reads or writes the frames. */
-  finish_commands (plan, NULL, NULL);
-  return false;
+  finish_commands (plan, &plan->commands, NULL, NULL);
+  return NULL;
+}
+
+cl_event
+clf_in_flight_event (const ClfInFlight * frame)
+{
+  return frame->done;
 }
 
 bool
-clf_plan_finish (ClfPlan * plan, ClfFrameStats * stats, ClfError * err)
+clf_plan_finish (ClfPlan * plan, ClfInFlight * frame, ClfFrameStats * stats,
+    ClfError * err)
 {
+  bool ok;
+
   memset (stats, 0, sizeof *stats);
-  stats->copies = plan->frame_copies;
-  plan->frame_copies = 0;
-  return finish_commands (plan, stats, err);
+  ok = finish_commands (plan, frame, stats, err);
+  free (frame);
+  return ok;
 }
 
 bool
@@ -1281,9 +1305,11 @@ clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err)
 {
+  ClfInFlight *frame = clf_plan_enqueue (plan, params, src, dst, NULL, 0,
+      err);
+
   memset (stats, 0, sizeof *stats);
-  return clf_plan_enqueue (plan, params, src, dst, NULL, 0, NULL, err)
-      && clf_plan_finish (plan, stats, err);
+  return frame && clf_plan_finish (plan, frame, stats, err);
 }
 
 bool

@@ -237,21 +237,26 @@ bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err);
 
-/* clf_plan_process in two halves, for callers that keep device memory
- * and do not wait on the host per frame.  clf_plan_enqueue checks and
- * enqueues the frame, its first command waiting for the `n_wait` events
- * of `wait` (e.g. the last command that wrote a device buffer it reads),
- * and returns once all are enqueued; `*done`, when `done` is not NULL,
- * gets a new reference to the event that completes the frame (release it
- * with clReleaseEvent).  clf_plan_finish waits for the frame and gives
- * its figures (as clf_plan_process does).  In between, the frames'
- * memory (host planes too) must stay as it is, and the plan takes no
- * other frame.  When clf_plan_enqueue fails, it has waited for what it
- * enqueued, and there is nothing to finish. */
-bool clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
+/* Frames in flight: clf_plan_process in two halves, for callers that
+ * keep frames in device memory and do not wait on the host for each.
+ * clf_plan_enqueue checks and enqueues a frame, its first command waiting
+ * for the `n_wait` events of `wait` (e.g. the last command that wrote a
+ * device buffer it reads), and returns once all are enqueued, or NULL
+ * (having waited for what it enqueued) with `err` set.
+ * clf_in_flight_event gives the event that completes the frame (the
+ * frame's; retain it to keep it).  clf_plan_finish waits for the frame,
+ * gives its figures (as clf_plan_process does) and frees it.  Several
+ * frames may be in flight at once, finished in any order; until a frame
+ * is finished its memory (host planes too) must stay as it is.  A plan and
+ * its frames are used by one thread at a time. */
+typedef struct ClfInFlight ClfInFlight;
+
+ClfInFlight *clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err);
-bool clf_plan_finish (ClfPlan * plan, ClfFrameStats * stats, ClfError * err);
+    uint32_t n_wait, ClfError * err);
+cl_event clf_in_flight_event (const ClfInFlight * frame);
+bool clf_plan_finish (ClfPlan * plan, ClfInFlight * frame,
+    ClfFrameStats * stats, ClfError * err);
 
 /* Checks that every plane of `frame` fits its memory: a stride that holds
  * a row, and the last row's end within the device buffer (offset, stride

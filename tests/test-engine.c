@@ -1113,62 +1113,85 @@ check_odd_sample_placement (void)
   clf_plan_free (plan);
 }
 
-/* clf_plan_enqueue: the frame's commands wait for the events given (a
- * user event held open here), and `done` completes with the frame; then
- * the bytes are the reference's. */
+static cl_int
+event_state (cl_event event)
+{
+  cl_int state = CL_COMPLETE;
+  if (event)
+    clGetEventInfo (event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
+        &state, NULL);
+  return state;
+}
+
+/* Frames in flight: two frames enqueued behind a user event held open
+ * here, the second before the first is finished, run only once it
+ * completes; finished in the other order, each has its figures and the
+ * reference's bytes. */
 static void
-check_enqueue_waits (void)
+check_frames_in_flight (void)
 {
   const ClfFrameFormat format = one_plane (61, 37, 4, 7, 7);
-  const ClfParams params = { CLF_MODE_SLIDING, 3, CLF_BORDER_MIRROR };
+  const ClfParams params[2] = {
+    {CLF_MODE_SLIDING, 3, CLF_BORDER_MIRROR},
+    {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
+  };
   ClfPlan *plan = plan_for ("rgba", &format);
-  ClfHostFrame in, want;
-  BlobPair b;
+  ClfHostFrame in, want[2];
+  BlobPair b[2];
+  ClfInFlight *frames[2] = { NULL, NULL };
   ClfError err = { 0 };
-  ClfFrameStats stats;
-  cl_int status, state = CL_COMPLETE;
-  cl_event gate, done = NULL;
+  cl_int status;
+  cl_event gate = clCreateUserEvent (clf_engine_context (engine), &status);
 
-  test_frame_init (&in, &format, true);
-  test_frame_init (&want, &format, false);
-  clf_ref_filter_frame (&params, &format, &in, &want);
-  device_blobs_init (&b, &format, &in);
-  gate = clCreateUserEvent (clf_engine_context (engine), &status);
   CHECK (status == CL_SUCCESS, "clCreateUserEvent: %s",
       clf_cl_status_name (status));
-  if (plan && b.src_mem && b.dst_mem && status == CL_SUCCESS) {
-    ClfFrame from = frame_of (&b.src, b.src_mem);
-    ClfFrame to = frame_of (&b.dst, b.dst_mem);
-    CHECK (clf_plan_enqueue (plan, &params, &from, &to, &gate, 1, &done,
-            &err), "clf_plan_enqueue: %s", err.message);
+  test_frame_init (&in, &format, true);
+  for (int f = 0; f < 2; f++) {
+    test_frame_init (&want[f], &format, false);
+    clf_ref_filter_frame (&params[f], &format, &in, &want[f]);
+    device_blobs_init (&b[f], &format, &in);
+  }
+  for (int f = 0; plan && status == CL_SUCCESS && f < 2; f++) {
+    ClfFrame from = frame_of (&b[f].src, b[f].src_mem);
+    ClfFrame to = frame_of (&b[f].dst, b[f].dst_mem);
+    frames[f] = clf_plan_enqueue (plan, &params[f], &from, &to, &gate, 1,
+        &err);
+    CHECK (frames[f] != NULL, "clf_plan_enqueue: %s", err.message);
     clf_error_clear (&err);
+  }
+  if (frames[0] && frames[1]) {
     nanosleep (&(struct timespec) { 0, 50 * 1000 * 1000 }, NULL);
-    if (done)
-      clGetEventInfo (done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
-          &state, NULL);
-    CHECK (done && state != CL_COMPLETE, "the frame ran before the event "
-        "it waits for");
+    for (int f = 0; f < 2; f++)
+      CHECK (event_state (clf_in_flight_event (frames[f])) != CL_COMPLETE,
+          "frame %d ran before the event it waits for", f);
     clSetUserEventStatus (gate, CL_COMPLETE);
-    CHECK (clf_plan_finish (plan, &stats, &err) && stats.kernel_ns > 0,
-        "clf_plan_finish: %s", err.message);
+  }
+  for (int f = 2; f-- > 0;) {
+    ClfFrameStats stats;
+    if (!frames[f])
+      continue;
+    cl_event done = clf_in_flight_event (frames[f]);
+    clRetainEvent (done);
+    CHECK (clf_plan_finish (plan, frames[f], &stats, &err)
+        && stats.kernel_ns > 0 && stats.copies == 0, "clf_plan_finish: %s",
+        err.message);
     clf_error_clear (&err);
-    if (done)
-      clGetEventInfo (done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state,
-          &state, NULL);
-    CHECK (state == CL_COMPLETE, "the frame's done event did not complete "
-        "with it");
+    CHECK (event_state (done) == CL_COMPLETE, "frame %d's event did not "
+        "complete with it", f);
+    clReleaseEvent (done);
     Blob got;
-    blob_like (&got, &b.dst);
-    read_back (b.dst_mem, &got);
-    check_blob (&format, &got, &want, "rgba enqueued behind a user event");
+    blob_like (&got, &b[f].dst);
+    read_back (b[f].dst_mem, &got);
+    check_blob (&format, &got, &want[f], f ? "rgba laplace in flight" :
+        "rgba sliding in flight");
     free (got.bytes);
   }
-  if (done)
-    clReleaseEvent (done);
   if (status == CL_SUCCESS)
     clReleaseEvent (gate);
-  blob_pair_clear (&b);
-  test_frame_clear (&want);
+  for (int f = 0; f < 2; f++) {
+    blob_pair_clear (&b[f]);
+    test_frame_clear (&want[f]);
+  }
   test_frame_clear (&in);
   clf_plan_free (plan);
 }
@@ -1195,7 +1218,7 @@ test_frames (void)
   }
   check_plane_outside_buffer ();
   check_odd_sample_placement ();
-  check_enqueue_waits ();
+  check_frames_in_flight ();
 }
 
 /* The families of format_families in device buffers and wrapped host

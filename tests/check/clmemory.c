@@ -381,36 +381,40 @@ want_filtered (SlowFrame * f, guint8 * from, guint8 * want)
 
 /* Enqueues the frame src -> dst with the memories' wait lists, records
  * its event on them, and returns without waiting for it. */
-static void
+static ClfInFlight *
 enqueue_recorded (SlowFrame * f, const ClfFrame * src, const ClfFrame * dst,
     GstMemory * read, GstMemory * written)
 {
-  cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT], done = NULL;
+  cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT];
   guint n = 0;
   ClfError err = { 0 };
+  ClfInFlight *frame;
 
   if (read)
     n += gst_cl_memory_device_wait_list (read, GST_MAP_READ, wait + n);
   if (written)
     n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
-  fail_unless (clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n,
-          &done, &err), "%s", err.message);
+  frame = clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n, &err);
+  fail_unless (frame != NULL, "%s", err.message);
   for (guint i = 0; i < n; i++)
     clReleaseEvent (wait[i]);
   if (read)
-    gst_cl_memory_device_done (read, GST_MAP_READ, done);
+    gst_cl_memory_device_done (read, GST_MAP_READ,
+        clf_in_flight_event (frame));
   if (written)
-    gst_cl_memory_device_done (written, GST_MAP_WRITE, done);
-  clReleaseEvent (done);
+    gst_cl_memory_device_done (written, GST_MAP_WRITE,
+        clf_in_flight_event (frame));
+  return frame;
 }
 
 static void
-finish (SlowFrame * f)
+finish (SlowFrame * f, ClfInFlight * frame)
 {
   ClfFrameStats stats;
   ClfError err = { 0 };
 
-  fail_unless (clf_plan_finish (f->plan, &stats, &err), "%s", err.message);
+  fail_unless (clf_plan_finish (f->plan, frame, &stats, &err), "%s",
+      err.message);
   fail_unless (stats.kernel_ns > 0);
 }
 
@@ -424,6 +428,7 @@ GST_START_TEST (test_cpu_map_waits_for_device_write)
   GstMemory *out;
   guint8 *in, *want;
   ClfFrame src = { {0} }, dst = { {0} };
+  ClfInFlight *frame;
   GstMapInfo map;
 
   slow_frame_init (&f);
@@ -441,12 +446,12 @@ GST_START_TEST (test_cpu_map_waits_for_device_write)
 
     host_plane_of (in, f.size, &src);
     device_plane_of (out, &dst);
-    enqueue_recorded (&f, &src, &dst, NULL, out);
+    frame = enqueue_recorded (&f, &src, &dst, NULL, out);
     fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
     fail_unless (memcmp (map.data, want, f.size) == 0, "round %u: a CPU "
         "map saw the frame before its kernel finished", round);
     gst_memory_unmap (out, &map);
-    finish (&f);
+    finish (&f, frame);
   }
   gst_memory_unref (out);
   clf_plan_free (f.plan);
@@ -464,6 +469,7 @@ GST_START_TEST (test_cpu_write_waits_for_device_read)
   GstMemory *in;
   guint8 *written, *want, *out;
   ClfFrame src = { {0} }, dst = { {0} };
+  ClfInFlight *frame;
   GstMapInfo map;
 
   slow_frame_init (&f);
@@ -480,11 +486,11 @@ GST_START_TEST (test_cpu_write_waits_for_device_read)
 
     device_plane_of (in, &src);
     host_plane_of (out, f.size, &dst);
-    enqueue_recorded (&f, &src, &dst, in, NULL);
+    frame = enqueue_recorded (&f, &src, &dst, in, NULL);
     fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
     memset (map.data, 0, f.size);
     gst_memory_unmap (in, &map);
-    finish (&f);
+    finish (&f, frame);
     fail_unless (memcmp (out, want, f.size) == 0, "round %u: the CPU wrote "
         "the frame while a kernel read it", round);
   }
