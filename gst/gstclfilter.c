@@ -151,6 +151,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_STATS_INTERVAL 1
 #define DEFAULT_ZERO_COPY TRUE
+#define DEFAULT_FRAMES_IN_FLIGHT 1
+#define MAX_FRAMES_IN_FLIGHT 16
 /* clfilter-stats messages a bus may hold unread (about 1 KB each): an
  * application that never reads its bus must not grow without end. */
 #define MAX_UNREAD_STATS 4096
@@ -171,6 +173,7 @@ enum
   PROP_FRAMES,
   PROP_STATS_INTERVAL,
   PROP_ZERO_COPY,
+  PROP_FRAMES_IN_FLIGHT,
 };
 
 struct _GstClFilter
@@ -184,6 +187,7 @@ struct _GstClFilter
   gchar *device;
   guint stats_interval;
   gboolean zero_copy;
+  guint frames_in_flight;
   gchar *device_name;
   guint64 frames;
   guint64 last_kernel_ns;
@@ -223,6 +227,12 @@ struct _GstClFilter
   GstVideoInfo out_info;
   /* The last format refused at negotiation and explained in the log. */
   GstVideoFormat explained_format;
+
+  /* Frames enqueued on the device and not yet waited for, oldest first
+   * (FlightFrame), and plans that set_caps() replaced while frames of
+   * theirs were in flight: streaming thread (and stop()). */
+  GQueue flight;
+  GSList *retired_plans;
 };
 
 
@@ -291,6 +301,10 @@ static gboolean gst_cl_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 static void gst_cl_filter_set_context (GstElement * element,
     GstContext * context);
+static GstFlowReturn gst_cl_filter_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
+static GstFlowReturn gst_cl_filter_drain (GstClFilter * self,
+    gboolean deliver);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static void gst_cl_filter_before_transform (GstBaseTransform * trans,
@@ -392,6 +406,19 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "takes effect at the next start, with a warning", DEFAULT_ZERO_COPY,
           rw | GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
+      g_param_spec_uint ("frames-in-flight", "Frames in flight",
+          "Frames on the device at once: each frame is enqueued and the "
+          "element waits only for the one this many frames older, so the "
+          "device filters while the pipeline produces and consumes the "
+          "frames around it. 1 = wait for each frame before passing it "
+          "on. Each frame beyond the first holds its input and output "
+          "buffers and adds one frame of latency (reported in the "
+          "LATENCY query); frames leave in order with their own figures, "
+          "and EOS, caps and other serialized events push the frames "
+          "still in flight first", 1, MAX_FRAMES_IN_FLIGHT,
+          DEFAULT_FRAMES_IN_FLIGHT, rw | GST_PARAM_MUTABLE_PLAYING));
+
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
@@ -427,6 +454,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_accept_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_generate_output);
   /* Called only in passthrough (a blur of radius 0), to count the frame. */
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_cl_filter_transform_ip);
   trans_class->transform_ip_on_passthrough = TRUE;
@@ -455,6 +484,8 @@ gst_cl_filter_init (GstClFilter * self)
   self->device = g_strdup (DEFAULT_DEVICE);
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->zero_copy = DEFAULT_ZERO_COPY;
+  self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
+  g_queue_init (&self->flight);
   self->kernel_times = g_new (ClfTimeStats, 1);
   clf_time_stats_reset (self->kernel_times);
   /* Late frames are dropped, as GstVideoFilter's are: a live pipeline
@@ -525,6 +556,9 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
       if (GST_STATE (self) > GST_STATE_READY)
         not_applied = "zero-copy";
       break;
+    case PROP_FRAMES_IN_FLIGHT:
+      self->frames_in_flight = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -573,6 +607,9 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_ZERO_COPY:
       g_value_set_boolean (value, self->zero_copy);
+      break;
+    case PROP_FRAMES_IN_FLIGHT:
+      g_value_set_uint (value, self->frames_in_flight);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -721,11 +758,48 @@ gst_cl_filter_accept_caps (GstBaseTransform * trans,
   return accepted;
 }
 
+/* Upstream's latency, plus a frame for each frame in flight beyond the
+ * first: a frame leaves when frames-in-flight - 1 more have come in. */
+static gboolean
+gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime min, max, held = 0;
+  gboolean live;
+  guint extra;
+
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->query (trans,
+          GST_PAD_SRC, query))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  extra = self->frames_in_flight - 1;
+  GST_OBJECT_UNLOCK (self);
+  if (extra == 0)
+    return TRUE;
+  if (GST_VIDEO_INFO_FPS_N (&self->in_info) > 0)
+    held = gst_util_uint64_scale_int (extra * GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&self->in_info),
+        GST_VIDEO_INFO_FPS_N (&self->in_info));
+  gst_query_parse_latency (query, &live, &min, &max);
+  min += held;
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += held;
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
 static gboolean
 gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
+
+  /* A serialized query (drain, allocation) comes after the frames in
+   * flight. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+    gst_cl_filter_drain (self, TRUE);
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    return gst_cl_filter_latency_query (self, query);
 
   /* Upstream asks what we take, offering its formats: none of ours is
    * the not-negotiated to come. */
@@ -798,6 +872,9 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   GstClFilter *self = GST_CL_FILTER (trans);
   ClfEngine *engine;
 
+  /* The streaming thread has stopped: frames still in flight are
+   * waited for and dropped. */
+  gst_cl_filter_drain (self, FALSE);
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
@@ -948,6 +1025,24 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
   return plan;
 }
 
+/* Frames of the plans set_caps() replaces may still be in flight (caps
+ * events drain them first, but a renegotiation in the streaming thread
+ * does not): those plans are freed once the frames have landed. */
+static void
+gst_cl_filter_retire_plans (GstClFilter * self)
+{
+  ClfPlan *plans[2] = { g_steal_pointer (&self->plan),
+    g_steal_pointer (&self->field_plan)
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+    if (plans[i] && !g_queue_is_empty (&self->flight))
+      self->retired_plans = g_slist_prepend (self->retired_plans, plans[i]);
+    else if (plans[i])
+      clf_plan_free (plans[i]);
+  }
+}
+
 static gboolean
 gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -989,8 +1084,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!plan)
     goto no_plan;
 
-  g_clear_pointer (&self->plan, clf_plan_free);
-  g_clear_pointer (&self->field_plan, clf_plan_free);
+  gst_cl_filter_retire_plans (self);
   gst_clear_caps (&self->refused_caps);
   self->plan = plan;
   self->field_plan = field_plan;
@@ -1561,6 +1655,13 @@ gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
 
+  /* Frames in flight go out before what follows them in the stream (caps,
+   * segments, EOS); a flush drops them. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_cl_filter_drain (self, FALSE);
+  else if (GST_EVENT_IS_SERIALIZED (event))
+    gst_cl_filter_drain (self, TRUE);
+
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
       if (self->engine)
@@ -1644,34 +1745,54 @@ frame_record_done (const FrameAccess * in, const FrameAccess * out,
     gst_cl_memory_device_done (out->device[i], GST_MAP_WRITE, done);
 }
 
-/* Filters a frame, or with `interlaced`, its two fields apart: enqueued
- * behind the device commands on its memories, recorded on them, then
- * waited for (the figures go on the output buffer). */
-static gboolean
-gst_cl_filter_process (GstClFilter * self, gboolean interlaced,
-    const ClfParams * params, const FrameAccess * in, const FrameAccess * out,
-    ClfFrameStats * stats, ClfError * err)
+/* A frame on the device, from its enqueueing in transform() to its
+ * landing (gst_cl_filter_land): the accesses stay open (host planes
+ * stay mapped) until the device is done with them. */
+typedef struct
 {
-  ClfPlan *plan = interlaced ? self->field_plan : self->plan;
-  ClfFrame in_fields, out_fields;
-  const ClfFrame *src = &in->frame, *dst = &out->frame;
-  cl_event wait[2 * GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT];
-  guint n_wait = frame_wait_list (in, out, wait);
-  ClfInFlight *frame;
+  ClfInFlight *job;
+  ClfPlan *plan;
+  FrameAccess in, out;
+  GstBuffer *outbuf;
+  ClfParams params;
+  GstClockTime pts;
+} FlightFrame;
 
+static void
+flight_frame_free (FlightFrame * f)
+{
+  gst_cl_filter_frame_close (&f->out);
+  gst_cl_filter_frame_close (&f->in);
+  gst_clear_buffer (&f->outbuf);
+  g_free (f);
+}
+
+/* Enqueues the frame, or with `interlaced`, its two fields apart, behind
+ * the device commands on its memories, and records it on them. */
+static gboolean
+gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
+    FlightFrame * f, ClfError * err)
+{
+  ClfFrame in_fields, out_fields;
+  const ClfFrame *src = &f->in.frame, *dst = &f->out.frame;
+  cl_event wait[2 * GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT];
+  guint n_wait = frame_wait_list (&f->in, &f->out, wait);
+
+  f->plan = interlaced ? self->field_plan : self->plan;
   if (interlaced) {
     field_frame_from_frame (&self->format, src, &in_fields);
     field_frame_from_frame (&self->format, dst, &out_fields);
     src = &in_fields;
     dst = &out_fields;
   }
-  frame = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, err);
+  f->job = clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n_wait,
+      err);
   for (guint i = 0; i < n_wait; i++)
     clReleaseEvent (wait[i]);
-  if (!frame)
+  if (!f->job)
     return FALSE;
-  frame_record_done (in, out, clf_in_flight_event (frame));
-  return clf_plan_finish (plan, frame, stats, err);
+  frame_record_done (&f->in, &f->out, clf_in_flight_event (f->job));
+  return TRUE;
 }
 
 /* Whether every filtered sample fills its container: a blur writes the
@@ -1786,52 +1907,117 @@ gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
   return TRUE;
 }
 
+/* A frame that failed on the device: a flush or a stop ending a long
+ * frame between two launches, or an OpenCL error. */
+static GstFlowReturn
+gst_cl_filter_frame_failed (GstClFilter * self, ClfError * err)
+{
+  GstFlowReturn ret = GST_FLOW_ERROR;
+
+  if (err->code == CLF_ERROR_CANCELLED) {
+    GST_DEBUG_OBJECT (self, "frame stopped: %s", err->message);
+    ret = GST_FLOW_FLUSHING;
+  } else {
+    gst_cl_filter_post_error (self, err);
+  }
+  clf_error_clear (err);
+  return ret;
+}
+
+/* Waits for the oldest frame in flight and closes its accesses.  With
+ * `deliver`, the frame is counted, its figures go on its buffer and the
+ * bus, and the buffer to `*outbuf`; without (a flush, a stop), it is
+ * dropped. */
+static GstFlowReturn
+gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
+{
+  FlightFrame *f = g_queue_pop_head (&self->flight);
+  ClfFrameStats stats;
+  ClfError err = { 0 };
+  gboolean ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  ClfParams params = f->params;
+  GstClockTime pts = f->pts;
+  GstBuffer *buf = g_steal_pointer (&f->outbuf);
+  guint64 frame;
+
+  flight_frame_free (f);
+  if (g_queue_is_empty (&self->flight))
+    g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
+  *outbuf = NULL;
+  if (!deliver || !ok) {
+    gst_buffer_unref (buf);
+    if (!deliver)
+      clf_error_clear (&err);
+    return deliver ? gst_cl_filter_frame_failed (self, &err) : GST_FLOW_OK;
+  }
+
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
+      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
+      G_GUINT64_FORMAT " ns, %u copies", self->frames,
+      clf_mode_name (params.mode), params.radius, stats.kernel_ns,
+      stats.upload_ns, stats.download_ns, stats.copies);
+  if (gst_cl_filter_record_frame (self, &stats, &frame))
+    gst_cl_filter_post_stats (self, frame, &params, &stats, pts, FALSE);
+  gst_cl_filter_add_meta (buf, frame, &params, &stats);
+  *outbuf = buf;
+  return GST_FLOW_OK;
+}
+
+/* Lands every frame in flight, in order: pushed downstream with
+ * `deliver`, else dropped.  The first flow that is not OK is returned
+ * (and later frames dropped). */
+static GstFlowReturn
+gst_cl_filter_drain (GstClFilter * self, gboolean deliver)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (!g_queue_is_empty (&self->flight)) {
+    GstBuffer *buf = NULL;
+    GstFlowReturn landed = gst_cl_filter_land (self, deliver
+        && ret == GST_FLOW_OK, &buf);
+
+    if (buf)
+      landed = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    if (ret == GST_FLOW_OK)
+      ret = landed;
+  }
+  return ret;
+}
+
+/* Maps (or wraps) both buffers and enqueues the frame; it lands in
+ * generate_output(), now or frames-in-flight frames later. */
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  FrameAccess in, out;
-  ClfParams params;
-  ClfFrameStats stats;
+  FlightFrame *f;
   ClfError err = { 0 };
-  gboolean ok, post;
-  guint64 frame;
   GstBuffer *bad;
 
   if (!self->plan)
     goto not_negotiated;
 
-  gst_cl_filter_read_params (self, &params);
-  self->running = params;
+  f = g_new0 (FlightFrame, 1);
+  gst_cl_filter_read_params (self, &f->params);
+  self->running = f->params;
+  f->pts = GST_BUFFER_PTS (inbuf);
 
   bad = inbuf;
   if (!gst_cl_filter_frame_open (self, inbuf, &self->in_info, GST_MAP_READ,
-          "input", &in, &err))
+          "input", &f->in, &err))
     goto open_failed;
   bad = outbuf;
   if (!gst_cl_filter_frame_open (self, outbuf, &self->out_info,
-          GST_MAP_WRITE, "output", &out, &err)) {
-    gst_cl_filter_frame_close (&in);
+          GST_MAP_WRITE, "output", &f->out, &err))
     goto open_failed;
+  if (!gst_cl_filter_enqueue (self, gst_cl_filter_buffer_interlaced (self,
+              inbuf), f, &err)) {
+    flight_frame_free (f);
+    return gst_cl_filter_frame_failed (self, &err);
   }
-  ok = gst_cl_filter_process (self, gst_cl_filter_buffer_interlaced (self,
-          inbuf), &params, &in, &out, &stats, &err);
-  gst_cl_filter_frame_close (&out);
-  gst_cl_filter_frame_close (&in);
-  if (!ok)
-    goto filter_failed;
-
-  post = gst_cl_filter_record_frame (self, &stats, &frame);
-  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
-      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
-      G_GUINT64_FORMAT " ns, %u copies", frame, clf_mode_name (params.mode),
-      params.radius, stats.kernel_ns, stats.upload_ns, stats.download_ns,
-      stats.copies);
-  gst_cl_filter_add_meta (outbuf, frame, &params, &stats);
-  if (post)
-    gst_cl_filter_post_stats (self, frame, &params, &stats,
-        GST_BUFFER_PTS (inbuf), FALSE);
+  f->outbuf = gst_buffer_ref (outbuf);
+  g_queue_push_tail (&self->flight, f);
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -1843,13 +2029,14 @@ not_negotiated:
   }
 open_failed:
   {
+    flight_frame_free (f);
     if (err.code == CLF_ERROR_FRAME) {
       gst_cl_filter_post_bad_buffer (self, bad, bad == inbuf, &err);
       clf_error_clear (&err);
       return GST_FLOW_ERROR;
     }
     if (err.code != CLF_ERROR_NONE)
-      goto filter_failed;
+      return gst_cl_filter_frame_failed (self, &err);
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Could not map a video frame for reading or writing"),
         ("the buffer does not match the negotiated caps %s",
@@ -1857,16 +2044,37 @@ open_failed:
                 (&self->in_info))));
     return GST_FLOW_ERROR;
   }
-filter_failed:
-  {
-    /* A flush or a stop ended a long frame between two launches. */
-    if (err.code == CLF_ERROR_CANCELLED) {
-      GST_DEBUG_OBJECT (self, "frame stopped: %s", err.message);
-      clf_error_clear (&err);
-      return GST_FLOW_FLUSHING;
-    }
-    gst_cl_filter_post_error (self, &err);
-    clf_error_clear (&err);
-    return GST_FLOW_ERROR;
+}
+
+/* After transform() enqueued a frame, its buffer waits in flight: the
+ * oldest frame lands and goes out once frames-in-flight are on the
+ * device (at once with 1).  A buffer passed through (or otherwise not
+ * filtered) goes out after the frames before it. */
+static GstFlowReturn
+gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  guint before = g_queue_get_length (&self->flight);
+  guint limit;
+  GstFlowReturn ret;
+
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->generate_output
+      (trans, outbuf);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (g_queue_get_length (&self->flight) > before) {
+    /* The flight frame holds the buffer until it lands. */
+    gst_clear_buffer (outbuf);
+  } else if (*outbuf) {
+    ret = gst_cl_filter_drain (self, TRUE);
+    if (ret != GST_FLOW_OK)
+      gst_clear_buffer (outbuf);
+    return ret;
   }
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  if (g_queue_get_length (&self->flight) >= limit)
+    return gst_cl_filter_land (self, TRUE, outbuf);
+  return GST_FLOW_OK;
 }

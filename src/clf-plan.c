@@ -1262,6 +1262,9 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
       goto fail;
   if (!enqueue_handbacks (plan, dst, err) || !keep_done_event (plan, err))
     goto fail;
+  /* Submitted now, not at the next wait: the device starts while the
+   * caller goes on (drivers may hold commands back until a flush). */
+  CLF_TRY (err, fail, clFlush, clf_engine_queue (plan->engine));
   if (!(frame = malloc (sizeof *frame))) {
     clf_error_set (err, CLF_ERROR_INVALID, "out of host memory for a frame "
         "in flight");

@@ -1638,6 +1638,94 @@ GST_START_TEST (test_radius_controllable)
 
 GST_END_TEST;
 
+/* frames-in-flight=3: a frame leaves when two more have come in, in
+ * order, with its own figures and the reference's bytes; EOS pushes the
+ * frames still in flight before it; the LATENCY query adds the two frames
+ * held; a flush drops the frames in flight. */
+GST_START_TEST (test_frames_in_flight)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  const FormatCase *fc = format_case ("RGBA");
+  ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
+  GstBuffer *in[6], *out;
+  GstVideoInfo info;
+  GstEvent *event;
+  guint pulled = 0;
+
+  g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
+      "radius", params.radius, "border", params.border, NULL);
+  set_caps (h, "RGBA", 45, 29, &info);
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  /* Made first: the harness's allocation query (serialized) would land
+   * the frames in flight. */
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = input_buffer (h, fc, &info, i % 2 ? INPUT_FROM_POOL :
+        INPUT_UNALIGNED);
+    GST_BUFFER_PTS (in[i]) = i * GST_SECOND / 30;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+    /* Frame i - 2 leaves with frame i in. */
+    while ((out = gst_harness_try_pull (h))) {
+      GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (out);
+      fail_unless (pulled + 2 == i, "frame %u left with frame %u in",
+          pulled, i);
+      fail_unless (meta != NULL && meta->frame == pulled);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+          GST_BUFFER_PTS (in[pulled]));
+      check_output (fc, &info, &params, "in flight", in[pulled], out);
+      gst_buffer_unref (out);
+      pulled++;
+    }
+  }
+  fail_unless_equals_int (pulled, 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (; pulled < G_N_ELEMENTS (in); pulled++) {
+    out = gst_harness_pull (h);
+    check_output (fc, &info, &params, "drained at EOS", in[pulled], out);
+    gst_buffer_unref (out);
+  }
+  /* EOS follows the frames (the harness's sticky events come first). */
+  while ((event = gst_harness_try_pull_event (h))
+      && GST_EVENT_TYPE (event) != GST_EVENT_EOS)
+    gst_event_unref (event);
+  fail_unless (event != NULL, "no EOS after the frames");
+  gst_event_unref (event);
+  fail_unless_equals_uint64 (frames_filtered (h), G_N_ELEMENTS (in));
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    GstMessage *msg = pop_stats (bus);
+    guint64 frame = 99;
+    fail_unless (msg != NULL);
+    fail_unless (gst_structure_get_uint64 (gst_message_get_structure (msg),
+            "frame", &frame) && frame == i, "message %u says frame %"
+        G_GUINT64_FORMAT, i, frame);
+    gst_message_unref (msg);
+  }
+
+  /* A flush drops the frames in flight: nothing leaves after it. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_harness_set_src_caps (h, gst_caps_from_string ("video/x-raw,"
+          "format=RGBA,width=45,height=29,framerate=30/1"));
+  for (guint i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless (gst_harness_try_pull (h) == NULL, "a flushed frame left");
+  fail_unless_equals_uint64 (frames_filtered (h), G_N_ELEMENTS (in));
+
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    gst_buffer_unref (in[i]);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 clfilter_suite (void)
 {
@@ -1664,6 +1752,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_metas_kept_by_tags);
   tcase_add_test (tc, test_radius_zero_passes_through);
   tcase_add_test (tc, test_radius_controllable);
+  tcase_add_test (tc, test_frames_in_flight);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
