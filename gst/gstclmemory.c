@@ -76,9 +76,16 @@ queue_of (GstMemory * mem)
   return clf_engine_queue (GST_CL_ALLOCATOR (mem->allocator)->engine);
 }
 
+/* A map for writing only does not read what the device wrote: its bytes
+ * are undefined until the CPU writes them, as with GStreamer's GL and CUDA
+ * memories (which download only for GST_MAP_READ).  On a discrete device
+ * that saves a download of the whole buffer for every frame a producer
+ * (a decoder, a source) fills. */
 static cl_map_flags
 cl_map_flags_from (GstMapFlags access)
 {
+  if ((access & GST_MAP_READWRITE) == GST_MAP_WRITE)
+    return CL_MAP_WRITE_INVALIDATE_REGION;
   return ((access & GST_MAP_READ) ? CL_MAP_READ : 0) |
       ((access & GST_MAP_WRITE) ? CL_MAP_WRITE : 0);
 }

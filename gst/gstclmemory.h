@@ -21,7 +21,10 @@ G_BEGIN_DECLS
  * the device filters it in place and the CPU reaches it through
  * clEnqueueMapBuffer: gst_memory_map() maps it, gst_memory_unmap() unmaps
  * it.  Nested maps share one mapping; a nested map cannot ask for access
- * the outer one lacks.  Shared sub-memories map through their parent. */
+ * the outer one lacks.  Shared sub-memories map through their parent.  A
+ * map for writing only (GST_MAP_WRITE without GST_MAP_READ) does not
+ * download the device's bytes: they are undefined until written, as in
+ * GStreamer's GL and CUDA memories. */
 typedef struct _GstClMemory GstClMemory;
 
 #define GST_TYPE_CL_ALLOCATOR (gst_cl_allocator_get_type ())
