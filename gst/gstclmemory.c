@@ -16,6 +16,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cl_memory_debug);
 #define GST_CAT_DEFAULT gst_cl_memory_debug
 
+/* The engine's two queues: the filters' and the transfers' (CPU maps). */
+#define N_QUEUES 2
+
 struct _GstClMemory
 {
   GstMemory mem;
@@ -30,12 +33,13 @@ struct _GstClMemory
   GstMapFlags map_access;
   gboolean resident;
 
-  /* Readiness: the last device command that wrote the buffer and the last
-   * that read it (or NULL), kept by the root.  A CPU map waits for them
-   * (see gst_cl_memory_map), and a device command for them through
-   * gst_cl_memory_device_wait_list. */
+  /* Readiness, kept by the root: the last command that wrote the buffer,
+   * and on each queue the last that read it (or NULL).  A CPU map waits
+   * for them (see gst_cl_memory_map), and a device command for them
+   * through gst_cl_memory_device_wait_list.  Each write waited for every
+   * earlier command, so the last one stands for all. */
   cl_event writer;
-  cl_event reader;
+  cl_event readers[N_QUEUES];
 };
 
 /* The buffers of freed memory are kept for the next allocations of the
@@ -49,7 +53,7 @@ typedef struct
   cl_mem buffer;
   gsize maxsize;
   gpointer map_data;            /* its resident mapping, if any */
-  cl_event writer, reader;      /* its readiness, passed on */
+  cl_event writer, readers[N_QUEUES];   /* its readiness, passed on */
 } SpareBuffer;
 
 struct _GstClAllocator
@@ -64,16 +68,20 @@ struct _GstClAllocator
 
 G_DEFINE_TYPE (GstClAllocator, gst_cl_allocator, GST_TYPE_ALLOCATOR);
 
+G_STATIC_ASSERT (GST_CL_MEMORY_MAX_WAIT == 1 + N_QUEUES);
+
 static GstClMemory *
 root_of (GstMemory * mem)
 {
   return (GstClMemory *) (mem->parent ? mem->parent : mem);
 }
 
+/* The queue of the CPU's maps: not the filters', so that a map waits for
+ * its memory's events only, not behind every frame in flight. */
 static cl_command_queue
 queue_of (GstMemory * mem)
 {
-  return clf_engine_queue (GST_CL_ALLOCATOR (mem->allocator)->engine);
+  return clf_engine_transfer_queue (GST_CL_ALLOCATOR (mem->allocator)->engine);
 }
 
 /* A map for writing only does not read what the device wrote: its bytes
@@ -101,8 +109,9 @@ wait_list_locked (GstClMemory * root, GstMapFlags access,
 
   if (root->writer)
     wait[n++] = root->writer;
-  if ((access & GST_MAP_WRITE) && root->reader)
-    wait[n++] = root->reader;
+  for (guint q = 0; (access & GST_MAP_WRITE) && q < N_QUEUES; q++)
+    if (root->readers[q])
+      wait[n++] = root->readers[q];
   for (guint i = 0; i < n; i++)
     clRetainEvent (wait[i]);
   return n;
@@ -203,8 +212,37 @@ set_event (cl_event * slot, cl_event event)
   *slot = event;
 }
 
+static void
+clear_readers (cl_event readers[N_QUEUES])
+{
+  for (guint q = 0; q < N_QUEUES; q++)
+    set_event (&readers[q], NULL);
+}
+
+/* Records a read: it replaces the last read on the same queue (which it
+ * follows there), or takes a free slot. */
+static void
+add_reader (GstClMemory * root, cl_event event)
+{
+  cl_command_queue queue = NULL, other = NULL;
+  guint slot = 0;
+
+  clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL);
+  for (guint q = 0; q < N_QUEUES; q++) {
+    if (root->readers[q])
+      clGetEventInfo (root->readers[q], CL_EVENT_COMMAND_QUEUE,
+          sizeof other, &other, NULL);
+    if (!root->readers[q] || other == queue) {
+      slot = q;
+      break;
+    }
+  }
+  set_event (&root->readers[slot], event);
+}
+
 /* Ends the root's mapping; nothing waits here.  The unmap of a CPU write
- * is the buffer's last write: device commands wait for it. */
+ * is the buffer's last write, that of a read its last read on the
+ * transfer queue: device commands wait for them. */
 static void
 unmap_root (GstClMemory * root, cl_command_queue queue)
 {
@@ -214,8 +252,13 @@ unmap_root (GstClMemory * root, cl_command_queue queue)
   if (status != CL_SUCCESS)
     GST_ERROR ("clEnqueueUnmapMemObject failed: %s",
         clf_cl_status_name (status));
-  else if (root->map_access & GST_MAP_WRITE)
+  else if (root->map_access & GST_MAP_WRITE) {
+    /* The map waited for every command before it. */
     set_event (&root->writer, unmapped);
+    clear_readers (root->readers);
+  } else {
+    add_reader (root, unmapped);
+  }
   if (unmapped)
     clReleaseEvent (unmapped);
   root->map_data = NULL;
@@ -271,7 +314,7 @@ zero_bytes (GstClAllocator * self, cl_mem buffer, gsize offset, gsize size)
 
   if (size == 0)
     return TRUE;
-  status = clEnqueueFillBuffer (clf_engine_queue (self->engine), buffer,
+  status = clEnqueueFillBuffer (clf_engine_transfer_queue (self->engine), buffer,
       &zero, sizeof zero, offset, size, 0, NULL, &done);
   if (status == CL_SUCCESS) {
     status = clWaitForEvents (1, &done);
@@ -326,7 +369,7 @@ map_resident (GstClAllocator * self, GstClMemory * mem)
 {
   cl_int status;
 
-  mem->map_data = clEnqueueMapBuffer (clf_engine_queue (self->engine),
+  mem->map_data = clEnqueueMapBuffer (clf_engine_transfer_queue (self->engine),
       mem->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, mem->mem.maxsize,
       0, NULL, NULL, &status);
   if (status != CL_SUCCESS) {
@@ -346,7 +389,7 @@ gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
   gsize maxsize = params->prefix + size + params->padding;
-  SpareBuffer spare = { NULL, maxsize, NULL, NULL, NULL };
+  SpareBuffer spare = { NULL, maxsize, NULL, NULL, {NULL, NULL} };
   cl_int status = CL_SUCCESS;
   GstMemory *mem;
 
@@ -359,7 +402,8 @@ gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
   mem = GST_MEMORY_CAST (memory_new (allocator, params->flags, NULL, maxsize,
           params->align, params->prefix, size, spare.buffer));
   ((GstClMemory *) mem)->writer = spare.writer;
-  ((GstClMemory *) mem)->reader = spare.reader;
+  for (guint q = 0; q < N_QUEUES; q++)
+    ((GstClMemory *) mem)->readers[q] = spare.readers[q];
   if (spare.map_data) {
     ((GstClMemory *) mem)->map_data = spare.map_data;
     ((GstClMemory *) mem)->map_access = GST_MAP_READWRITE;
@@ -392,7 +436,7 @@ gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
   GstClMemory *self = (GstClMemory *) mem;
   SpareBuffer spare = { self->buffer, mem->maxsize, self->map_data,
-    self->writer, self->reader
+    self->writer, {self->readers[0], self->readers[1]}
   };
 
   if (self->map_count > 0)
@@ -404,7 +448,7 @@ gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
     if (self->map_data)
       unmap_root (self, queue_of (mem));
     set_event (&self->writer, NULL);
-    set_event (&self->reader, NULL);
+    clear_readers (self->readers);
     clReleaseMemObject (self->buffer);
   }
   g_mutex_clear (&self->lock);
@@ -415,14 +459,14 @@ static void
 gst_cl_allocator_finalize (GObject * object)
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (object);
-  cl_command_queue queue = clf_engine_queue (self->engine);
+  cl_command_queue queue = clf_engine_transfer_queue (self->engine);
 
   for (guint i = 0; i < self->n_spare; i++) {
     if (self->spare[i].map_data)
       clEnqueueUnmapMemObject (queue, self->spare[i].buffer,
           self->spare[i].map_data, 0, NULL, NULL);
     set_event (&self->spare[i].writer, NULL);
-    set_event (&self->spare[i].reader, NULL);
+    clear_readers (self->spare[i].readers);
     clReleaseMemObject (self->spare[i].buffer);
   }
   g_mutex_clear (&self->lock);
@@ -537,9 +581,9 @@ gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
    * wait list had them), so it stands for all of them. */
   if (access & GST_MAP_WRITE) {
     set_event (&root->writer, event);
-    set_event (&root->reader, NULL);
+    clear_readers (root->readers);
   } else {
-    set_event (&root->reader, event);
+    add_reader (root, event);
   }
   g_mutex_unlock (&root->lock);
 }

@@ -44,13 +44,14 @@ ClfEngine *gst_cl_memory_get_engine (GstMemory * mem);
 /* TRUE while `mem` (or memory sharing its buffer) is mapped for the CPU. */
 gboolean gst_cl_memory_is_mapped (GstMemory * mem);
 
-/* Readiness.  The memory keeps the event of the last device command that
- * wrote its buffer and of the last that read it.  A CPU map (gst_memory_map)
+/* Readiness.  The memory keeps the event of the last command that wrote
+ * its buffer and, on each of its engine's queues, of the last that read
+ * it.  A CPU map (gst_memory_map)
  * waits for them: for reading, the writer; for writing, the writer and the
  * reader.  Device access goes through the two calls below, as GStreamer's
  * CUDA memory goes through GST_MAP_CUDA: nothing relies on the element that
  * wrote the memory having waited before it passed the buffer on. */
-#define GST_CL_MEMORY_MAX_WAIT 2
+#define GST_CL_MEMORY_MAX_WAIT 3
 
 /* The events a device command that reads (GST_MAP_READ) or writes
  * (GST_MAP_WRITE) `mem`'s buffer must wait for, as new references in

@@ -25,6 +25,7 @@ struct ClfEngine {
   cl_device_id device;
   cl_context context;
   cl_command_queue queue;
+  cl_command_queue transfer_queue;
   char *device_name;
   bool host_unified;
   size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
@@ -357,6 +358,9 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
   engine->queue = clCreateCommandQueue (engine->context, e->device,
       CL_QUEUE_PROFILING_ENABLE, &status);
   CLF_CHECK (status, "clCreateCommandQueue", err, fail);
+  engine->transfer_queue = clCreateCommandQueue (engine->context, e->device,
+      0, &status);
+  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
   return query_memory_model (engine, err);
 
 fail:
@@ -436,6 +440,8 @@ clf_engine_unref (ClfEngine * engine)
             i).program);
   if (engine->programs)
     g_array_unref (engine->programs);
+  if (engine->transfer_queue)
+    clReleaseCommandQueue (engine->transfer_queue);
   if (engine->queue)
     clReleaseCommandQueue (engine->queue);
   if (engine->context)
@@ -461,6 +467,12 @@ cl_command_queue
 clf_engine_queue (const ClfEngine * engine)
 {
   return engine->queue;
+}
+
+cl_command_queue
+clf_engine_transfer_queue (const ClfEngine * engine)
+{
+  return engine->transfer_queue;
 }
 
 cl_device_id

@@ -70,8 +70,8 @@ const char *clf_cl_status_name (cl_int status);
 const char *clf_mode_name (ClfMode mode);
 const char *clf_border_name (ClfBorder border);
 
-/* The device, its context and its one in-order profiling queue, plus the
- * programs built for it.  Reference-counted and thread-safe: plans in
+/* The device, its context, its in-order profiling queue for the filters
+ * and a transfer queue, plus the programs built for it.  Reference-counted and thread-safe: plans in
  * several threads may share one engine. */
 typedef struct ClfEngine ClfEngine;
 
@@ -87,6 +87,10 @@ void clf_engine_unref (ClfEngine * engine);
 const char *clf_engine_device_name (const ClfEngine * engine);
 cl_context clf_engine_context (const ClfEngine * engine);
 cl_command_queue clf_engine_queue (const ClfEngine * engine);
+/* A second in-order queue on the same device, for the CPU's maps of
+ * device buffers: a map then waits only for the commands it names (its
+ * memory's events), not behind every frame on the filter's queue. */
+cl_command_queue clf_engine_transfer_queue (const ClfEngine * engine);
 cl_device_id clf_engine_device (const ClfEngine * engine);
 /* True when `device_spec` (as for clf_engine_new) selects this engine's
  * device: two users that agree may share one engine. */

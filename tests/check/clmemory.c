@@ -26,6 +26,16 @@ setup (void)
   allocator = gst_cl_allocator_new (engine);
 }
 
+/* As a discrete GPU's memory, on any device: mapped and unmapped for each
+ * CPU access, on the transfer queue beside the filters' (see
+ * clf_engine_host_unified). */
+static void
+setup_discrete (void)
+{
+  g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  setup ();
+}
+
 static void
 teardown (void)
 {
@@ -552,6 +562,17 @@ clmemory_suite (void)
   tcase_add_test (tc, test_pool_video_alignment);
   tcase_add_test (tc, test_pool_reuses_buffers);
   tcase_add_test (tc, test_plugin_shares_the_glue);
+  tcase_add_test (tc, test_cpu_map_waits_for_device_write);
+  tcase_add_test (tc, test_cpu_write_waits_for_device_read);
+
+  /* The mapping paths of discrete devices: maps on their own queue wait
+   * for the memory's events (seen failing without the wait list). */
+  tc = tcase_create ("discrete");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, setup_discrete, teardown);
+  tcase_add_test (tc, test_map_write_kernel_map_read);
+  tcase_add_test (tc, test_nested_maps);
+  tcase_add_test (tc, test_shared_memory);
   tcase_add_test (tc, test_cpu_map_waits_for_device_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   return s;
