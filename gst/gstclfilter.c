@@ -200,6 +200,10 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
+  /* Set (atomic) by decide_allocation(): the output comes from our own
+   * pool, not another clfilter's, so a CPU will read it, and on a discrete
+   * device its download starts as soon as its frame is enqueued. */
+  gint output_to_cpu;
 
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
    * launch (see ClfInterrupt), so the stop does not wait for it. */
@@ -1286,6 +1290,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       NULL);
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
+  g_atomic_int_set (&self->output_to_cpu, pool == NULL);
   pool = gst_cl_filter_configure_pool (self, engine, pool, caps, size,
       min, max, video_meta);
   clf_engine_unref (engine);
@@ -1792,6 +1797,9 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
   if (!f->job)
     return FALSE;
   frame_record_done (&f->in, &f->out, clf_in_flight_event (f->job));
+  for (guint i = 0; g_atomic_int_get (&self->output_to_cpu)
+      && i < f->out.n_device; i++)
+    gst_cl_memory_prefetch (f->out.device[i]);
   return TRUE;
 }
 

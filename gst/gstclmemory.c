@@ -16,30 +16,51 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cl_memory_debug);
 #define GST_CAT_DEFAULT gst_cl_memory_debug
 
-/* The engine's two queues: the filters' and the transfers' (CPU maps). */
-#define N_QUEUES 2
+/* The engine's queues that touch a memory's buffer: the filters', the
+ * transfers' (uploads, fills, resident mappings) and the downloads'. */
+#define N_QUEUES 3
+
+/* A buffer of GstClMemory and all that goes with it, kept together when
+ * the memory is freed and the buffer kept spare for the next one.
+ *
+ * The CPU reaches the bytes at `host`: on a device that works on host
+ * memory itself (resident), the buffer's own mapping, made once for the
+ * buffer's life; on a discrete device (staged), a pinned staging buffer
+ * of the same size, also mapped once, which uploads and downloads copy
+ * from and to (clEnqueueWriteBuffer/ReadBuffer from pinned memory: DMA,
+ * on their own queues, while the kernels run). */
+typedef struct
+{
+  cl_mem buffer;
+  gsize maxsize;
+  cl_mem staging;               /* NULL when resident */
+  gpointer host;
+
+  /* Readiness of the device's bytes: the last command that wrote the
+   * buffer, and on each queue the last that read it (or NULL).  Each
+   * write waited for every earlier command, so the last stands for all. */
+  cl_event writer;
+  cl_event readers[N_QUEUES];
+
+  /* Staged only: the last download into the staging buffer (its writer)
+   * and the last upload from it (its reader), which the CPU waits for
+   * before it reads or writes there; and whether the device wrote bytes
+   * the staging buffer has not downloaded yet. */
+  cl_event staging_writer;
+  cl_event staging_reader;
+  gboolean host_stale;
+} ClStore;
 
 struct _GstClMemory
 {
   GstMemory mem;
-  cl_mem buffer;
 
-  /* The CPU mapping, kept by the memory that owns the buffer (the root):
-   * shared sub-memories map through it.  `resident`: mapped once for the
-   * buffer's life (see gst_cl_allocator_alloc). */
+  /* Kept by the memory that owns the buffer (the root): shared
+   * sub-memories map through it. */
   GMutex lock;
+  ClStore store;
   guint map_count;
-  gpointer map_data;
   GstMapFlags map_access;
-  gboolean resident;
-
-  /* Readiness, kept by the root: the last command that wrote the buffer,
-   * and on each queue the last that read it (or NULL).  A CPU map waits
-   * for them (see gst_cl_memory_map), and a device command for them
-   * through gst_cl_memory_device_wait_list.  Each write waited for every
-   * earlier command, so the last one stands for all. */
-  cl_event writer;
-  cl_event readers[N_QUEUES];
 };
 
 /* The buffers of freed memory are kept for the next allocations of the
@@ -48,21 +69,13 @@ struct _GstClMemory
  * fault in and map a new OpenCL buffer for every frame. */
 #define MAX_SPARE_BUFFERS 8
 
-typedef struct
-{
-  cl_mem buffer;
-  gsize maxsize;
-  gpointer map_data;            /* its resident mapping, if any */
-  cl_event writer, readers[N_QUEUES];   /* its readiness, passed on */
-} SpareBuffer;
-
 struct _GstClAllocator
 {
   GstAllocator parent;
   ClfEngine *engine;
 
   GMutex lock;
-  SpareBuffer spare[MAX_SPARE_BUFFERS];
+  ClStore spare[MAX_SPARE_BUFFERS];
   guint n_spare;
 };
 
@@ -76,132 +89,13 @@ root_of (GstMemory * mem)
   return (GstClMemory *) (mem->parent ? mem->parent : mem);
 }
 
-/* The queue of the CPU's maps: not the filters', so that a map waits for
- * its memory's events only, not behind every frame in flight. */
-static cl_command_queue
-queue_of (GstMemory * mem)
+static ClfEngine *
+engine_of (GstMemory * mem)
 {
-  return clf_engine_transfer_queue (GST_CL_ALLOCATOR (mem->allocator)->engine);
+  return GST_CL_ALLOCATOR (mem->allocator)->engine;
 }
 
-/* A map for writing only does not read what the device wrote: its bytes
- * are undefined until the CPU writes them, as with GStreamer's GL and CUDA
- * memories (which download only for GST_MAP_READ).  On a discrete device
- * that saves a download of the whole buffer for every frame a producer
- * (a decoder, a source) fills. */
-static cl_map_flags
-cl_map_flags_from (GstMapFlags access)
-{
-  if ((access & GST_MAP_READWRITE) == GST_MAP_WRITE)
-    return CL_MAP_WRITE_INVALIDATE_REGION;
-  return ((access & GST_MAP_READ) ? CL_MAP_READ : 0) |
-      ((access & GST_MAP_WRITE) ? CL_MAP_WRITE : 0);
-}
-
-/* The events that access to the root's bytes waits for: a read, the last
- * device write; a write, that and the last device read.  New references
- * in `wait`; returns how many. */
-static guint
-wait_list_locked (GstClMemory * root, GstMapFlags access,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
-{
-  guint n = 0;
-
-  if (root->writer)
-    wait[n++] = root->writer;
-  for (guint q = 0; (access & GST_MAP_WRITE) && q < N_QUEUES; q++)
-    if (root->readers[q])
-      wait[n++] = root->readers[q];
-  for (guint i = 0; i < n; i++)
-    clRetainEvent (wait[i]);
-  return n;
-}
-
-static void
-release_events (cl_event * events, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (events[i]);
-}
-
-/* Where the device works on host memory itself, the mapping is the
- * buffer's storage, mapped for the buffer's life: a CPU map then waits
- * only for the device commands on this memory, not for the whole queue. */
-static gboolean
-wait_for_device (GstClMemory * root, GstMapFlags access)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  guint n = wait_list_locked (root, access, wait);
-  cl_int status = n ? clWaitForEvents (n, wait) : CL_SUCCESS;
-
-  release_events (wait, n);
-  if (status != CL_SUCCESS)
-    GST_ERROR ("clWaitForEvents on the device commands of memory %p "
-        "failed: %s", root, clf_cl_status_name (status));
-  return status == CL_SUCCESS;
-}
-
-static gpointer
-gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
-{
-  GstClMemory *root = root_of (mem);
-  GstMapFlags access = info->flags & GST_MAP_READWRITE;
-  gpointer data = NULL;
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  guint n_wait;
-  cl_int status;
-
-  g_mutex_lock (&root->lock);
-  if (root->resident) {
-    if (!wait_for_device (root, access)) {
-      g_mutex_unlock (&root->lock);
-      return NULL;
-    }
-    root->map_count++;
-    data = root->map_data;
-    g_mutex_unlock (&root->lock);
-    return data;
-  }
-  if (root->map_count == 0) {
-    /* Blocking, after the device commands on this memory: the CPU may
-     * touch the bytes as soon as this returns. */
-    n_wait = wait_list_locked (root, access, wait);
-    root->map_data = clEnqueueMapBuffer (queue_of (mem), root->buffer,
-        CL_TRUE, cl_map_flags_from (access), 0, root->mem.maxsize, n_wait,
-        n_wait ? wait : NULL, NULL, &status);
-    release_events (wait, n_wait);
-    if (status != CL_SUCCESS)
-      goto map_failed;
-    root->map_access = access;
-  } else if (access & ~root->map_access) {
-    goto access_denied;
-  }
-  root->map_count++;
-  data = root->map_data;
-  g_mutex_unlock (&root->lock);
-  return data;
-
-  /* ERRORS */
-map_failed:
-  {
-    GST_ERROR ("clEnqueueMapBuffer of %" G_GSIZE_FORMAT " bytes failed: %s",
-        root->mem.maxsize, clf_cl_status_name (status));
-    root->map_data = NULL;
-    g_mutex_unlock (&root->lock);
-    return NULL;
-  }
-access_denied:
-  {
-    GST_ERROR ("memory %p is mapped for %s; a nested map cannot ask for %s",
-        mem, root->map_access & GST_MAP_WRITE ? "writing" : "reading",
-        access & GST_MAP_WRITE ? "writing" : "reading");
-    g_mutex_unlock (&root->lock);
-    return NULL;
-  }
-}
-
-/* Replaces `*slot` (the writer or the reader) with a reference to
- * `event`. */
+/* Replaces `*slot` with a reference to `event` (or NULL). */
 static void
 set_event (cl_event * slot, cl_event event)
 {
@@ -219,76 +113,223 @@ clear_readers (cl_event readers[N_QUEUES])
     set_event (&readers[q], NULL);
 }
 
+static void
+release_events (cl_event * events, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (events[i]);
+}
+
+/* The events that device access to the store's bytes waits for: a read,
+ * the last device write; a write, that and the last device reads.  New
+ * references in `wait`; returns how many. */
+static guint
+device_wait_list (const ClStore * store, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  guint n = 0;
+
+  if (store->writer)
+    wait[n++] = store->writer;
+  for (guint q = 0; (access & GST_MAP_WRITE) && q < N_QUEUES; q++)
+    if (store->readers[q])
+      wait[n++] = store->readers[q];
+  for (guint i = 0; i < n; i++)
+    clRetainEvent (wait[i]);
+  return n;
+}
+
 /* Records a read: it replaces the last read on the same queue (which it
  * follows there), or takes a free slot. */
 static void
-add_reader (GstClMemory * root, cl_event event)
+add_reader (ClStore * store, cl_event event)
 {
   cl_command_queue queue = NULL, other = NULL;
   guint slot = 0;
 
   clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL);
   for (guint q = 0; q < N_QUEUES; q++) {
-    if (root->readers[q])
-      clGetEventInfo (root->readers[q], CL_EVENT_COMMAND_QUEUE,
+    if (store->readers[q])
+      clGetEventInfo (store->readers[q], CL_EVENT_COMMAND_QUEUE,
           sizeof other, &other, NULL);
-    if (!root->readers[q] || other == queue) {
+    if (!store->readers[q] || other == queue) {
       slot = q;
       break;
     }
   }
-  set_event (&root->readers[slot], event);
+  set_event (&store->readers[slot], event);
 }
 
-/* Ends the root's mapping; nothing waits here.  The unmap of a CPU write
- * is the buffer's last write, that of a read its last read on the
- * transfer queue: device commands wait for them. */
+/* Records a device write: it waited for every earlier command. */
 static void
-unmap_root (GstClMemory * root, cl_command_queue queue)
+set_writer (ClStore * store, cl_event event)
 {
-  cl_event unmapped = NULL;
-  cl_int status = clEnqueueUnmapMemObject (queue, root->buffer,
-      root->map_data, 0, NULL, &unmapped);
-  if (status != CL_SUCCESS)
-    GST_ERROR ("clEnqueueUnmapMemObject failed: %s",
-        clf_cl_status_name (status));
-  else if (root->map_access & GST_MAP_WRITE) {
-    /* The map waited for every command before it. */
-    set_event (&root->writer, unmapped);
-    clear_readers (root->readers);
-  } else {
-    add_reader (root, unmapped);
-  }
-  if (unmapped)
-    clReleaseEvent (unmapped);
-  root->map_data = NULL;
+  set_event (&store->writer, event);
+  clear_readers (store->readers);
+  if (store->staging)
+    store->host_stale = TRUE;
 }
 
+/* Staged: enqueues the download of the device's bytes into the staging
+ * buffer, after the last device write, without waiting for it. */
+static gboolean
+download (ClStore * store, ClfEngine * engine)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done = NULL;
+  guint n = device_wait_list (store, GST_MAP_READ, wait);
+  cl_int status = clEnqueueReadBuffer (clf_engine_download_queue (engine),
+      store->buffer, CL_FALSE, 0, store->maxsize, store->host, n,
+      n ? wait : NULL, &done);
+
+  release_events (wait, n);
+  if (status != CL_SUCCESS) {
+    GST_ERROR ("clEnqueueReadBuffer of %" G_GSIZE_FORMAT " bytes into the "
+        "staging buffer failed: %s", store->maxsize,
+        clf_cl_status_name (status));
+    return FALSE;
+  }
+  clFlush (clf_engine_download_queue (engine));
+  add_reader (store, done);
+  set_event (&store->staging_writer, done);
+  store->host_stale = FALSE;
+  clReleaseEvent (done);
+  return TRUE;
+}
+
+/* Staged: enqueues the upload of the CPU's bytes to the device, after
+ * every device command on the buffer, without waiting for it. */
+static void
+upload (ClStore * store, ClfEngine * engine)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done = NULL;
+  guint n = device_wait_list (store, GST_MAP_WRITE, wait);
+  cl_int status = clEnqueueWriteBuffer (clf_engine_transfer_queue (engine),
+      store->buffer, CL_FALSE, 0, store->maxsize, store->host, n,
+      n ? wait : NULL, &done);
+
+  release_events (wait, n);
+  if (status != CL_SUCCESS) {
+    GST_ERROR ("clEnqueueWriteBuffer of %" G_GSIZE_FORMAT " bytes from the "
+        "staging buffer failed: %s", store->maxsize,
+        clf_cl_status_name (status));
+    return;
+  }
+  clFlush (clf_engine_transfer_queue (engine));
+  set_event (&store->writer, done);
+  clear_readers (store->readers);
+  set_event (&store->staging_reader, done);
+  clReleaseEvent (done);
+}
+
+/* The events a CPU access to `host` waits for.  Resident: the device's
+ * commands on the buffer.  Staged: the transfers of the staging buffer
+ * (a read, the last download; a write, that and the last upload). */
+static guint
+host_wait_list (const ClStore * store, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  guint n = 0;
+
+  if (!store->staging)
+    return device_wait_list (store, access, wait);
+  if (store->staging_writer)
+    wait[n++] = store->staging_writer;
+  if ((access & GST_MAP_WRITE) && store->staging_reader)
+    wait[n++] = store->staging_reader;
+  for (guint i = 0; i < n; i++)
+    clRetainEvent (wait[i]);
+  return n;
+}
+
+/* Readies `host` for a CPU access: a staged read downloads what the device
+ * wrote since; then the CPU waits for the commands on those bytes only,
+ * never for a whole queue, so a decoder mapping its next frame does not
+ * stall behind another frame's kernels or transfers. */
+static gboolean
+ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  guint n;
+  cl_int status;
+
+  /* A map for writing only does not read the device's bytes: they are
+   * undefined until written, as in GStreamer's GL and CUDA memories, and a
+   * producer filling a frame does not download it first. */
+  if ((access & GST_MAP_READ) && store->host_stale
+      && !download (store, engine))
+    return FALSE;
+  n = host_wait_list (store, access, wait);
+  status = n ? clWaitForEvents (n, wait) : CL_SUCCESS;
+  release_events (wait, n);
+  if (status != CL_SUCCESS)
+    GST_ERROR ("clWaitForEvents on the device commands of a memory "
+        "failed: %s", clf_cl_status_name (status));
+  return status == CL_SUCCESS;
+}
+
+static gpointer
+gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
+{
+  GstClMemory *root = root_of (mem);
+  GstMapFlags access = info->flags & GST_MAP_READWRITE;
+  gpointer data = NULL;
+
+  g_mutex_lock (&root->lock);
+  if (root->map_count > 0 && (access & ~root->map_access))
+    goto access_denied;
+  if (root->map_count == 0 || !root->store.staging) {
+    if (!ready_for_cpu (&root->store, engine_of (mem), access)) {
+      g_mutex_unlock (&root->lock);
+      return NULL;
+    }
+  }
+  /* Resident memory is the device's own: any access nests.  Staged
+   * memory uploads at the last unmap what the first map may write. */
+  if (root->map_count++ == 0)
+    root->map_access = root->store.staging ? access : GST_MAP_READWRITE;
+  data = root->store.host;
+  g_mutex_unlock (&root->lock);
+  return data;
+
+  /* ERRORS */
+access_denied:
+  {
+    GST_ERROR ("memory %p is mapped for %s; a nested map cannot ask for %s",
+        mem, root->map_access & GST_MAP_WRITE ? "writing" : "reading",
+        access & GST_MAP_WRITE ? "writing" : "reading");
+    g_mutex_unlock (&root->lock);
+    return NULL;
+  }
+}
+
+/* Nothing waits here: the upload of a staged CPU write is enqueued, and
+ * device commands wait for it as the buffer's last writer. */
 static void
 gst_cl_memory_unmap (GstMemory * mem, GstMapInfo * info)
 {
   GstClMemory *root = root_of (mem);
 
   g_mutex_lock (&root->lock);
-  if (root->map_count > 0 && --root->map_count == 0 && !root->resident)
-    unmap_root (root, queue_of (mem));
+  if (root->map_count > 0 && --root->map_count == 0 && root->store.staging
+      && (root->map_access & GST_MAP_WRITE))
+    upload (&root->store, engine_of (mem));
   g_mutex_unlock (&root->lock);
 }
 
 static GstClMemory *
 memory_new (GstAllocator * allocator, GstMemoryFlags flags,
-    GstMemory * parent, gsize maxsize, gsize align, gsize offset, gsize size,
-    cl_mem buffer)
+    GstMemory * parent, gsize maxsize, gsize align, gsize offset, gsize size)
 {
   GstClMemory *mem = g_new0 (GstClMemory, 1);
 
   gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
       align, offset, size);
   g_mutex_init (&mem->lock);
-  mem->buffer = buffer;
   return mem;
 }
 
+/* A sub-memory keeps its parent (the root) alive, and works through the
+ * root's store. */
 static GstMemory *
 gst_cl_memory_share (GstMemory * mem, gssize offset, gssize size)
 {
@@ -296,46 +337,127 @@ gst_cl_memory_share (GstMemory * mem, gssize offset, gssize size)
 
   if (size == -1)
     size = mem->size - offset;
-  clRetainMemObject (root->buffer);
   return GST_MEMORY_CAST (memory_new (mem->allocator,
           GST_MINI_OBJECT_FLAGS (root) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
           GST_MEMORY_CAST (root), mem->maxsize, mem->align,
-          mem->offset + offset, size, root->buffer));
+          mem->offset + offset, size));
 }
 
-/* Zeroes bytes [offset, offset + size) of a new buffer, for allocations
- * that ask for zeroed prefix or padding. */
+static cl_mem
+create_buffer (GstClAllocator * self, cl_mem_flags flags, gsize size)
+{
+  cl_int status;
+  cl_mem buffer = clCreateBuffer (clf_engine_context (self->engine),
+      CL_MEM_READ_WRITE | flags, size, NULL, &status);
+
+  if (status != CL_SUCCESS) {
+    GST_ERROR_OBJECT (self, "clCreateBuffer of %" G_GSIZE_FORMAT " bytes%s "
+        "on %s failed: %s", size, flags ? " (CL_MEM_ALLOC_HOST_PTR)" : "",
+        clf_engine_device_name (self->engine), clf_cl_status_name (status));
+    return NULL;
+  }
+  return buffer;
+}
+
+static void
+store_destroy (ClStore * store, ClfEngine * engine)
+{
+  cl_mem mapped = store->staging ? store->staging : store->buffer;
+
+  if (store->host)
+    clEnqueueUnmapMemObject (clf_engine_transfer_queue (engine), mapped,
+        store->host, 0, NULL, NULL);
+  set_event (&store->writer, NULL);
+  clear_readers (store->readers);
+  set_event (&store->staging_writer, NULL);
+  set_event (&store->staging_reader, NULL);
+  if (store->staging)
+    clReleaseMemObject (store->staging);
+  if (store->buffer)
+    clReleaseMemObject (store->buffer);
+  memset (store, 0, sizeof *store);
+}
+
+/* A new store of store->maxsize bytes.  Where the device works on host
+ * memory (PoCL, integrated GPUs), the buffer is allocated by the driver in
+ * host memory and mapped once, for its life: the CPU and the device then
+ * share its bytes.  Elsewhere the buffer lives in device memory and the
+ * CPU works in a pinned staging buffer, also mapped once: a CPU map never
+ * waits in a queue behind another frame, and each transfer is one DMA. */
 static gboolean
-zero_bytes (GstClAllocator * self, cl_mem buffer, gsize offset, gsize size)
+store_create (GstClAllocator * self, ClStore * store)
+{
+  gboolean resident = clf_engine_host_unified (self->engine);
+  cl_int status = CL_SUCCESS;
+
+  store->buffer = create_buffer (self, resident ? CL_MEM_ALLOC_HOST_PTR : 0,
+      store->maxsize);
+  if (store->buffer && !resident)
+    store->staging = create_buffer (self, CL_MEM_ALLOC_HOST_PTR,
+        store->maxsize);
+  if (!store->buffer || (!resident && !store->staging))
+    goto failed;
+  store->host = clEnqueueMapBuffer (clf_engine_transfer_queue (self->engine),
+      resident ? store->buffer : store->staging, CL_TRUE,
+      CL_MAP_READ | CL_MAP_WRITE, 0, store->maxsize, 0, NULL, NULL, &status);
+  if (status != CL_SUCCESS) {
+    GST_ERROR_OBJECT (self, "clEnqueueMapBuffer of %" G_GSIZE_FORMAT
+        " bytes failed: %s", store->maxsize, clf_cl_status_name (status));
+    store->host = NULL;
+    goto failed;
+  }
+  return TRUE;
+
+failed:
+  store_destroy (store, self->engine);
+  return FALSE;
+}
+
+/* Zeroes bytes [offset, offset + size) of a new memory, for allocations
+ * that ask for zeroed prefix or padding: where the CPU sees them, and in
+ * the device's copy of staged memory (a later download brings those). */
+static gboolean
+zero_bytes (GstClAllocator * self, ClStore * store, gsize offset, gsize size)
 {
   const cl_uchar zero = 0;
-  cl_event done = NULL;
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done = NULL;
+  guint n;
   cl_int status;
 
   if (size == 0)
     return TRUE;
-  status = clEnqueueFillBuffer (clf_engine_transfer_queue (self->engine), buffer,
-      &zero, sizeof zero, offset, size, 0, NULL, &done);
-  if (status == CL_SUCCESS) {
-    status = clWaitForEvents (1, &done);
-    clReleaseEvent (done);
-  }
-  if (status != CL_SUCCESS)
+  if (!ready_for_cpu (store, self->engine, GST_MAP_WRITE))
+    return FALSE;
+  memset ((guint8 *) store->host + offset, 0, size);
+  if (!store->staging)
+    return TRUE;
+  n = device_wait_list (store, GST_MAP_WRITE, wait);
+  status = clEnqueueFillBuffer (clf_engine_transfer_queue (self->engine),
+      store->buffer, &zero, sizeof zero, offset, size, n, n ? wait : NULL,
+      &done);
+  release_events (wait, n);
+  if (status != CL_SUCCESS) {
     GST_ERROR_OBJECT (self, "clEnqueueFillBuffer failed: %s",
         clf_cl_status_name (status));
-  return status == CL_SUCCESS;
+    return FALSE;
+  }
+  /* The staging buffer holds the same zeros there: not a write it lacks. */
+  set_event (&store->writer, done);
+  clear_readers (store->readers);
+  clReleaseEvent (done);
+  return TRUE;
 }
 
-/* A spare buffer of `spare->maxsize` bytes, if one is kept. */
+/* A spare store of `store->maxsize` bytes, if one is kept. */
 static gboolean
-take_spare (GstClAllocator * self, SpareBuffer * spare)
+take_spare (GstClAllocator * self, ClStore * store)
 {
   gboolean found = FALSE;
 
   g_mutex_lock (&self->lock);
   for (guint i = 0; i < self->n_spare && !found; i++) {
-    if (self->spare[i].maxsize == spare->maxsize) {
-      *spare = self->spare[i];
+    if (self->spare[i].maxsize == store->maxsize) {
+      *store = self->spare[i];
       self->spare[i] = self->spare[--self->n_spare];
       found = TRUE;
     }
@@ -344,43 +466,20 @@ take_spare (GstClAllocator * self, SpareBuffer * spare)
   return found;
 }
 
+/* Keeps `store` (with its readiness, for its next memory), if there is
+ * room. */
 static gboolean
-keep_spare (GstClAllocator * self, const SpareBuffer * spare)
+keep_spare (GstClAllocator * self, const ClStore * store)
 {
   gboolean kept = FALSE;
 
   g_mutex_lock (&self->lock);
   if (self->n_spare < MAX_SPARE_BUFFERS) {
-    self->spare[self->n_spare++] = *spare;
+    self->spare[self->n_spare++] = *store;
     kept = TRUE;
   }
   g_mutex_unlock (&self->lock);
   return kept;
-}
-
-/* Where the device works on host memory itself, a mapping is the buffer's
- * own storage: map it once, for the buffer's life, so that a CPU map never
- * waits in the queue behind another frame's kernels (a decoder allocating
- * its next frame would otherwise stall until the filter is done).  A CPU
- * map waits for the device commands on this memory only (its writer and
- * reader events), so the CPU and the device never work on it at once. */
-static gboolean
-map_resident (GstClAllocator * self, GstClMemory * mem)
-{
-  cl_int status;
-
-  mem->map_data = clEnqueueMapBuffer (clf_engine_transfer_queue (self->engine),
-      mem->buffer, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, mem->mem.maxsize,
-      0, NULL, NULL, &status);
-  if (status != CL_SUCCESS) {
-    GST_ERROR_OBJECT (self, "clEnqueueMapBuffer failed: %s",
-        clf_cl_status_name (status));
-    mem->map_data = NULL;
-    return FALSE;
-  }
-  mem->resident = TRUE;
-  mem->map_access = GST_MAP_READWRITE;
-  return TRUE;
 }
 
 static GstMemory *
@@ -388,87 +487,49 @@ gst_cl_allocator_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
-  gsize maxsize = params->prefix + size + params->padding;
-  SpareBuffer spare = { NULL, maxsize, NULL, NULL, {NULL, NULL} };
-  cl_int status = CL_SUCCESS;
-  GstMemory *mem;
+  ClStore store = {.maxsize = params->prefix + size + params->padding };
+  GstClMemory *mem;
 
-  if (!take_spare (self, &spare))
-    spare.buffer = clCreateBuffer (clf_engine_context (self->engine),
-        CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, maxsize, NULL, &status);
-  if (status != CL_SUCCESS)
-    goto create_failed;
-
-  mem = GST_MEMORY_CAST (memory_new (allocator, params->flags, NULL, maxsize,
-          params->align, params->prefix, size, spare.buffer));
-  ((GstClMemory *) mem)->writer = spare.writer;
-  for (guint q = 0; q < N_QUEUES; q++)
-    ((GstClMemory *) mem)->readers[q] = spare.readers[q];
-  if (spare.map_data) {
-    ((GstClMemory *) mem)->map_data = spare.map_data;
-    ((GstClMemory *) mem)->map_access = GST_MAP_READWRITE;
-    ((GstClMemory *) mem)->resident = TRUE;
-  }
+  if (!take_spare (self, &store) && !store_create (self, &store))
+    return NULL;
+  mem = memory_new (allocator, params->flags, NULL, store.maxsize,
+      params->align, params->prefix, size);
+  mem->store = store;
   if (((params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED)
-          && !zero_bytes (self, spare.buffer, 0, params->prefix))
+          && !zero_bytes (self, &mem->store, 0, params->prefix))
       || ((params->flags & GST_MEMORY_FLAG_ZERO_PADDED)
-          && !zero_bytes (self, spare.buffer, params->prefix + size,
-              params->padding))
-      || (clf_engine_host_unified (self->engine) && !spare.map_data
-          && !map_resident (self, (GstClMemory *) mem))) {
-    gst_memory_unref (mem);
+          && !zero_bytes (self, &mem->store, params->prefix + size,
+              params->padding))) {
+    gst_memory_unref (GST_MEMORY_CAST (mem));
     return NULL;
   }
-  return mem;
-
-  /* ERRORS */
-create_failed:
-  {
-    GST_ERROR_OBJECT (self, "clCreateBuffer of %" G_GSIZE_FORMAT " bytes "
-        "(CL_MEM_ALLOC_HOST_PTR) on %s failed: %s", maxsize,
-        clf_engine_device_name (self->engine), clf_cl_status_name (status));
-    return NULL;
-  }
+  return GST_MEMORY_CAST (mem);
 }
 
 static void
 gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
-  GstClMemory *self = (GstClMemory *) mem;
-  SpareBuffer spare = { self->buffer, mem->maxsize, self->map_data,
-    self->writer, {self->readers[0], self->readers[1]}
-  };
+  GstClAllocator *self = GST_CL_ALLOCATOR (allocator);
+  GstClMemory *clmem = (GstClMemory *) mem;
 
-  if (self->map_count > 0)
-    GST_WARNING ("memory %p freed while mapped", mem);
-  /* Shared sub-memories only hold a reference on their parent's buffer.
-   * A buffer kept spare keeps its readiness for its next memory. */
-  if (mem->parent || self->map_count > 0
-      || !keep_spare (GST_CL_ALLOCATOR (allocator), &spare)) {
-    if (self->map_data)
-      unmap_root (self, queue_of (mem));
-    set_event (&self->writer, NULL);
-    clear_readers (self->readers);
-    clReleaseMemObject (self->buffer);
+  /* Sub-memories only hold their parent. */
+  if (!mem->parent) {
+    if (clmem->map_count > 0)
+      GST_WARNING ("memory %p freed while mapped", mem);
+    if (clmem->map_count > 0 || !keep_spare (self, &clmem->store))
+      store_destroy (&clmem->store, self->engine);
   }
-  g_mutex_clear (&self->lock);
-  g_free (self);
+  g_mutex_clear (&clmem->lock);
+  g_free (clmem);
 }
 
 static void
 gst_cl_allocator_finalize (GObject * object)
 {
   GstClAllocator *self = GST_CL_ALLOCATOR (object);
-  cl_command_queue queue = clf_engine_transfer_queue (self->engine);
 
-  for (guint i = 0; i < self->n_spare; i++) {
-    if (self->spare[i].map_data)
-      clEnqueueUnmapMemObject (queue, self->spare[i].buffer,
-          self->spare[i].map_data, 0, NULL, NULL);
-    set_event (&self->spare[i].writer, NULL);
-    clear_readers (self->spare[i].readers);
-    clReleaseMemObject (self->spare[i].buffer);
-  }
+  for (guint i = 0; i < self->n_spare; i++)
+    store_destroy (&self->spare[i], self->engine);
   g_mutex_clear (&self->lock);
 
   clf_engine_unref (self->engine);
@@ -529,7 +590,7 @@ gst_cl_memory_get_buffer (GstMemory * mem, gsize * offset)
   g_return_val_if_fail (gst_is_cl_memory (mem), NULL);
   if (offset)
     *offset = mem->offset;
-  return root_of (mem)->buffer;
+  return root_of (mem)->store.buffer;
 }
 
 ClfEngine *
@@ -563,7 +624,7 @@ gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
   g_return_val_if_fail (gst_is_cl_memory (mem), 0);
   root = root_of (mem);
   g_mutex_lock (&root->lock);
-  n = wait_list_locked (root, access, wait);
+  n = device_wait_list (&root->store, access, wait);
   g_mutex_unlock (&root->lock);
   return n;
 }
@@ -577,13 +638,22 @@ gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
   g_return_if_fail (gst_is_cl_memory (mem));
   root = root_of (mem);
   g_mutex_lock (&root->lock);
-  /* A write orders after every earlier read and write of the memory (its
-   * wait list had them), so it stands for all of them. */
-  if (access & GST_MAP_WRITE) {
-    set_event (&root->writer, event);
-    clear_readers (root->readers);
-  } else {
-    add_reader (root, event);
-  }
+  if (access & GST_MAP_WRITE)
+    set_writer (&root->store, event);
+  else
+    add_reader (&root->store, event);
+  g_mutex_unlock (&root->lock);
+}
+
+void
+gst_cl_memory_prefetch (GstMemory * mem)
+{
+  GstClMemory *root;
+
+  g_return_if_fail (gst_is_cl_memory (mem));
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  if (root->store.host_stale && root->map_count == 0)
+    download (&root->store, engine_of (mem));
   g_mutex_unlock (&root->lock);
 }

@@ -26,6 +26,7 @@ struct ClfEngine {
   cl_context context;
   cl_command_queue queue;
   cl_command_queue transfer_queue;
+  cl_command_queue download_queue;
   char *device_name;
   bool host_unified;
   size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
@@ -361,6 +362,9 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
   engine->transfer_queue = clCreateCommandQueue (engine->context, e->device,
       0, &status);
   CLF_CHECK (status, "clCreateCommandQueue", err, fail);
+  engine->download_queue = clCreateCommandQueue (engine->context, e->device,
+      0, &status);
+  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
   return query_memory_model (engine, err);
 
 fail:
@@ -440,6 +444,8 @@ clf_engine_unref (ClfEngine * engine)
             i).program);
   if (engine->programs)
     g_array_unref (engine->programs);
+  if (engine->download_queue)
+    clReleaseCommandQueue (engine->download_queue);
   if (engine->transfer_queue)
     clReleaseCommandQueue (engine->transfer_queue);
   if (engine->queue)
@@ -473,6 +479,12 @@ cl_command_queue
 clf_engine_transfer_queue (const ClfEngine * engine)
 {
   return engine->transfer_queue;
+}
+
+cl_command_queue
+clf_engine_download_queue (const ClfEngine * engine)
+{
+  return engine->download_queue;
 }
 
 cl_device_id

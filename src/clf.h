@@ -88,9 +88,15 @@ const char *clf_engine_device_name (const ClfEngine * engine);
 cl_context clf_engine_context (const ClfEngine * engine);
 cl_command_queue clf_engine_queue (const ClfEngine * engine);
 /* A second in-order queue on the same device, for the CPU's maps of
- * device buffers: a map then waits only for the commands it names (its
- * memory's events), not behind every frame on the filter's queue. */
+ * device buffers and the uploads of host bytes: a map then waits only for
+ * the commands it names (its memory's events), not behind every frame on
+ * the filter's queue. */
 cl_command_queue clf_engine_transfer_queue (const ClfEngine * engine);
+/* A third, for downloads to the host: on a discrete GPU they run on the
+ * other copy engine, beside the uploads and the kernels, and a CPU map
+ * waiting for one frame's download does not wait behind the next frame's
+ * upload. */
+cl_command_queue clf_engine_download_queue (const ClfEngine * engine);
 cl_device_id clf_engine_device (const ClfEngine * engine);
 /* True when `device_spec` (as for clf_engine_new) selects this engine's
  * device: two users that agree may share one engine. */

@@ -6,7 +6,8 @@
  *
  * for X = identity (the reference), clfilter alone and a chain of three,
  * each pipeline once a round, in turn; the table gives each one's median
- * over the rounds and its ratio to identity's median.
+ * over the rounds, its ratio to identity's median, and the median of the
+ * consumer's mean time in a map (where a download would show).
  *
  * Usage: clf-pipeline [--rounds N] [--frames N] [--size WxH]
  *                     [--format F] [--device D] [X ...]
@@ -28,17 +29,21 @@ typedef struct
 } Options;
 
 /* Maps the buffer for reading and touches a byte every 4 KiB of each of
- * its memories: the pixels must be where the CPU reads them. */
+ * its memories: the pixels must be where the CPU reads them.  Adds the
+ * microseconds spent in the maps to `*map_us`. */
 static guint
-consume (GstBuffer * buf)
+consume (GstBuffer * buf, gint64 * map_us)
 {
   guint sum = 0;
 
   for (guint m = 0; m < gst_buffer_n_memory (buf); m++) {
     GstMemory *mem = gst_buffer_peek_memory (buf, m);
     GstMapInfo map;
+    gint64 start = g_get_monotonic_time ();
+    gboolean mapped = gst_memory_map (mem, &map, GST_MAP_READ);
 
-    if (!gst_memory_map (mem, &map, GST_MAP_READ))
+    *map_us += g_get_monotonic_time () - start;
+    if (!mapped)
       return G_MAXUINT;
     for (gsize i = 0; i < map.size; i += 4096)
       sum += map.data[i];
@@ -47,9 +52,10 @@ consume (GstBuffer * buf)
   return sum;
 }
 
-/* Seconds from PLAYING to the last frame consumed; < 0 on failure. */
+/* Seconds from PLAYING to the last frame consumed; < 0 on failure.  The
+ * consumer's mean time in a map, in ms, goes to `*map_ms`. */
 static gdouble
-run_once (const Options * o, const gchar * filter)
+run_once (const Options * o, const gchar * filter, gdouble * map_ms)
 {
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=black "
       "! video/x-raw,format=%s,width=%u,height=%u,framerate=30/1 ! %s ! "
@@ -60,7 +66,7 @@ run_once (const Options * o, const gchar * filter)
   GstElement *sink;
   GstSample *sample;
   guint frames = 0;
-  gint64 start;
+  gint64 start, map_us = 0;
   gdouble seconds = -1;
 
   if (!pipeline) {
@@ -73,13 +79,15 @@ run_once (const Options * o, const gchar * filter)
   start = g_get_monotonic_time ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
-    if (consume (gst_sample_get_buffer (sample)) == G_MAXUINT)
+    if (consume (gst_sample_get_buffer (sample), &map_us) == G_MAXUINT)
       g_printerr ("clf-pipeline: a frame could not be mapped\n");
     gst_sample_unref (sample);
     frames++;
   }
-  if (frames == o->frames)
+  if (frames == o->frames) {
     seconds = (g_get_monotonic_time () - start) / 1e6;
+    *map_ms = map_us / 1e3 / frames;
+  }
   else
     g_printerr ("clf-pipeline: %s: %u of %u frames came out\n", desc, frames,
         o->frames);
@@ -151,8 +159,8 @@ int
 main (int argc, char **argv)
 {
   Options o;
-  GArray **runs;
-  gdouble reference = -1;
+  GArray **runs, **maps;
+  gdouble reference = -1, map_ms;
   gboolean failed = FALSE;
 
   gst_init (&argc, &argv);
@@ -162,35 +170,43 @@ main (int argc, char **argv)
     return 2;
   }
   runs = g_new (GArray *, o.filters->len);
-  for (guint f = 0; f < o.filters->len; f++)
+  maps = g_new (GArray *, o.filters->len);
+  for (guint f = 0; f < o.filters->len; f++) {
     runs[f] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+    maps[f] = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  }
   /* A first run of each, not counted: programs compile, caches fill. */
   for (guint f = 0; f < o.filters->len; f++)
-    run_once (&o, g_ptr_array_index (o.filters, f));
+    run_once (&o, g_ptr_array_index (o.filters, f), &map_ms);
   for (guint r = 0; r < o.rounds; r++)
     for (guint f = 0; f < o.filters->len; f++) {
-      gdouble s = run_once (&o, g_ptr_array_index (o.filters, f));
-      if (s > 0)
+      gdouble s = run_once (&o, g_ptr_array_index (o.filters, f), &map_ms);
+      if (s > 0) {
         g_array_append_val (runs[f], s);
-      else
+        g_array_append_val (maps[f], map_ms);
+      } else
         failed = TRUE;
     }
 
   g_print ("videotestsrc pattern=black ! %s %ux%u ! X ! appsink (maps each "
       "frame, reads a byte every 4 KiB)\n%u frames, median of %u rounds\n",
       o.format, o.width, o.height, o.frames, o.rounds);
-  g_print ("%-78s %9s %8s %9s\n", "X", "frames/s", "ms/frame", "vs first");
+  g_print ("%-78s %9s %8s %9s %7s\n", "X", "frames/s", "ms/frame",
+      "vs first", "map ms");
   for (guint f = 0; f < o.filters->len; f++) {
     gdouble s = median (runs[f]);
     gdouble fps = s > 0 ? o.frames / s : 0;
     if (f == 0)
       reference = fps;
-    g_print ("%-78s %9.1f %8.2f %8.0f%%\n",
+    g_print ("%-78s %9.1f %8.2f %8.0f%% %7.3f\n",
         (const gchar *) g_ptr_array_index (o.filters, f), fps,
-        fps > 0 ? 1000 / fps : 0, reference > 0 ? 100 * fps / reference : 0);
+        fps > 0 ? 1000 / fps : 0, reference > 0 ? 100 * fps / reference : 0,
+        median (maps[f]));
     g_array_unref (runs[f]);
+    g_array_unref (maps[f]);
   }
   g_free (runs);
+  g_free (maps);
   g_ptr_array_unref (o.filters);
   return failed ? 1 : 0;
 }

@@ -1738,6 +1738,21 @@ GST_START_TEST (test_frames_in_flight)
 
 GST_END_TEST;
 
+/* The "discrete" test case: memory as on a discrete GPU (a device buffer
+ * and a pinned staging buffer, transfers on their own queues), on any
+ * device.  Engines made while it is set are discrete. */
+static void
+discrete_setup (void)
+{
+  g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+}
+
+static void
+discrete_teardown (void)
+{
+  g_unsetenv ("CLFILTER_HOST_UNIFIED");
+}
+
 static Suite *
 clfilter_suite (void)
 {
@@ -1776,6 +1791,15 @@ clfilter_suite (void)
   tcase_add_test (tc, test_application_context);
   tcase_add_test (tc, test_context_prints_device);
   tcase_add_test (tc, test_long_run_bounded);
+
+  tc = tcase_create ("discrete");
+  suite_add_tcase (s, tc);
+  tcase_add_checked_fixture (tc, discrete_setup, discrete_teardown);
+  tcase_add_test (tc, test_no_copies_in_common_pipelines);
+  tcase_add_test (tc, test_chained_filters);
+  tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
+      n_formats);
   return s;
 }
 

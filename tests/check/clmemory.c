@@ -50,6 +50,36 @@ fill_random (guint8 * data, gsize size)
     data[i] = (guint8) g_random_int ();
 }
 
+/* Enqueues the frame src -> dst as the element does: behind the device
+ * wait lists of the memories it reads and writes (`read`, `written`, or
+ * NULL), recording its event on them; returns without waiting for it. */
+static ClfInFlight *
+enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
+    const ClfFrame * src, const ClfFrame * dst, GstMemory * read,
+    GstMemory * written)
+{
+  cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT];
+  guint n = 0;
+  ClfError err = { 0 };
+  ClfInFlight *frame;
+
+  if (read)
+    n += gst_cl_memory_device_wait_list (read, GST_MAP_READ, wait + n);
+  if (written)
+    n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
+  frame = clf_plan_enqueue (plan, params, src, dst, wait, n, &err);
+  fail_unless (frame != NULL, "%s", err.message);
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (wait[i]);
+  if (read)
+    gst_cl_memory_device_done (read, GST_MAP_READ,
+        clf_in_flight_event (frame));
+  if (written)
+    gst_cl_memory_device_done (written, GST_MAP_WRITE,
+        clf_in_flight_event (frame));
+  return frame;
+}
+
 /* A 37x23 gray plane at byte 8 of the memory, rows 40 bytes apart: the
  * CPU writes it through a map, the device sharpens it into a second
  * memory, and a map of that shows the reference's bytes. */
@@ -84,8 +114,8 @@ GST_START_TEST (test_map_write_kernel_map_read)
   dst.stride[0] = stride;
   plan = clf_plan_new (engine, &format, &err);
   fail_unless (plan != NULL, "%s", err.message);
-  fail_unless (clf_plan_process (plan, &params, &src, &dst, &stats, &err),
-      "%s", err.message);
+  fail_unless (clf_plan_finish (plan, enqueue_with_readiness (plan, &params,
+              &src, &dst, in, out), &stats, &err), "%s", err.message);
   fail_unless_equals_int (stats.copies, 0);
 
   clf_ref_filter_frame (&params, &format, &(ClfHostFrame) { {
@@ -389,32 +419,12 @@ want_filtered (SlowFrame * f, guint8 * from, guint8 * want)
           want}, {stride}});
 }
 
-/* Enqueues the frame src -> dst with the memories' wait lists, records
- * its event on them, and returns without waiting for it. */
 static ClfInFlight *
 enqueue_recorded (SlowFrame * f, const ClfFrame * src, const ClfFrame * dst,
     GstMemory * read, GstMemory * written)
 {
-  cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT];
-  guint n = 0;
-  ClfError err = { 0 };
-  ClfInFlight *frame;
-
-  if (read)
-    n += gst_cl_memory_device_wait_list (read, GST_MAP_READ, wait + n);
-  if (written)
-    n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
-  frame = clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n, &err);
-  fail_unless (frame != NULL, "%s", err.message);
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-  if (read)
-    gst_cl_memory_device_done (read, GST_MAP_READ,
-        clf_in_flight_event (frame));
-  if (written)
-    gst_cl_memory_device_done (written, GST_MAP_WRITE,
-        clf_in_flight_event (frame));
-  return frame;
+  return enqueue_with_readiness (f->plan, &f->params, src, dst, read,
+      written);
 }
 
 static void
