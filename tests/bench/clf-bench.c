@@ -4,11 +4,16 @@
  * from host memory (upload, kernels, download: what a pipeline of system
  * memory on a discrete GPU pays).  The first frame of every case is checked
  * byte for byte against the C reference, so a fast wrong kernel cannot
- * pass.
+ * pass.  The host frames are in pinned memory (a mapped
+ * CL_MEM_ALLOC_HOST_PTR buffer), as clfilter's pool gives producers on a
+ * discrete device, so uploads and downloads are DMA; --host-memory
+ * pageable puts them in malloc's memory instead, which the driver copies
+ * through its own staging.
  *
  *   clf-bench [--devices all|SPEC,...] [--modes box,separable,sliding,laplace]
  *             [--radii 1,3,7,...] [--sizes 640x360,...] [--frames N]
  *             [--budget-ms MS] [--check-pixels N] [--format[s] rgba,gray16,...]
+ *             [--host-memory pinned|pageable]
  *
  * Formats (default rgba): gray8, gray16 (16 bits, little-endian), rgba
  * (8-bit, alpha copied), rgba64 (16-bit, alpha copied), i420, i420-10
@@ -41,6 +46,7 @@ typedef struct {
   double budget_ms;
   double check_pixels;
   const char *formats;
+  const char *host_memory;
 } Options;
 
 /* A component of a benchmark format: plane, offset, pixel stride, depth,
@@ -109,6 +115,8 @@ typedef struct {
   ClfFrameFormat format;
   ClfPlan *plan;
   ClfHostFrame in, out;         /* host copies of the frames */
+  bool pinned;                  /* in and out in host_blocks' mappings */
+  cl_mem host_blocks[2];
   cl_mem in_mem, out_mem;       /* the same frames on the device */
   uint8_t *exact;               /* bytes of the last blur, or NULL */
   uint32_t exact_radius;
@@ -183,6 +191,47 @@ device_buffer (ClfEngine * engine, size_t size, void *init)
   return mem;
 }
 
+/* `size` zeroed bytes of host memory: pinned (the mapping of `*block`, a
+ * CL_MEM_ALLOC_HOST_PTR buffer) or pageable (malloc's; *block NULL). */
+static uint8_t *
+host_block (Bench * b, size_t size, cl_mem * block)
+{
+  cl_int status = CL_SUCCESS;
+  uint8_t *data = NULL;
+
+  *block = NULL;
+  if (!b->pinned)
+    return calloc (1, size);
+  *block = clCreateBuffer (clf_engine_context (b->engine),
+      CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, NULL, &status);
+  if (status == CL_SUCCESS)
+    data = clEnqueueMapBuffer (clf_engine_queue (b->engine), *block, CL_TRUE,
+        CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL, NULL, &status);
+  if (status != CL_SUCCESS) {
+    fprintf (stderr, "clf-bench: pinned host memory: %s\n",
+        clf_cl_status_name (status));
+    exit (2);
+  }
+  return memset (data, 0, size);
+}
+
+static void
+host_block_free (Bench * b, uint8_t * data, cl_mem block)
+{
+  cl_event unmapped;
+
+  if (!block) {
+    free (data);
+    return;
+  }
+  if (clEnqueueUnmapMemObject (clf_engine_queue (b->engine), block, data, 0,
+          NULL, &unmapped) == CL_SUCCESS) {
+    clWaitForEvents (1, &unmapped);
+    clReleaseEvent (unmapped);
+  }
+  clReleaseMemObject (block);
+}
+
 /* Frames of random bytes in the bench's format, packed. */
 static void
 bench_frames_init (Bench * b, uint32_t width, uint32_t height)
@@ -190,7 +239,8 @@ bench_frames_init (Bench * b, uint32_t width, uint32_t height)
   b->format = frame_format (b->bench_format, width, height);
   size_t size = frame_bytes (b);
   /* Zeroed: the gaps between planes compare equal. */
-  uint8_t *in = malloc (size), *out = calloc (1, size);
+  uint8_t *in = host_block (b, size, &b->host_blocks[0]);
+  uint8_t *out = host_block (b, size, &b->host_blocks[1]);
   for (uint32_t i = 0; i < b->format.n_planes; i++) {
     size_t offset = plane_offset (b, i);
     b->in.data[i] = in + offset;
@@ -217,8 +267,9 @@ bench_frames_clear (Bench * b)
   clf_plan_free (b->plan);
   clReleaseMemObject (b->in_mem);
   clReleaseMemObject (b->out_mem);
-  free (b->in.data[0]);           /* the blocks of every plane */
-  free (b->out.data[0]);
+  /* the blocks of every plane */
+  host_block_free (b, b->in.data[0], b->host_blocks[0]);
+  host_block_free (b, b->out.data[0], b->host_blocks[1]);
   free (b->exact);
   b->exact = NULL;
 }
@@ -439,7 +490,7 @@ static void
 bench_device (const char *spec, const Options * o)
 {
   ClfError err = { 0 };
-  Bench b = { 0 };
+  Bench b = {.pinned = strcmp (o->host_memory, "pageable") != 0 };
   if (!(b.engine = clf_engine_new (spec, &err)))
     die (spec, &err);
   fprintf (stderr, "device %s: %s\n", spec, clf_engine_device_name (b.engine));
@@ -465,6 +516,7 @@ main (int argc, char **argv)
     .budget_ms = 3000,
     .check_pixels = 1280 * 720,
     .formats = "rgba",
+    .host_memory = "pinned",
   };
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
@@ -484,6 +536,9 @@ main (int argc, char **argv)
       o.check_pixels = atof (v);
     else if (!strcmp (k, "--formats") || !strcmp (k, "--format"))
       o.formats = v;
+    else if (!strcmp (k, "--host-memory") && (!strcmp (v, "pinned")
+            || !strcmp (v, "pageable")))
+      o.host_memory = v;
     else {
       fprintf (stderr, "clf-bench: unknown option '%s'\n", k);
       return 2;

@@ -3,7 +3,11 @@
  * three rows per output row and writes one with 16-byte accesses and no
  * arithmetic beyond a sum, which is the memory traffic of a 3x3 filter.
  * clfilter's kernel times are read against these: a kernel near them is
- * limited by memory, one far above them by its own instructions.
+ * limited by memory, one far above them by its own instructions.  Then the
+ * round trip of the frame from host memory to the device and back
+ * (clEnqueueWriteBuffer, clEnqueueReadBuffer, waited for; wall clock),
+ * from pinned memory (a mapped CL_MEM_ALLOC_HOST_PTR buffer) and from
+ * malloc's: the floor of clf-bench's host-fps.
  *
  *   clf-floor [--device SPEC] [--size WxH] [--reps N]
  *
@@ -16,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *stencil_source =
     "__kernel void three_rows(__global const uint4 *in, __global uint4 *out,\n"
@@ -64,20 +69,44 @@ event_us (cl_event event)
   return (double) (end - start) / 1e3;
 }
 
+static double
+now_us (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
 typedef struct {
   cl_command_queue queue;
   cl_mem in, out;
   size_t bytes;
   cl_kernel stencil;
   size_t global[2];
+  void *host[2];                /* pinned, pageable */
 } Floor;
 
-/* One timed run of measurement `what` (0: copy, 1: three-row kernel). */
+enum { COPY, STENCIL, PINNED_ROUND_TRIP, PAGEABLE_ROUND_TRIP, N_MEASURES };
+
+static double
+round_trip_us (const Floor * f, void *host)
+{
+  double start = now_us ();
+  CHECK (clEnqueueWriteBuffer, f->queue, f->in, CL_FALSE, 0, f->bytes, host,
+      0, NULL, NULL);
+  CHECK (clEnqueueReadBuffer, f->queue, f->in, CL_TRUE, 0, f->bytes, host, 0,
+      NULL, NULL);
+  return now_us () - start;
+}
+
+/* One timed run of measurement `what`. */
 static double
 run_once (const Floor * f, int what)
 {
   cl_event event;
-  if (what == 0)
+  if (what >= PINNED_ROUND_TRIP)
+    return round_trip_us (f, f->host[what - PINNED_ROUND_TRIP]);
+  if (what == COPY)
     CHECK (clEnqueueCopyBuffer, f->queue, f->in, f->out, 0, 0, f->bytes, 0,
         NULL, &event);
   else
@@ -156,6 +185,7 @@ main (int argc, char **argv)
     .global = {width / 4, height}
   };
   cl_program program;
+  cl_int status;
   f.stencil = build_stencil (engine, &program);
   f.in = new_frame_buffer (engine, &f);
   f.out = new_frame_buffer (engine, &f);
@@ -165,9 +195,22 @@ main (int argc, char **argv)
   CHECK (clSetKernelArg, f.stencil, 2, sizeof words, &words);
   CHECK (clSetKernelArg, f.stencil, 3, sizeof rows, &rows);
 
-  static const char *const names[] = { "copy", "three-row-stencil" };
+  cl_mem pinned = clCreateBuffer (clf_engine_context (engine),
+      CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, f.bytes, NULL, &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clCreateBuffer", status);
+  f.host[0] = clEnqueueMapBuffer (f.queue, pinned, CL_TRUE,
+      CL_MAP_READ | CL_MAP_WRITE, 0, f.bytes, 0, NULL, NULL, &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clEnqueueMapBuffer", status);
+  f.host[1] = calloc (1, f.bytes);
+  memset (f.host[0], 0x5a, f.bytes);
+
+  static const char *const names[] = { "copy", "three-row-stencil",
+    "pinned-round-trip", "pageable-round-trip"
+  };
   double *us = malloc (reps * sizeof *us);
-  for (int what = 0; what < 2; what++) {
+  for (int what = 0; what < N_MEASURES; what++) {
     run_once (&f, what);        /* warm-up */
     for (unsigned r = 0; r < reps; r++)
       us[r] = run_once (&f, what);
@@ -178,6 +221,13 @@ main (int argc, char **argv)
         us[0], 2.0 * (double) f.bytes / median / 1e3);
   }
   free (us);
+  cl_event unmapped;
+  CHECK (clEnqueueUnmapMemObject, f.queue, pinned, f.host[0], 0, NULL,
+      &unmapped);
+  CHECK (clWaitForEvents, 1, &unmapped);
+  CHECK (clReleaseEvent, unmapped);
+  CHECK (clReleaseMemObject, pinned);
+  free (f.host[1]);
   CHECK (clReleaseMemObject, f.in);
   CHECK (clReleaseMemObject, f.out);
   CHECK (clReleaseKernel, f.stencil);
