@@ -1942,12 +1942,16 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
   FlightFrame *f = g_queue_pop_head (&self->flight);
   ClfFrameStats stats;
   ClfError err = { 0 };
-  gboolean ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  gboolean ok;
   ClfParams params = f->params;
   GstClockTime pts = f->pts;
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
   guint64 frame;
 
+  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (pts));
+  ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  GST_LOG_OBJECT (self, "finished");
   flight_frame_free (f);
   if (g_queue_is_empty (&self->flight))
     g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
@@ -1967,6 +1971,7 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
   if (gst_cl_filter_record_frame (self, &stats, &frame))
     gst_cl_filter_post_stats (self, frame, &params, &stats, pts, FALSE);
   gst_cl_filter_add_meta (buf, frame, &params, &stats);
+  GST_LOG_OBJECT (self, "landed");
   *outbuf = buf;
   return GST_FLOW_OK;
 }
@@ -2019,6 +2024,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (!gst_cl_filter_frame_open (self, outbuf, &self->out_info,
           GST_MAP_WRITE, "output", &f->out, &err))
     goto open_failed;
+  GST_LOG_OBJECT (self, "frames opened");
   if (!gst_cl_filter_enqueue (self, gst_cl_filter_buffer_interlaced (self,
               inbuf), f, &err)) {
     flight_frame_free (f);
@@ -2026,6 +2032,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   f->outbuf = gst_buffer_ref (outbuf);
   g_queue_push_tail (&self->flight, f);
+  GST_LOG_OBJECT (self, "enqueued, %u in flight",
+      g_queue_get_length (&self->flight));
   return GST_FLOW_OK;
 
   /* ERRORS */
