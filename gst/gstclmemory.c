@@ -170,55 +170,48 @@ set_writer (ClStore * store, cl_event event)
     store->host_stale = TRUE;
 }
 
-/* Staged: enqueues the download of the device's bytes into the staging
- * buffer, after the last device write, without waiting for it. */
+/* Staged: enqueues the copy between the staging buffer and the device's
+ * buffer, without waiting for it, and records it: `to_device`, the upload
+ * of the CPU's bytes (transfer queue), after every device command on the
+ * buffer; else the download of the device's (download queue), after its
+ * last write. */
 static gboolean
-download (ClStore * store, ClfEngine * engine)
+transfer (ClStore * store, ClfEngine * engine, gboolean to_device)
 {
+  cl_command_queue queue = to_device ? clf_engine_transfer_queue (engine) :
+      clf_engine_download_queue (engine);
+  const gchar *call = to_device ? "clEnqueueWriteBuffer" :
+      "clEnqueueReadBuffer";
   cl_event wait[GST_CL_MEMORY_MAX_WAIT], done = NULL;
-  guint n = device_wait_list (store, GST_MAP_READ, wait);
-  cl_int status = clEnqueueReadBuffer (clf_engine_download_queue (engine),
-      store->buffer, CL_FALSE, 0, store->maxsize, store->host, n,
-      n ? wait : NULL, &done);
+  guint n = device_wait_list (store, to_device ? GST_MAP_WRITE :
+      GST_MAP_READ, wait);
+  cl_int status = to_device ?
+      clEnqueueWriteBuffer (queue, store->buffer, CL_FALSE, 0, store->maxsize,
+      store->host, n, n ? wait : NULL, &done) :
+      clEnqueueReadBuffer (queue, store->buffer, CL_FALSE, 0, store->maxsize,
+      store->host, n, n ? wait : NULL, &done);
 
   release_events (wait, n);
-  if (status != CL_SUCCESS) {
-    GST_ERROR ("clEnqueueReadBuffer of %" G_GSIZE_FORMAT " bytes into the "
-        "staging buffer failed: %s", store->maxsize,
-        clf_cl_status_name (status));
-    return FALSE;
+  if (status == CL_SUCCESS) {
+    if (to_device) {
+      set_event (&store->writer, done);
+      clear_readers (store->readers);
+      set_event (&store->staging_reader, done);
+    } else {
+      add_reader (store, done);
+      set_event (&store->staging_writer, done);
+      store->host_stale = FALSE;
+    }
+    clReleaseEvent (done);
+    /* Started now, not when something waits for it. */
+    call = "clFlush";
+    status = clFlush (queue);
   }
-  clFlush (clf_engine_download_queue (engine));
-  add_reader (store, done);
-  set_event (&store->staging_writer, done);
-  store->host_stale = FALSE;
-  clReleaseEvent (done);
-  return TRUE;
-}
-
-/* Staged: enqueues the upload of the CPU's bytes to the device, after
- * every device command on the buffer, without waiting for it. */
-static void
-upload (ClStore * store, ClfEngine * engine)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done = NULL;
-  guint n = device_wait_list (store, GST_MAP_WRITE, wait);
-  cl_int status = clEnqueueWriteBuffer (clf_engine_transfer_queue (engine),
-      store->buffer, CL_FALSE, 0, store->maxsize, store->host, n,
-      n ? wait : NULL, &done);
-
-  release_events (wait, n);
-  if (status != CL_SUCCESS) {
-    GST_ERROR ("clEnqueueWriteBuffer of %" G_GSIZE_FORMAT " bytes from the "
-        "staging buffer failed: %s", store->maxsize,
+  if (status != CL_SUCCESS)
+    GST_ERROR ("%s of %" G_GSIZE_FORMAT " bytes %s the staging buffer "
+        "failed: %s", call, store->maxsize, to_device ? "from" : "into",
         clf_cl_status_name (status));
-    return;
-  }
-  clFlush (clf_engine_transfer_queue (engine));
-  set_event (&store->writer, done);
-  clear_readers (store->readers);
-  set_event (&store->staging_reader, done);
-  clReleaseEvent (done);
+  return status == CL_SUCCESS;
 }
 
 /* The events a CPU access to `host` waits for.  Resident: the device's
@@ -256,7 +249,7 @@ ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
    * undefined until written, as in GStreamer's GL and CUDA memories, and a
    * producer filling a frame does not download it first. */
   if ((access & GST_MAP_READ) && store->host_stale
-      && !download (store, engine))
+      && !transfer (store, engine, FALSE))
     return FALSE;
   n = host_wait_list (store, access, wait);
   status = n ? clWaitForEvents (n, wait) : CL_SUCCESS;
@@ -312,7 +305,7 @@ gst_cl_memory_unmap (GstMemory * mem, GstMapInfo * info)
   g_mutex_lock (&root->lock);
   if (root->map_count > 0 && --root->map_count == 0 && root->store.staging
       && (root->map_access & GST_MAP_WRITE))
-    upload (&root->store, engine_of (mem));
+    transfer (&root->store, engine_of (mem), TRUE);
   g_mutex_unlock (&root->lock);
 }
 
@@ -654,6 +647,6 @@ gst_cl_memory_prefetch (GstMemory * mem)
   root = root_of (mem);
   g_mutex_lock (&root->lock);
   if (root->store.host_stale && root->map_count == 0)
-    download (&root->store, engine_of (mem));
+    transfer (&root->store, engine_of (mem), FALSE);
   g_mutex_unlock (&root->lock);
 }

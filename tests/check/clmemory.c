@@ -575,14 +575,17 @@ clmemory_suite (void)
   tcase_add_test (tc, test_cpu_map_waits_for_device_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
 
-  /* The mapping paths of discrete devices: maps on their own queue wait
-   * for the memory's events (seen failing without the wait list). */
+  /* The staged memory of discrete devices: a pinned staging buffer beside
+   * the device's, whose transfers wait for the memory's events (seen
+   * failing without the wait list). */
   tc = tcase_create ("discrete");
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, setup_discrete, teardown);
   tcase_add_test (tc, test_map_write_kernel_map_read);
   tcase_add_test (tc, test_nested_maps);
   tcase_add_test (tc, test_shared_memory);
+  tcase_add_test (tc, test_zeroed_prefix_and_padding);
+  tcase_add_test (tc, test_freed_buffers_reused);
   tcase_add_test (tc, test_cpu_map_waits_for_device_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   return s;
