@@ -141,6 +141,7 @@
 #include "gstclfiltermeta-private.h"
 #include "gstclformat.h"
 #include "gstclmemory.h"
+#include "gstclupload.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
@@ -1316,177 +1317,24 @@ invalid_caps:
   }
 }
 
-/* A buffer's frame as the engine takes it, and what must be undone after
- * the filter: a CPU mapping and the buffers wrapping mapped memory. */
-typedef struct
-{
-  ClfFrame frame;
-  GstVideoFrame vframe;
-  gboolean mapped;
-  struct
-  {
-    guint8 *base;
-    cl_mem mem;
-  } wraps[GST_VIDEO_MAX_PLANES];
-  guint n_wraps;
-  /* Our memories the frame lies in, each once (a frame on the device):
-   * the filter waits for their readiness and records its own on them. */
-  GstMemory *device[GST_VIDEO_MAX_PLANES];
-  guint n_device;
-} FrameAccess;
-
-static void
-frame_access_add_device (FrameAccess * access, GstMemory * mem)
-{
-  for (guint i = 0; i < access->n_device; i++)
-    if (access->device[i] == mem)
-      return;
-  access->device[access->n_device++] = mem;
-}
-
-/* Fills the access's frame with the buffer's planes when every one lies
- * in our OpenCL memory, usable by the device as it is now. */
-static gboolean
-gst_cl_filter_frame_on_device (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, FrameAccess * access)
-{
-  ClfFrame *frame = &access->frame;
-
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-
-  for (guint i = 0; i < self->format.n_planes; i++) {
-    gsize row_bytes = clf_frame_format_row_bytes (&self->format, i);
-    guint rows = clf_frame_format_rows (&self->format, i);
-    gsize offset = meta ? meta->offset[i] : info->offset[i];
-    gint stride = meta ? meta->stride[i] : info->stride[i];
-    guint idx, n;
-    gsize skip, mem_offset;
-    GstMemory *mem;
-
-    if (stride <= 0 || !gst_buffer_find_memory (buffer, offset, 1, &idx, &n,
-            &skip))
-      return FALSE;
-    mem = gst_buffer_peek_memory (buffer, idx);
-    if (!gst_is_cl_memory (mem)
-        || !engines_share_context (self->engine,
-            gst_cl_memory_get_engine (mem))
-        || skip + (gsize) stride * (rows - 1) + row_bytes > mem->size)
-      return FALSE;
-    /* Memory still mapped (decoders keep reference frames mapped) shows
-     * the device the CPU's bytes only where both work on the same memory. */
-    if (gst_cl_memory_is_mapped (mem)
-        && !clf_engine_host_unified (self->engine))
-      return FALSE;
-    frame->mem[i] = gst_cl_memory_get_buffer (mem, &mem_offset);
-    frame->offset[i] = mem_offset + skip;
-    frame->stride[i] = (size_t) stride;
-    frame_access_add_device (access, mem);
-  }
-  return TRUE;
-}
-
-/* A device buffer over the mapped memory at `region` (one per distinct
- * memory), or NULL where only a copy can take it to the device. */
-static cl_mem
-gst_cl_filter_wrap_region (GstClFilter * self, FrameAccess * access,
-    const GstMapInfo * region, ClfError * err)
-{
-  cl_mem mem;
-
-  for (guint w = 0; w < access->n_wraps; w++)
-    if (access->wraps[w].base == region->data)
-      return access->wraps[w].mem;
-  mem = clf_engine_wrap_host (self->engine, region->data, region->size, err);
-  if (mem) {
-    access->wraps[access->n_wraps].base = region->data;
-    access->wraps[access->n_wraps++].mem = mem;
-  }
-  return mem;
-}
-
-/* Maps the buffer for the CPU; each plane is then wrapped in place where
- * `wrap` and the device allow it, else left in host memory for the engine
- * to copy.  The planes' extents are the mapped memory's: the engine checks
- * that the strides keep every row inside it. */
-static gboolean
-gst_cl_filter_frame_mapped (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, GstMapFlags flags, gboolean wrap,
-    FrameAccess * access, ClfError * err)
-{
-  GstVideoFrame *vframe = &access->vframe;
-
-  if (!gst_video_frame_map (vframe, info, buffer, flags))
-    return FALSE;
-  access->mapped = TRUE;
-  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
-    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
-    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
-    /* With a meta each plane has its own map; without, one holds all. */
-    const GstMapInfo *region = vframe->meta ? &vframe->map[i] : &vframe->map[0];
-    gsize offset = (gsize) (data - region->data);
-    cl_mem mem;
-
-    /* Bottom-up rows (a negative stride) are a GstVideoMeta's right, but
-     * the engine takes rows top-down; refuse them before they wrap. */
-    if (stride <= 0) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u has a stride of %d "
-          "bytes: clfilter takes rows top-down, with a positive stride", i,
-          stride);
-      return FALSE;
-    }
-    /* The device reads whole samples: a plane off their alignment is
-     * copied (host memory has no such rule). */
-    guint align = clf_frame_format_sample_bytes (&self->format, i);
-    mem = wrap && offset % align == 0 && stride % align == 0 ?
-        gst_cl_filter_wrap_region (self, access, region, err) : NULL;
-    if (err->code != CLF_ERROR_NONE)
-      return FALSE;
-    access->frame.stride[i] = (size_t) stride;
-    access->frame.mem[i] = mem;
-    access->frame.offset[i] = mem ? offset : 0;
-    access->frame.data[i] = mem ? NULL : data;
-    access->frame.size[i] = mem ? 0 : region->size - offset;
-  }
-  return TRUE;
-}
-
-static void
-gst_cl_filter_frame_close (FrameAccess * access)
-{
-  for (guint w = 0; w < access->n_wraps; w++)
-    clReleaseMemObject (access->wraps[w].mem);
-  access->n_wraps = 0;
-  if (access->mapped)
-    gst_video_frame_unmap (&access->vframe);
-  access->mapped = FALSE;
-}
-
-/* Gives the engine the buffer's frame: in place when it is in our memory,
- * else through a CPU mapping; and checks that every plane, as the buffer's
- * GstVideoMeta describes it, lies inside the buffer's memory (else
- * CLF_ERROR_FRAME, the message naming `what`).  FALSE with err unset when
- * mapping failed. */
+/* Gives the engine the buffer's frame, the first way that takes it
+ * (gst/gstclupload.h: in place when it is in our memory, else through a
+ * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
+ * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
+ * message naming `what`).  FALSE with err unset when mapping failed. */
 static gboolean
 gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    FrameAccess * access, ClfError * err)
+    GstClUpload * access, ClfError * err)
 {
-  memset (access, 0, sizeof *access);
-  if (!self->sharing || !gst_cl_filter_frame_on_device (self, buffer, info,
-          access)) {
-    /* Planes found on the device before one that was not are mapped. */
-    access->n_device = 0;
-    if (!gst_cl_filter_frame_mapped (self, buffer, info, flags,
-            self->sharing, access, err))
-      goto failed;
+  if (!gst_cl_upload_open (access, self->engine, &self->format, buffer, info,
+          flags, self->sharing, err))
+    return FALSE;
+  if (!clf_plan_check_frame (self->plan, &access->frame, what, err)) {
+    gst_cl_upload_close (access);
+    return FALSE;
   }
-  if (!clf_plan_check_frame (self->plan, &access->frame, what, err))
-    goto failed;
   return TRUE;
-
-failed:
-  gst_cl_filter_frame_close (access);
-  return FALSE;
 }
 
 /* The planes a buffer's GstVideoMeta gives, and the buffer's size, for an
@@ -1721,34 +1569,6 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
   return post;
 }
 
-/* The events the frame waits for: the readiness of our memories it
- * reads (`in`) and writes (`out`).  New references; returns how many. */
-static guint
-frame_wait_list (const FrameAccess * in, const FrameAccess * out,
-    cl_event * wait)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < in->n_device; i++)
-    n += gst_cl_memory_device_wait_list (in->device[i], GST_MAP_READ,
-        wait + n);
-  for (guint i = 0; i < out->n_device; i++)
-    n += gst_cl_memory_device_wait_list (out->device[i], GST_MAP_WRITE,
-        wait + n);
-  return n;
-}
-
-/* The frame's last command is the last reader of the input's memories
- * and the last writer of the output's. */
-static void
-frame_record_done (const FrameAccess * in, const FrameAccess * out,
-    cl_event done)
-{
-  for (guint i = 0; i < in->n_device; i++)
-    gst_cl_memory_device_done (in->device[i], GST_MAP_READ, done);
-  for (guint i = 0; i < out->n_device; i++)
-    gst_cl_memory_device_done (out->device[i], GST_MAP_WRITE, done);
-}
 
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_filter_land): the accesses stay open (host planes
@@ -1757,7 +1577,7 @@ typedef struct
 {
   ClfInFlight *job;
   ClfPlan *plan;
-  FrameAccess in, out;
+  GstClUpload in, out;
   GstBuffer *outbuf;
   ClfParams params;
   GstClockTime pts;
@@ -1766,8 +1586,8 @@ typedef struct
 static void
 flight_frame_free (FlightFrame * f)
 {
-  gst_cl_filter_frame_close (&f->out);
-  gst_cl_filter_frame_close (&f->in);
+  gst_cl_upload_close (&f->out);
+  gst_cl_upload_close (&f->in);
   gst_clear_buffer (&f->outbuf);
   g_free (f);
 }
@@ -1780,8 +1600,12 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
 {
   ClfFrame in_fields, out_fields;
   const ClfFrame *src = &f->in.frame, *dst = &f->out.frame;
-  cl_event wait[2 * GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT];
-  guint n_wait = frame_wait_list (&f->in, &f->out, wait);
+  cl_event wait[2 * GST_CL_UPLOAD_MAX_WAIT];
+  /* The frame waits for the readiness of the memories it reads and
+   * writes, and is then their last reader and writer. */
+  guint n_wait = gst_cl_upload_wait_list (&f->in, GST_MAP_READ, wait);
+
+  n_wait += gst_cl_upload_wait_list (&f->out, GST_MAP_WRITE, wait + n_wait);
 
   f->plan = interlaced ? self->field_plan : self->plan;
   if (interlaced) {
@@ -1796,10 +1620,10 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
     clReleaseEvent (wait[i]);
   if (!f->job)
     return FALSE;
-  frame_record_done (&f->in, &f->out, clf_in_flight_event (f->job));
-  for (guint i = 0; g_atomic_int_get (&self->output_to_cpu)
-      && i < f->out.n_device; i++)
-    gst_cl_memory_prefetch (f->out.device[i]);
+  gst_cl_upload_done (&f->in, GST_MAP_READ, clf_in_flight_event (f->job));
+  gst_cl_upload_done (&f->out, GST_MAP_WRITE, clf_in_flight_event (f->job));
+  if (g_atomic_int_get (&self->output_to_cpu))
+    gst_cl_upload_prefetch (&f->out);
   return TRUE;
 }
 

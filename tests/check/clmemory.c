@@ -11,6 +11,7 @@
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
 #include "gstclmemory.h"
+#include "gstclupload.h"
 #include "reference.h"
 
 static ClfEngine *engine;
@@ -26,8 +27,8 @@ setup (void)
   allocator = gst_cl_allocator_new (engine);
 }
 
-/* As a discrete GPU's memory, on any device: mapped and unmapped for each
- * CPU access, on the transfer queue beside the filters' (see
+/* As a discrete GPU's memory, on any device: a device buffer and a pinned
+ * staging buffer, whose transfers go on their own queues (see
  * clf_engine_host_unified). */
 static void
 setup_discrete (void)
@@ -79,6 +80,57 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
         clf_in_flight_event (frame));
   return frame;
 }
+
+/* The way (gst/gstclupload.h) an RGBA frame in `buf` reaches the device
+ * to be read. */
+static const gchar *
+upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
+{
+  const ClfFrameFormat format = clf_ref_byte_plane (GST_VIDEO_INFO_WIDTH
+      (info), GST_VIDEO_INFO_HEIGHT (info), 4, 0x7, 0x7);
+  GstClUpload upload;
+  ClfError err = { 0 };
+  const gchar *way;
+
+  fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
+          GST_MAP_READ, zero_copy, &err), "%s", err.message ? err.message :
+      "the buffer could not be mapped");
+  way = upload.method;
+  gst_cl_upload_close (&upload);
+  return way;
+}
+
+/* The ways in, in order: our memory in place; on a device that works on
+ * host memory, system memory wrapped; else, and without zero copy, a
+ * copy.  Our memory that the CPU holds mapped is copied on a discrete
+ * device, where the device's bytes are not the CPU's. */
+GST_START_TEST (test_upload_ways)
+{
+  GstAllocationParams page = { 0, 4095, 0, 0 };
+  gboolean unified = clf_engine_host_unified (engine);
+  GstVideoInfo info;
+  GstBuffer *ours, *system;
+  GstMapInfo map;
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 13,
+          11));
+  ours = gst_buffer_new_allocate (allocator, info.size, NULL);
+  system = gst_buffer_new_allocate (NULL, info.size, &page);
+  fail_unless_equals_string (upload_way (ours, &info, TRUE), "device-memory");
+  fail_unless_equals_string (upload_way (system, &info, TRUE),
+      unified ? "wrapped-host" : "copied-host");
+  fail_unless_equals_string (upload_way (ours, &info, FALSE), "copied-host");
+  fail_unless_equals_string (upload_way (system, &info, FALSE),
+      "copied-host");
+  fail_unless (gst_buffer_map (ours, &map, GST_MAP_READ));
+  fail_unless_equals_string (upload_way (ours, &info, TRUE),
+      unified ? "device-memory" : "copied-host");
+  gst_buffer_unmap (ours, &map);
+  gst_buffer_unref (ours);
+  gst_buffer_unref (system);
+}
+
+GST_END_TEST;
 
 /* A 37x23 gray plane at byte 8 of the memory, rows 40 bytes apart: the
  * CPU writes it through a map, the device sharpens it into a second
@@ -574,6 +626,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_plugin_shares_the_glue);
   tcase_add_test (tc, test_cpu_map_waits_for_device_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
+  tcase_add_test (tc, test_upload_ways);
 
   /* The staged memory of discrete devices: a pinned staging buffer beside
    * the device's, whose transfers wait for the memory's events (seen
@@ -588,6 +641,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_freed_buffers_reused);
   tcase_add_test (tc, test_cpu_map_waits_for_device_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
+  tcase_add_test (tc, test_upload_ways);
   return s;
 }
 

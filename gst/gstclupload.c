@@ -1,0 +1,290 @@
+/* GStreamer
+ * gst-clfilter: one way in for a frame: how a buffer's frame reaches the
+ * OpenCL device.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstclupload.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
+#define GST_CAT_DEFAULT gst_cl_upload_debug
+
+/* What every way is given. */
+typedef struct
+{
+  ClfEngine *engine;
+  const ClfFrameFormat *format;
+  GstBuffer *buffer;
+  const GstVideoInfo *info;
+  GstMapFlags flags;
+  gboolean zero_copy;
+} UploadRequest;
+
+typedef enum
+{
+  UPLOAD_DONE,
+  UPLOAD_DECLINED,              /* the buffer does not fit: try the next way */
+  UPLOAD_FAILED,
+} UploadResult;
+
+typedef struct
+{
+  const gchar *name;
+  /* Whether the way applies at all, before it looks at the planes. */
+  gboolean (*accept) (const UploadRequest * req);
+  UploadResult (*perform) (GstClUpload * upload, const UploadRequest * req,
+      ClfError * err);
+} UploadMethod;
+
+static void
+add_device_memory (GstClUpload * upload, GstMemory * mem)
+{
+  for (guint i = 0; i < upload->n_device; i++)
+    if (upload->device[i] == mem)
+      return;
+  upload->device[upload->n_device++] = mem;
+}
+
+/* ---- device-memory ---------------------------------------------------- */
+
+static gboolean
+device_memory_accept (const UploadRequest * req)
+{
+  return req->zero_copy;
+}
+
+/* Memory of ours in the engine's context, holding `bytes` bytes from
+ * `skip`, that the device can use as it is now. */
+static gboolean
+device_can_use (const UploadRequest * req, GstMemory * mem, gsize skip,
+    gsize bytes)
+{
+  if (!gst_is_cl_memory (mem)
+      || clf_engine_context (gst_cl_memory_get_engine (mem))
+      != clf_engine_context (req->engine) || skip + bytes > mem->size)
+    return FALSE;
+  /* Memory still mapped (decoders keep reference frames mapped) shows
+   * the device the CPU's bytes only where both work on the same memory. */
+  return !gst_cl_memory_is_mapped (mem)
+      || clf_engine_host_unified (req->engine);
+}
+
+static UploadResult
+device_memory_perform (GstClUpload * upload, const UploadRequest * req,
+    ClfError * err)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (req->buffer);
+  ClfFrame *frame = &upload->frame;
+
+  for (guint i = 0; i < req->format->n_planes; i++) {
+    gsize row_bytes = clf_frame_format_row_bytes (req->format, i);
+    guint rows = clf_frame_format_rows (req->format, i);
+    gsize offset = meta ? meta->offset[i] : req->info->offset[i];
+    gint stride = meta ? meta->stride[i] : req->info->stride[i];
+    guint idx, n;
+    gsize skip, mem_offset;
+    GstMemory *mem;
+
+    if (stride <= 0 || !gst_buffer_find_memory (req->buffer, offset, 1, &idx,
+            &n, &skip))
+      return UPLOAD_DECLINED;
+    mem = gst_buffer_peek_memory (req->buffer, idx);
+    if (!device_can_use (req, mem, skip, (gsize) stride * (rows - 1)
+            + row_bytes))
+      return UPLOAD_DECLINED;
+    frame->mem[i] = gst_cl_memory_get_buffer (mem, &mem_offset);
+    frame->offset[i] = mem_offset + skip;
+    frame->stride[i] = (size_t) stride;
+    add_device_memory (upload, mem);
+  }
+  return UPLOAD_DONE;
+}
+
+/* ---- wrapped-host and copied-host ------------------------------------- */
+
+static gboolean
+wrapped_host_accept (const UploadRequest * req)
+{
+  return req->zero_copy && clf_engine_host_unified (req->engine);
+}
+
+static gboolean
+copied_host_accept (const UploadRequest * req)
+{
+  return TRUE;
+}
+
+/* A device buffer over the mapped memory at `region` (one per distinct
+ * memory), or NULL where only a copy can take it to the device. */
+static cl_mem
+wrap_region (GstClUpload * upload, ClfEngine * engine,
+    const GstMapInfo * region, ClfError * err)
+{
+  cl_mem mem;
+
+  for (guint w = 0; w < upload->n_wraps; w++)
+    if (upload->wraps[w].base == region->data)
+      return upload->wraps[w].mem;
+  mem = clf_engine_wrap_host (engine, region->data, region->size, err);
+  if (mem) {
+    upload->wraps[upload->n_wraps].base = region->data;
+    upload->wraps[upload->n_wraps++].mem = mem;
+  }
+  return mem;
+}
+
+/* Maps the buffer for the CPU; each plane is then wrapped in place where
+ * `wrap` and the device allow it, else left in host memory for the engine
+ * to copy.  The planes' extents are the mapped memory's: the engine checks
+ * that the strides keep every row inside it. */
+static UploadResult
+host_perform (GstClUpload * upload, const UploadRequest * req,
+    gboolean wrap, ClfError * err)
+{
+  GstVideoFrame *vframe = &upload->vframe;
+
+  if (!gst_video_frame_map (vframe, req->info, req->buffer, req->flags))
+    return UPLOAD_FAILED;
+  upload->mapped = TRUE;
+  for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
+    /* With a meta each plane has its own map; without, one holds all. */
+    const GstMapInfo *region = vframe->meta ? &vframe->map[i] : &vframe->map[0];
+    gsize offset = (gsize) (data - region->data);
+    /* The device reads whole samples: a plane off their alignment is
+     * copied (host memory has no such rule). */
+    guint align = clf_frame_format_sample_bytes (req->format, i);
+    cl_mem mem;
+
+    /* Bottom-up rows (a negative stride) are a GstVideoMeta's right, but
+     * the engine takes rows top-down; refuse them before they wrap. */
+    if (stride <= 0) {
+      clf_error_set (err, CLF_ERROR_FRAME, "plane %u has a stride of %d "
+          "bytes: clfilter takes rows top-down, with a positive stride", i,
+          stride);
+      return UPLOAD_FAILED;
+    }
+    mem = wrap && offset % align == 0 && stride % align == 0 ?
+        wrap_region (upload, req->engine, region, err) : NULL;
+    if (err->code != CLF_ERROR_NONE)
+      return UPLOAD_FAILED;
+    upload->frame.stride[i] = (size_t) stride;
+    upload->frame.mem[i] = mem;
+    upload->frame.offset[i] = mem ? offset : 0;
+    upload->frame.data[i] = mem ? NULL : data;
+    upload->frame.size[i] = mem ? 0 : region->size - offset;
+  }
+  return UPLOAD_DONE;
+}
+
+static UploadResult
+wrapped_host_perform (GstClUpload * upload, const UploadRequest * req,
+    ClfError * err)
+{
+  return host_perform (upload, req, TRUE, err);
+}
+
+static UploadResult
+copied_host_perform (GstClUpload * upload, const UploadRequest * req,
+    ClfError * err)
+{
+  return host_perform (upload, req, FALSE, err);
+}
+
+/* In order of preference: no copy, then a copy only of what cannot be
+ * shared, then a copy of everything. */
+static const UploadMethod upload_methods[] = {
+  {"device-memory", device_memory_accept, device_memory_perform},
+  {"wrapped-host", wrapped_host_accept, wrapped_host_perform},
+  {"copied-host", copied_host_accept, copied_host_perform},
+};
+
+static void
+upload_debug_init (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (gst_cl_upload_debug, "clupload", 0,
+        "how frames reach the OpenCL device");
+    g_once_init_leave (&done, 1);
+  }
+}
+
+gboolean
+gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
+    const ClfFrameFormat * format, GstBuffer * buffer,
+    const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
+    ClfError * err)
+{
+  const UploadRequest req = { engine, format, buffer, info, flags, zero_copy };
+
+  upload_debug_init ();
+  memset (upload, 0, sizeof *upload);
+  for (guint m = 0; m < G_N_ELEMENTS (upload_methods); m++) {
+    const UploadMethod *method = &upload_methods[m];
+    UploadResult result;
+
+    if (!method->accept (&req))
+      continue;
+    result = method->perform (upload, &req, err);
+    if (result == UPLOAD_DONE) {
+      upload->method = method->name;
+      GST_LOG ("buffer %p: %s", buffer, method->name);
+      return TRUE;
+    }
+    gst_cl_upload_close (upload);
+    memset (upload, 0, sizeof *upload);
+    if (result == UPLOAD_FAILED)
+      return FALSE;
+  }
+  return FALSE;
+}
+
+void
+gst_cl_upload_close (GstClUpload * upload)
+{
+  for (guint w = 0; w < upload->n_wraps; w++)
+    clReleaseMemObject (upload->wraps[w].mem);
+  upload->n_wraps = 0;
+  if (upload->mapped)
+    gst_video_frame_unmap (&upload->vframe);
+  upload->mapped = FALSE;
+}
+
+guint
+gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
+    cl_event * wait)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < upload->n_device; i++)
+    n += gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n);
+  return n;
+}
+
+void
+gst_cl_upload_done (const GstClUpload * upload, GstMapFlags flags,
+    cl_event event)
+{
+  for (guint i = 0; i < upload->n_device; i++)
+    gst_cl_memory_device_done (upload->device[i], flags, event);
+}
+
+void
+gst_cl_upload_prefetch (const GstClUpload * upload)
+{
+  for (guint i = 0; i < upload->n_device; i++)
+    gst_cl_memory_prefetch (upload->device[i]);
+}

@@ -1,0 +1,85 @@
+/* GStreamer
+ * gst-clfilter: one way in for a frame: how a buffer's frame reaches the
+ * OpenCL device.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "clf.h"
+#include "gstclmemory.h"
+
+G_BEGIN_DECLS
+
+/* A buffer's frame opened for the device, to be read (an input) or written
+ * (an output), as gstglupload.c does for GL: the ways a frame can take are
+ * tried in order, and the first that accepts the buffer performs.
+ *
+ *   "device-memory"  every plane lies in GstClMemory of the engine's
+ *                    context, usable as it is (on a discrete device, not
+ *                    mapped by the CPU meanwhile): the kernels work on it
+ *                    in place, behind its readiness;
+ *   "wrapped-host"   on a device that works on host memory: the buffer is
+ *                    mapped and each plane the device can address (whole
+ *                    samples, CL_DEVICE_MEM_BASE_ADDR_ALIGN) is wrapped in
+ *                    place (CL_MEM_USE_HOST_PTR); the engine copies the
+ *                    others;
+ *   "copied-host"    the buffer is mapped and the engine copies the
+ *                    planes.
+ *
+ * Without zero copy only the last is tried.  The first is the one that
+ * allocation queries propose (a pool of GstClMemory and its allocator). */
+typedef struct
+{
+  /* The frame as the engine takes it. */
+  ClfFrame frame;
+  /* The way it took: one of the names above. */
+  const gchar *method;
+
+  /* private: what gst_cl_upload_close() undoes, and our memories the
+   * frame lies in (each once), whose readiness the device follows. */
+  GstVideoFrame vframe;
+  gboolean mapped;
+  struct
+  {
+    guint8 *base;
+    cl_mem mem;
+  } wraps[GST_VIDEO_MAX_PLANES];
+  guint n_wraps;
+  GstMemory *device[GST_VIDEO_MAX_PLANES];
+  guint n_device;
+} GstClUpload;
+
+/* The most events gst_cl_upload_wait_list() gives for one frame. */
+#define GST_CL_UPLOAD_MAX_WAIT (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT)
+
+/* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for the device
+ * as `format` describes its frames, to be accessed with `flags`
+ * (GST_MAP_READ or GST_MAP_WRITE).  FALSE on failure: with `err` set
+ * (CLF_ERROR_FRAME for a buffer whose planes the engine cannot take), or
+ * unset when the buffer could not be mapped. */
+gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
+    const ClfFrameFormat * format, GstBuffer * buffer,
+    const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
+    ClfError * err);
+void gst_cl_upload_close (GstClUpload * upload);
+
+/* The device readiness of the frame's memories: the events a command that
+ * accesses them as `flags` says must wait for (new references in `wait`,
+ * at most GST_CL_UPLOAD_MAX_WAIT; returns how many), and the recording of
+ * that command's `event` once enqueued. */
+guint gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
+    cl_event * wait);
+void gst_cl_upload_done (const GstClUpload * upload, GstMapFlags flags,
+    cl_event event);
+/* Starts the download of what the device wrote to the frame's memories,
+ * for a consumer that reads it on the CPU (see gst_cl_memory_prefetch). */
+void gst_cl_upload_prefetch (const GstClUpload * upload);
+
+G_END_DECLS
