@@ -179,3 +179,16 @@ gst_cl_buffer_pool_get_engine (GstClBufferPool * pool)
 {
   return gst_cl_allocator_get_engine (GST_CL_ALLOCATOR (pool->allocator));
 }
+
+gboolean
+gst_cl_buffer_pool_configure (GstBufferPool * pool, GstCaps * caps,
+    guint size, guint min, guint max, gboolean video_meta)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (video_meta)
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  return gst_buffer_pool_set_config (pool, config);
+}

@@ -24,6 +24,11 @@ G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,
     CL_BUFFER_POOL, GstBufferPool);
 
 GstBufferPool *gst_cl_buffer_pool_new (ClfEngine * engine);
+/* Sets a pool's configuration: buffers of `size` bytes for `caps`, at
+ * least `min` and at most `max` (0: no limit), each with a GstVideoMeta if
+ * `video_meta`.  FALSE where the pool refuses it. */
+gboolean gst_cl_buffer_pool_configure (GstBufferPool * pool, GstCaps * caps,
+    guint size, guint min, guint max, gboolean video_meta);
 ClfEngine *gst_cl_buffer_pool_get_engine (GstClBufferPool * pool);
 
 G_END_DECLS

@@ -1166,16 +1166,10 @@ gst_cl_filter_configure_pool (GstClFilter * self, ClfEngine * engine,
     GstBufferPool * pool, GstCaps * caps, guint size, guint min, guint max,
     gboolean video_meta)
 {
-  GstStructure *config;
-
   if (!pool)
     pool = gst_cl_buffer_pool_new (engine);
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (video_meta)
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
+  if (!gst_cl_buffer_pool_configure (pool, caps, size, min, max,
+          video_meta)) {
     GST_WARNING_OBJECT (self, "%" GST_PTR_FORMAT " refused the configuration "
         "for %" GST_PTR_FORMAT, pool, caps);
     gst_object_unref (pool);
@@ -1184,51 +1178,32 @@ gst_cl_filter_configure_pool (GstClFilter * self, ClfEngine * engine,
   return pool;
 }
 
-/* Offers upstream our pool and allocator, so producers write frames
- * straight into memory the device uses.  Runs in upstream's streaming
- * thread, without our stream lock: it keeps its own engine reference. */
+/* Offers upstream what the ways in for a frame ask for (our pool and
+ * allocator, so producers write frames straight into memory the device
+ * uses).  Runs in upstream's streaming thread, without our stream lock:
+ * it keeps its own engine reference. */
 static gboolean
 gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  GstVideoInfo info;
-  GstCaps *caps;
-  gboolean need_pool, zero_copy;
-  GstBufferPool *pool;
-  GstAllocator *allocator;
+  gboolean zero_copy, proposed;
   ClfEngine *engine;
 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->propose_allocation
       (trans, decide_query, query))
     return FALSE;
-  /* Upstream may pad its rows: strides and offsets come from the meta. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
   GST_OBJECT_LOCK (self);
   zero_copy = self->sharing;
   GST_OBJECT_UNLOCK (self);
-  engine = zero_copy ? gst_cl_filter_ref_engine (self) : NULL;
-  if (!engine)
-    return TRUE;
-
-  if (need_pool) {
-    pool = gst_cl_filter_configure_pool (self, engine, NULL, caps, info.size,
-        0, 0, TRUE);
-    if (!pool) {
-      clf_engine_unref (engine);
-      return FALSE;
-    }
-    gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
-    gst_object_unref (pool);
-  }
-  allocator = gst_cl_allocator_new (engine);
-  gst_query_add_allocation_param (query, allocator, NULL);
-  gst_object_unref (allocator);
-  clf_engine_unref (engine);
-  return TRUE;
+  engine = gst_cl_filter_ref_engine (self);
+  proposed = gst_cl_upload_propose_allocation (engine, zero_copy, query);
+  if (engine)
+    clf_engine_unref (engine);
+  if (!proposed)
+    GST_WARNING_OBJECT (self, "could not offer a pool for %" GST_PTR_FORMAT,
+        query);
+  return proposed;
 }
 
 /* Memory of `other` is usable in place by `ours`: the same OpenCL

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "gstclbufferpool.h"
 #include "gstclupload.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
@@ -44,6 +45,9 @@ typedef struct
   gboolean (*accept) (const UploadRequest * req);
   UploadResult (*perform) (GstClUpload * upload, const UploadRequest * req,
       ClfError * err);
+  /* What it adds to an allocation query for `caps`, or NULL. */
+  gboolean (*propose) (const UploadRequest * req, GstQuery * query,
+      GstCaps * caps, gboolean need_pool);
 } UploadMethod;
 
 static void
@@ -108,6 +112,34 @@ device_memory_perform (GstClUpload * upload, const UploadRequest * req,
     add_device_memory (upload, mem);
   }
   return UPLOAD_DONE;
+}
+
+/* A pool of our memory (where the query asks for one: its buffers carry
+ * a GstVideoMeta, so producers may pad their rows) and our allocator, so
+ * producers write frames straight into memory the device uses. */
+static gboolean
+device_memory_propose (const UploadRequest * req, GstQuery * query,
+    GstCaps * caps, gboolean need_pool)
+{
+  GstAllocator *allocator;
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return TRUE;
+  if (need_pool) {
+    GstBufferPool *pool = gst_cl_buffer_pool_new (req->engine);
+
+    if (!gst_cl_buffer_pool_configure (pool, caps, info.size, 0, 0, TRUE)) {
+      gst_object_unref (pool);
+      return FALSE;
+    }
+    gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+    gst_object_unref (pool);
+  }
+  allocator = gst_cl_allocator_new (req->engine);
+  gst_query_add_allocation_param (query, allocator, NULL);
+  gst_object_unref (allocator);
+  return TRUE;
 }
 
 /* ---- wrapped-host and copied-host ------------------------------------- */
@@ -205,9 +237,10 @@ copied_host_perform (GstClUpload * upload, const UploadRequest * req,
 /* In order of preference: no copy, then a copy only of what cannot be
  * shared, then a copy of everything. */
 static const UploadMethod upload_methods[] = {
-  {"device-memory", device_memory_accept, device_memory_perform},
-  {"wrapped-host", wrapped_host_accept, wrapped_host_perform},
-  {"copied-host", copied_host_accept, copied_host_perform},
+  {"device-memory", device_memory_accept, device_memory_perform,
+      device_memory_propose},
+  {"wrapped-host", wrapped_host_accept, wrapped_host_perform, NULL},
+  {"copied-host", copied_host_accept, copied_host_perform, NULL},
 };
 
 static void
@@ -250,6 +283,29 @@ gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
       return FALSE;
   }
   return FALSE;
+}
+
+gboolean
+gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
+    GstQuery * query)
+{
+  const UploadRequest req = {.engine = engine,.zero_copy = zero_copy };
+  GstCaps *caps;
+  gboolean need_pool;
+
+  /* Upstream may pad its rows: strides and offsets come from the meta. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!caps || !engine)
+    return TRUE;
+  for (guint m = 0; m < G_N_ELEMENTS (upload_methods); m++) {
+    const UploadMethod *method = &upload_methods[m];
+
+    if (method->propose && method->accept (&req)
+        && !method->propose (&req, query, caps, need_pool))
+      return FALSE;
+  }
+  return TRUE;
 }
 
 void

@@ -70,6 +70,14 @@ gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     ClfError * err);
 void gst_cl_upload_close (GstClUpload * upload);
 
+/* Answers an allocation query for frames that go to `engine`'s device
+ * (NULL where there is none yet): every way reads the frame's layout from
+ * a GstVideoMeta; with `zero_copy`, the first offers a pool of GstClMemory
+ * (where the query asks for one) and its allocator.  FALSE where a pool
+ * could not be configured. */
+gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
+    gboolean zero_copy, GstQuery * query);
+
 /* The device readiness of the frame's memories: the events a command that
  * accesses them as `flags` says must wait for (new references in `wait`,
  * at most GST_CL_UPLOAD_MAX_WAIT; returns how many), and the recording of
