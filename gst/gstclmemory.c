@@ -352,14 +352,30 @@ create_buffer (GstClAllocator * self, cl_mem_flags flags, gsize size)
   return buffer;
 }
 
+/* Releases the store.  Its mapping ends after every command that may
+ * still touch the bytes, on any queue (a download into the staging
+ * buffer, a kernel on the resident buffer); the objects themselves live
+ * until their commands are done. */
 static void
 store_destroy (ClStore * store, ClfEngine * engine)
 {
   cl_mem mapped = store->staging ? store->staging : store->buffer;
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT + 2];
+  guint n = device_wait_list (store, GST_MAP_WRITE, wait);
+  cl_int status;
 
-  if (store->host)
-    clEnqueueUnmapMemObject (clf_engine_transfer_queue (engine), mapped,
-        store->host, 0, NULL, NULL);
+  if (store->staging)
+    n += host_wait_list (store, GST_MAP_WRITE, wait + n);
+  if (store->host) {
+    status = clEnqueueUnmapMemObject (clf_engine_transfer_queue (engine),
+        mapped, store->host, n, n ? wait : NULL, NULL);
+    if (status == CL_SUCCESS)
+      status = clFlush (clf_engine_transfer_queue (engine));
+    if (status != CL_SUCCESS)
+      GST_ERROR ("unmapping a freed buffer failed: %s",
+          clf_cl_status_name (status));
+  }
+  release_events (wait, n);
   set_event (&store->writer, NULL);
   clear_readers (store->readers);
   set_event (&store->staging_writer, NULL);
