@@ -203,8 +203,11 @@ struct _GstClFilter
   gboolean sharing;
   /* Set (atomic) by decide_allocation(): the output comes from our own
    * pool, not another clfilter's, so a CPU will read it, and on a discrete
-   * device its download starts as soon as its frame is enqueued. */
+   * device its download starts as soon as its frame is enqueued; or it
+   * comes from the pool of the clfilter downstream, which enqueues behind
+   * its readiness, so it goes on as soon as its frame is enqueued. */
   gint output_to_cpu;
+  gint output_to_filter;
 
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
    * launch (see ClfInterrupt), so the stop does not wait for it. */
@@ -421,7 +424,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "buffers and adds one frame of latency (reported in the "
           "LATENCY query); frames leave in order with their own figures, "
           "and EOS, caps and other serialized events push the frames "
-          "still in flight first", 1, MAX_FRAMES_IN_FLIGHT,
+          "still in flight first. A frame for another clfilter (its pool) "
+          "goes on as soon as it is enqueued, whatever this says: that "
+          "clfilter enqueues behind it", 1, MAX_FRAMES_IN_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT, rw | GST_PARAM_MUTABLE_PLAYING));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
@@ -1237,9 +1242,11 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gboolean video_meta;
   ClfEngine *engine;
 
-  if (!self->sharing)
+  if (!self->sharing) {
+    g_atomic_int_set (&self->output_to_filter, FALSE);
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
         decide_allocation (trans, query);
+  }
 
   gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
@@ -1267,6 +1274,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
   g_atomic_int_set (&self->output_to_cpu, pool == NULL);
+  g_atomic_int_set (&self->output_to_filter, pool != NULL);
   pool = gst_cl_filter_configure_pool (self, engine, pool, caps, size,
       min, max, video_meta);
   clf_engine_unref (engine);
@@ -1547,16 +1555,46 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
 
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_filter_land): the accesses stay open (host planes
- * stay mapped) until the device is done with them. */
+ * stay mapped) until the device is done with them.  A frame `pushed`
+ * went downstream when it was enqueued and lands for its figures only;
+ * the others hold their output buffer until they land. */
 typedef struct
 {
   ClfInFlight *job;
   ClfPlan *plan;
   GstClUpload in, out;
   GstBuffer *outbuf;
+  gboolean pushed;
   ClfParams params;
   GstClockTime pts;
 } FlightFrame;
+
+/* Frames pushed before their figures were known, at most, before the
+ * element waits for the oldest: they bound the device's work queued. */
+#define MAX_PUSHED_IN_FLIGHT 16
+
+static guint
+gst_cl_filter_held_frames (GstClFilter * self)
+{
+  guint held = 0;
+
+  for (GList * l = self->flight.head; l; l = l->next)
+    held += !((FlightFrame *) l->data)->pushed;
+  return held;
+}
+
+/* A frame written into the memory of the clfilter downstream goes on at
+ * once: that clfilter enqueues its own frame behind this one's readiness
+ * (gst_cl_memory_device_wait_list), so neither waits on the host between
+ * them.  Only behind no frame held back, so that buffers keep their
+ * order. */
+static gboolean
+gst_cl_filter_pushes_early (GstClFilter * self, const FlightFrame * f)
+{
+  return g_atomic_int_get (&self->output_to_filter)
+      && g_strcmp0 (f->out.method, "device-memory") == 0
+      && gst_cl_filter_held_frames (self) == 0;
+}
 
 static void
 flight_frame_free (FlightFrame * f)
@@ -1747,8 +1785,8 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
   guint64 frame;
 
-  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (pts));
+  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
+      GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
   ok = clf_plan_finish (f->plan, f->job, &stats, &err);
   GST_LOG_OBJECT (self, "finished");
   flight_frame_free (f);
@@ -1756,7 +1794,7 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
     g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
   *outbuf = NULL;
   if (!deliver || !ok) {
-    gst_buffer_unref (buf);
+    gst_clear_buffer (&buf);
     if (!deliver)
       clf_error_clear (&err);
     return deliver ? gst_cl_filter_frame_failed (self, &err) : GST_FLOW_OK;
@@ -1769,10 +1807,30 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
       stats.upload_ns, stats.download_ns, stats.copies);
   if (gst_cl_filter_record_frame (self, &stats, &frame))
     gst_cl_filter_post_stats (self, frame, &params, &stats, pts, FALSE);
-  gst_cl_filter_add_meta (buf, frame, &params, &stats);
+  if (buf)
+    gst_cl_filter_add_meta (buf, frame, &params, &stats);
   GST_LOG_OBJECT (self, "landed");
   *outbuf = buf;
   return GST_FLOW_OK;
+}
+
+/* Lands the frames at the head that were pushed already, for their
+ * figures, in order: those done on the device, and the oldest while more
+ * than MAX_PUSHED_IN_FLIGHT are in flight; with `all`, every one. */
+static GstFlowReturn
+gst_cl_filter_collect (GstClFilter * self, gboolean all)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  FlightFrame *f;
+
+  while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&self->flight))
+      && f->pushed && (all || clf_in_flight_done (f->job)
+          || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT)) {
+    GstBuffer *none = NULL;
+
+    ret = gst_cl_filter_land (self, TRUE, &none);
+  }
+  return ret;
 }
 
 /* Lands every frame in flight, in order: pushed downstream with
@@ -1829,7 +1887,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     flight_frame_free (f);
     return gst_cl_filter_frame_failed (self, &err);
   }
-  f->outbuf = gst_buffer_ref (outbuf);
+  f->pushed = gst_cl_filter_pushes_early (self, f);
+  f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
   g_queue_push_tail (&self->flight, f);
   GST_LOG_OBJECT (self, "enqueued, %u in flight",
       g_queue_get_length (&self->flight));
@@ -1878,10 +1937,18 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (ret != GST_FLOW_OK)
     return ret;
   if (g_queue_get_length (&self->flight) > before) {
-    /* The flight frame holds the buffer until it lands. */
-    gst_clear_buffer (outbuf);
+    /* A frame held back keeps its buffer until it lands; one pushed
+     * early gives it now. */
+    if (!((FlightFrame *) g_queue_peek_tail (&self->flight))->pushed)
+      gst_clear_buffer (outbuf);
   } else if (*outbuf) {
     ret = gst_cl_filter_drain (self, TRUE);
+    if (ret != GST_FLOW_OK)
+      gst_clear_buffer (outbuf);
+    return ret;
+  }
+  ret = gst_cl_filter_collect (self, FALSE);
+  if (ret != GST_FLOW_OK || *outbuf) {
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);
     return ret;
@@ -1889,7 +1956,8 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   GST_OBJECT_LOCK (self);
   limit = self->frames_in_flight;
   GST_OBJECT_UNLOCK (self);
-  if (g_queue_get_length (&self->flight) >= limit)
-    return gst_cl_filter_land (self, TRUE, outbuf);
-  return GST_FLOW_OK;
+  if (gst_cl_filter_held_frames (self) < limit)
+    return GST_FLOW_OK;
+  ret = gst_cl_filter_collect (self, TRUE);
+  return ret == GST_FLOW_OK ? gst_cl_filter_land (self, TRUE, outbuf) : ret;
 }

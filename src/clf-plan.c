@@ -1292,6 +1292,18 @@ clf_in_flight_event (const ClfInFlight * frame)
 }
 
 bool
+clf_in_flight_done (const ClfInFlight * frame)
+{
+  cl_int state = CL_QUEUED;
+
+  /* A failed query is left to clf_plan_finish, which reports it. */
+  if (clGetEventInfo (frame->done, CL_EVENT_COMMAND_EXECUTION_STATUS,
+          sizeof state, &state, NULL) != CL_SUCCESS)
+    return true;
+  return state <= CL_COMPLETE;
+}
+
+bool
 clf_plan_finish (ClfPlan * plan, ClfInFlight * frame, ClfFrameStats * stats,
     ClfError * err)
 {

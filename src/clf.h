@@ -265,6 +265,9 @@ ClfInFlight *clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
     uint32_t n_wait, ClfError * err);
 cl_event clf_in_flight_event (const ClfInFlight * frame);
+/* Whether every command of the frame has ended (or one failed): then
+ * clf_plan_finish does not wait. */
+bool clf_in_flight_done (const ClfInFlight * frame);
 bool clf_plan_finish (ClfPlan * plan, ClfInFlight * frame,
     ClfFrameStats * stats, ClfError * err);
 

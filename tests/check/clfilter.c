@@ -993,6 +993,117 @@ GST_START_TEST (test_chained_filters)
 
 GST_END_TEST;
 
+/* A user event standing as the input's last device write, opened once:
+ * by the second filter's sink pad, or by a timer. */
+typedef struct
+{
+  cl_event gate;
+  gint opened;
+  cl_int writer_state;          /* of the frame the second filter got */
+} ChainGate;
+
+static void
+open_gate (ChainGate * g)
+{
+  if (g_atomic_int_compare_and_exchange (&g->opened, 0, 1))
+    fail_unless_equals_int (clSetUserEventStatus (g->gate, CL_COMPLETE),
+        CL_SUCCESS);
+}
+
+static gpointer
+open_gate_later (gpointer data)
+{
+  g_usleep (G_USEC_PER_SEC);
+  open_gate (data);
+  return NULL;
+}
+
+/* Notes whether the first filter's kernel, the last writer of the frame
+ * arriving here, had run, then lets it run. */
+static GstPadProbeReturn
+note_writer_state (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  ChainGate *g = data;
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  guint n;
+
+  fail_unless (gst_is_cl_memory (mem));
+  n = gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait);
+  fail_unless_equals_int (n, 1);
+  fail_unless_equals_int (clGetEventInfo (wait[0],
+          CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof g->writer_state,
+          &g->writer_state, NULL), CL_SUCCESS);
+  clReleaseEvent (wait[0]);
+  open_gate (g);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Two clfilters in a row: the first passes its frame on as soon as it is
+ * enqueued, the second enqueues behind it, and nothing waits on the host
+ * between them.  The first's kernel waits for a user event that only the
+ * second's sink pad opens (or a timer, a second later): when the frame
+ * arrives there, its kernel has not run.  (It failed with the first
+ * filter waiting for its frame before passing it on.) */
+GST_START_TEST (test_chain_no_host_wait)
+{
+  const FormatCase *fc = format_case ("RGBA");
+  const ClfParams sharpen = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  GstHarness *h = gst_harness_new_parse ("clfilter name=a mode=laplace "
+      "border=clamp ! clfilter name=b mode=laplace border=clamp");
+  GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
+  GstPad *sink = gst_element_get_static_pad (b, "sink");
+  ChainGate g = { NULL, 0, CL_COMPLETE };
+  GstBuffer *in, *middle, *out;
+  GstVideoFrame vin, vmid;
+  ClfHostFrame src, mid;
+  ClfFrameFormat format;
+  GstVideoInfo info;
+  GstMemory *mem;
+  GThread *timer;
+  cl_int status;
+
+  set_caps (h, "RGBA", 37, 23, &info);
+  format = frame_format (fc, 37, 23);
+  in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+  mem = gst_buffer_peek_memory (in, 0);
+  g.gate = clCreateUserEvent (clf_engine_context (gst_cl_memory_get_engine
+          (mem)), &status);
+  fail_unless_equals_int (status, CL_SUCCESS);
+  gst_cl_memory_device_done (mem, GST_MAP_WRITE, g.gate);
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, note_writer_state, &g,
+      NULL);
+  timer = g_thread_new ("gate", open_gate_later, &g);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_if (g.writer_state == CL_COMPLETE, "the first clfilter waited for "
+      "its frame before it passed it on");
+  /* Both steps gave the reference's bytes. */
+  middle = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vmid, &info, middle, GST_MAP_WRITE));
+  host_frame (&vin, &src);
+  host_frame (&vmid, &mid);
+  clf_ref_filter_frame (&sharpen, &format, &src, &mid);
+  gst_video_frame_unmap (&vmid);
+  gst_video_frame_unmap (&vin);
+  check_output (fc, &info, &sharpen, "chained", middle, out);
+
+  g_thread_join (timer);
+  clReleaseEvent (g.gate);
+  gst_buffer_unref (middle);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_object_unref (sink);
+  gst_object_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Pushes one frame of `kind` and returns the copies reported for it. */
 static guint
 copies_for (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
@@ -1787,6 +1898,7 @@ clfilter_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_copies_in_common_pipelines);
   tcase_add_test (tc, test_chained_filters);
+  tcase_add_test (tc, test_chain_no_host_wait);
   tcase_add_test (tc, test_foreign_buffers);
   tcase_add_test (tc, test_application_context);
   tcase_add_test (tc, test_context_prints_device);
@@ -1797,6 +1909,7 @@ clfilter_suite (void)
   tcase_add_checked_fixture (tc, discrete_setup, discrete_teardown);
   tcase_add_test (tc, test_no_copies_in_common_pipelines);
   tcase_add_test (tc, test_chained_filters);
+  tcase_add_test (tc, test_chain_no_host_wait);
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
