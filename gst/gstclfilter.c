@@ -1816,15 +1816,18 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
 
 /* Lands the frames at the head that were pushed already, for their
  * figures, in order: those done on the device, and the oldest while more
- * than MAX_PUSHED_IN_FLIGHT are in flight; with `all`, every one. */
+ * than MAX_PUSHED_IN_FLIGHT are in flight; with `all`, every one.  Stops
+ * at `leaving`, a frame whose buffer has not left yet: its figures come
+ * after it. */
 static GstFlowReturn
-gst_cl_filter_collect (GstClFilter * self, gboolean all)
+gst_cl_filter_collect (GstClFilter * self, gboolean all,
+    const FlightFrame * leaving)
 {
   GstFlowReturn ret = GST_FLOW_OK;
   FlightFrame *f;
 
   while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&self->flight))
-      && f->pushed && (all || clf_in_flight_done (f->job)
+      && f != leaving && f->pushed && (all || clf_in_flight_done (f->job)
           || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT)) {
     GstBuffer *none = NULL;
 
@@ -1929,6 +1932,7 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
   guint before = g_queue_get_length (&self->flight);
+  const FlightFrame *leaving = NULL;
   guint limit;
   GstFlowReturn ret;
 
@@ -1939,7 +1943,8 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (g_queue_get_length (&self->flight) > before) {
     /* A frame held back keeps its buffer until it lands; one pushed
      * early gives it now. */
-    if (!((FlightFrame *) g_queue_peek_tail (&self->flight))->pushed)
+    leaving = g_queue_peek_tail (&self->flight);
+    if (!leaving->pushed)
       gst_clear_buffer (outbuf);
   } else if (*outbuf) {
     ret = gst_cl_filter_drain (self, TRUE);
@@ -1947,7 +1952,7 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
       gst_clear_buffer (outbuf);
     return ret;
   }
-  ret = gst_cl_filter_collect (self, FALSE);
+  ret = gst_cl_filter_collect (self, FALSE, *outbuf ? leaving : NULL);
   if (ret != GST_FLOW_OK || *outbuf) {
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);
@@ -1958,6 +1963,6 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   GST_OBJECT_UNLOCK (self);
   if (gst_cl_filter_held_frames (self) < limit)
     return GST_FLOW_OK;
-  ret = gst_cl_filter_collect (self, TRUE);
+  ret = gst_cl_filter_collect (self, TRUE, NULL);
   return ret == GST_FLOW_OK ? gst_cl_filter_land (self, TRUE, outbuf) : ret;
 }
