@@ -933,6 +933,30 @@ context_engine (GstElement * element)
   return engine;
 }
 
+/* Checks `out` of `first ! second` on `in`: the reference's `first` of
+ * `in` is what `second` filtered. */
+static void
+check_two_steps (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * first, const ClfParams * second, GstBuffer * in,
+    GstBuffer * out)
+{
+  ClfFrameFormat format = frame_format (fc, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+  GstBuffer *middle = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame vin, vmid;
+  ClfHostFrame src, mid;
+
+  fail_unless (gst_video_frame_map (&vin, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vmid, info, middle, GST_MAP_WRITE));
+  host_frame (&vin, &src);
+  host_frame (&vmid, &mid);
+  clf_ref_filter_frame (first, &format, &src, &mid);
+  gst_video_frame_unmap (&vmid);
+  gst_video_frame_unmap (&vin);
+  check_output (fc, info, second, "chained", middle, out);
+  gst_buffer_unref (middle);
+}
+
 /* Two filters in a row share one engine, hand each other OpenCL memory,
  * and give the reference's bytes for both steps. */
 GST_START_TEST (test_chained_filters)
@@ -952,28 +976,15 @@ GST_START_TEST (test_chained_filters)
   set_caps (h, "NV12", 37, 23, &info);
   for (guint i = 0; i < 3; i++) {
     GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
-    GstBuffer *middle = gst_buffer_new_allocate (NULL, info.size, NULL);
     GstBuffer *out;
-    GstVideoFrame vin, vmid;
-    ClfHostFrame src, mid;
-    ClfFrameFormat format = frame_format (fc, 37, 23);
 
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
         GST_FLOW_OK);
     out = gst_harness_pull (h);
     fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
             GST_CL_MEMORY_TYPE));
-    /* The blurred frame, by the reference, is what b sharpened. */
-    fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&vmid, &info, middle, GST_MAP_WRITE));
-    host_frame (&vin, &src);
-    host_frame (&vmid, &mid);
-    clf_ref_filter_frame (&blur, &format, &src, &mid);
-    gst_video_frame_unmap (&vmid);
-    gst_video_frame_unmap (&vin);
-    check_output (fc, &info, &sharpen, "chained", middle, out);
+    check_two_steps (fc, &info, &blur, &sharpen, in, out);
     gst_buffer_unref (out);
-    gst_buffer_unref (middle);
     gst_buffer_unref (in);
   }
   count_stats (bus, counts, 2);
@@ -1055,17 +1066,13 @@ GST_START_TEST (test_chain_no_host_wait)
   GstElement *b = gst_bin_get_by_name (GST_BIN (h->element), "b");
   GstPad *sink = gst_element_get_static_pad (b, "sink");
   ChainGate g = { NULL, 0, CL_COMPLETE };
-  GstBuffer *in, *middle, *out;
-  GstVideoFrame vin, vmid;
-  ClfHostFrame src, mid;
-  ClfFrameFormat format;
+  GstBuffer *in, *out;
   GstVideoInfo info;
   GstMemory *mem;
   GThread *timer;
   cl_int status;
 
   set_caps (h, "RGBA", 37, 23, &info);
-  format = frame_format (fc, 37, 23);
   in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
   mem = gst_buffer_peek_memory (in, 0);
   g.gate = clCreateUserEvent (clf_engine_context (gst_cl_memory_get_engine
@@ -1081,20 +1088,10 @@ GST_START_TEST (test_chain_no_host_wait)
   out = gst_harness_pull (h);
   fail_if (g.writer_state == CL_COMPLETE, "the first clfilter waited for "
       "its frame before it passed it on");
-  /* Both steps gave the reference's bytes. */
-  middle = gst_buffer_new_allocate (NULL, info.size, NULL);
-  fail_unless (gst_video_frame_map (&vin, &info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&vmid, &info, middle, GST_MAP_WRITE));
-  host_frame (&vin, &src);
-  host_frame (&vmid, &mid);
-  clf_ref_filter_frame (&sharpen, &format, &src, &mid);
-  gst_video_frame_unmap (&vmid);
-  gst_video_frame_unmap (&vin);
-  check_output (fc, &info, &sharpen, "chained", middle, out);
+  check_two_steps (fc, &info, &sharpen, &sharpen, in, out);
 
   g_thread_join (timer);
   clReleaseEvent (g.gate);
-  gst_buffer_unref (middle);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_object_unref (sink);
