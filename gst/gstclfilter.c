@@ -201,12 +201,10 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
-  /* Set (atomic) by decide_allocation(): the output comes from our own
-   * pool, not another clfilter's, so a CPU will read it, and on a discrete
-   * device its download starts as soon as its frame is enqueued; or it
-   * comes from the pool of the clfilter downstream, which enqueues behind
-   * its readiness, so it goes on as soon as its frame is enqueued. */
-  gint output_to_cpu;
+  /* Set (atomic) by decide_allocation(): the output comes from the pool
+   * of the clfilter downstream, which enqueues behind its readiness, so it
+   * goes on as soon as its frame is enqueued.  Otherwise a CPU will read
+   * it, and on a discrete device its download starts at once. */
   gint output_to_filter;
 
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
@@ -1273,7 +1271,6 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       NULL);
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
-  g_atomic_int_set (&self->output_to_cpu, pool == NULL);
   g_atomic_int_set (&self->output_to_filter, pool != NULL);
   pool = gst_cl_filter_configure_pool (self, engine, pool, caps, size,
       min, max, video_meta);
@@ -1635,7 +1632,7 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
     return FALSE;
   gst_cl_upload_done (&f->in, GST_MAP_READ, clf_in_flight_event (f->job));
   gst_cl_upload_done (&f->out, GST_MAP_WRITE, clf_in_flight_event (f->job));
-  if (g_atomic_int_get (&self->output_to_cpu))
+  if (!g_atomic_int_get (&self->output_to_filter))
     gst_cl_upload_prefetch (&f->out);
   return TRUE;
 }
@@ -1952,7 +1949,7 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
       gst_clear_buffer (outbuf);
     return ret;
   }
-  ret = gst_cl_filter_collect (self, FALSE, *outbuf ? leaving : NULL);
+  ret = gst_cl_filter_collect (self, FALSE, leaving);
   if (ret != GST_FLOW_OK || *outbuf) {
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);

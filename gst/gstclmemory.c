@@ -41,6 +41,7 @@ typedef struct
    * write waited for every earlier command, so the last stands for all. */
   cl_event writer;
   cl_event readers[N_QUEUES];
+  cl_command_queue reader_queues[N_QUEUES];     /* where each was enqueued */
 
   /* Staged only: the last download into the staging buffer (its writer)
    * and the last upload from it (its reader), which the CPU waits for
@@ -107,10 +108,12 @@ set_event (cl_event * slot, cl_event event)
 }
 
 static void
-clear_readers (cl_event readers[N_QUEUES])
+clear_readers (ClStore * store)
 {
-  for (guint q = 0; q < N_QUEUES; q++)
-    set_event (&readers[q], NULL);
+  for (guint q = 0; q < N_QUEUES; q++) {
+    set_event (&store->readers[q], NULL);
+    store->reader_queues[q] = NULL;
+  }
 }
 
 static void
@@ -144,30 +147,27 @@ device_wait_list (const ClStore * store, GstMapFlags access,
 static void
 add_reader (ClStore * store, cl_event event)
 {
-  cl_command_queue queue = NULL, other = NULL;
+  cl_command_queue queue = NULL;
   guint slot = 0;
 
   clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL);
   for (guint q = 0; q < N_QUEUES; q++) {
-    if (store->readers[q])
-      clGetEventInfo (store->readers[q], CL_EVENT_COMMAND_QUEUE,
-          sizeof other, &other, NULL);
-    if (!store->readers[q] || other == queue) {
+    if (!store->readers[q] || store->reader_queues[q] == queue) {
       slot = q;
       break;
     }
   }
   set_event (&store->readers[slot], event);
+  store->reader_queues[slot] = queue;
 }
 
-/* Records a device write: it waited for every earlier command. */
+/* Records a write to the device's bytes: it waited for every earlier
+ * command on them, so it stands for all. */
 static void
 set_writer (ClStore * store, cl_event event)
 {
   set_event (&store->writer, event);
-  clear_readers (store->readers);
-  if (store->staging)
-    store->host_stale = TRUE;
+  clear_readers (store);
 }
 
 /* Staged: enqueues the copy between the staging buffer and the device's
@@ -194,14 +194,14 @@ transfer (ClStore * store, ClfEngine * engine, gboolean to_device)
   release_events (wait, n);
   if (status == CL_SUCCESS) {
     if (to_device) {
-      set_event (&store->writer, done);
-      clear_readers (store->readers);
+      set_writer (store, done);
       set_event (&store->staging_reader, done);
     } else {
       add_reader (store, done);
       set_event (&store->staging_writer, done);
-      store->host_stale = FALSE;
     }
+    /* Either way both copies will hold the same bytes. */
+    store->host_stale = FALSE;
     clReleaseEvent (done);
     /* Started now, not when something waits for it. */
     call = "clFlush";
@@ -377,7 +377,7 @@ store_destroy (ClStore * store, ClfEngine * engine)
   }
   release_events (wait, n);
   set_event (&store->writer, NULL);
-  clear_readers (store->readers);
+  clear_readers (store);
   set_event (&store->staging_writer, NULL);
   set_event (&store->staging_reader, NULL);
   if (store->staging)
@@ -451,8 +451,7 @@ zero_bytes (GstClAllocator * self, ClStore * store, gsize offset, gsize size)
     return FALSE;
   }
   /* The staging buffer holds the same zeros there: not a write it lacks. */
-  set_event (&store->writer, done);
-  clear_readers (store->readers);
+  set_writer (store, done);
   clReleaseEvent (done);
   return TRUE;
 }
@@ -647,10 +646,13 @@ gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
   g_return_if_fail (gst_is_cl_memory (mem));
   root = root_of (mem);
   g_mutex_lock (&root->lock);
-  if (access & GST_MAP_WRITE)
+  if (access & GST_MAP_WRITE) {
     set_writer (&root->store, event);
-  else
+    /* The staging buffer lacks it until downloaded. */
+    root->store.host_stale = root->store.staging != NULL;
+  } else {
     add_reader (&root->store, event);
+  }
   g_mutex_unlock (&root->lock);
 }
 
