@@ -6,8 +6,14 @@
  *
  * for X = identity (the reference), clfilter alone and a chain of three,
  * each pipeline once a round, in turn; the table gives each one's median
- * over the rounds, its ratio to identity's median, and the median of the
- * consumer's mean time in a map (where a download would show).
+ * over the rounds of: frames per second from PLAYING to the last frame
+ * ("whole"); the time to the first frame (what starting the pipeline
+ * costs: device, programs, pools); frames per second once frames flow,
+ * from the first frame to the last ("flow"); the consumer's mean time in
+ * a map (where a download would show) and with each frame (map, reads,
+ * unmap).  The ratios to identity ("vs first") are the medians of each
+ * round's ratio, of runs made one after the other: a shared machine's
+ * speed drifts between rounds more than between neighbouring runs.
  *
  * Usage: clf-pipeline [--rounds N] [--frames N] [--size WxH]
  *                     [--format F] [--device D] [X ...]
@@ -52,10 +58,20 @@ consume (GstBuffer * buf, gint64 * map_us)
   return sum;
 }
 
-/* Seconds from PLAYING to the last frame consumed; < 0 on failure.  The
- * consumer's mean time in a map, in ms, goes to `*map_ms`. */
-static gdouble
-run_once (const Options * o, const gchar * filter, gdouble * map_ms)
+/* One run's figures. */
+typedef struct
+{
+  gdouble seconds;              /* PLAYING to the last frame consumed */
+  gdouble first_ms;             /* PLAYING to the first frame consumed */
+  gdouble flowing_fps;          /* frames after the first, per second */
+  gdouble map_ms;               /* the consumer's mean time in a map */
+  gdouble consume_ms;           /* its mean time with each frame */
+  gdouble whole_ratio, flowing_ratio;   /* to the round's first pipeline */
+} Run;
+
+/* Runs the pipeline once; FALSE on failure. */
+static gboolean
+run_once (const Options * o, const gchar * filter, Run * run)
 {
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%u pattern=black "
       "! video/x-raw,format=%s,width=%u,height=%u,framerate=30/1 ! %s ! "
@@ -66,27 +82,36 @@ run_once (const Options * o, const gchar * filter, gdouble * map_ms)
   GstElement *sink;
   GstSample *sample;
   guint frames = 0;
-  gint64 start, map_us = 0;
-  gdouble seconds = -1;
+  gint64 start, first = 0, map_us = 0, consume_us = 0;
+  gboolean ok = FALSE;
 
   if (!pipeline) {
     g_printerr ("clf-pipeline: %s: %s\n", desc, error->message);
     g_clear_error (&error);
     g_free (desc);
-    return -1;
+    return FALSE;
   }
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   start = g_get_monotonic_time ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    gint64 pulled = g_get_monotonic_time ();
+
     if (consume (gst_sample_get_buffer (sample), &map_us) == G_MAXUINT)
       g_printerr ("clf-pipeline: a frame could not be mapped\n");
     gst_sample_unref (sample);
-    frames++;
+    consume_us += g_get_monotonic_time () - pulled;
+    if (frames++ == 0)
+      first = g_get_monotonic_time ();
   }
-  if (frames == o->frames) {
-    seconds = (g_get_monotonic_time () - start) / 1e6;
-    *map_ms = map_us / 1e3 / frames;
+  if (frames == o->frames && frames > 1) {
+    gint64 end = g_get_monotonic_time ();
+    run->seconds = (end - start) / 1e6;
+    run->first_ms = (first - start) / 1e3;
+    run->flowing_fps = (frames - 1) / ((end - first) / 1e6);
+    run->map_ms = map_us / 1e3 / frames;
+    run->consume_ms = consume_us / 1e3 / frames;
+    ok = TRUE;
   }
   else
     g_printerr ("clf-pipeline: %s: %u of %u frames came out\n", desc, frames,
@@ -95,7 +120,7 @@ run_once (const Options * o, const gchar * filter, gdouble * map_ms)
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   g_free (desc);
-  return seconds;
+  return ok;
 }
 
 static gint
@@ -155,12 +180,27 @@ parse_options (int argc, char **argv, Options * o)
   return o->rounds > 0 && o->frames > 0 && o->width > 0 && o->height > 0;
 }
 
+/* The median over `runs` (an array of Run) of the gdouble at `offset`. */
+static gdouble
+median_of (GArray * runs, gsize offset)
+{
+  GArray *values = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  gdouble m;
+
+  for (guint i = 0; i < runs->len; i++)
+    g_array_append_val (values, G_STRUCT_MEMBER (gdouble,
+            &g_array_index (runs, Run, i), offset));
+  m = median (values);
+  g_array_unref (values);
+  return m;
+}
+
 int
 main (int argc, char **argv)
 {
   Options o;
-  GArray **runs, **maps;
-  gdouble reference = -1, map_ms;
+  GArray **runs;
+  Run run;
   gboolean failed = FALSE;
 
   gst_init (&argc, &argv);
@@ -170,43 +210,50 @@ main (int argc, char **argv)
     return 2;
   }
   runs = g_new (GArray *, o.filters->len);
-  maps = g_new (GArray *, o.filters->len);
-  for (guint f = 0; f < o.filters->len; f++) {
-    runs[f] = g_array_new (FALSE, FALSE, sizeof (gdouble));
-    maps[f] = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  }
+  for (guint f = 0; f < o.filters->len; f++)
+    runs[f] = g_array_new (FALSE, FALSE, sizeof (Run));
   /* A first run of each, not counted: programs compile, caches fill. */
   for (guint f = 0; f < o.filters->len; f++)
-    run_once (&o, g_ptr_array_index (o.filters, f), &map_ms);
-  for (guint r = 0; r < o.rounds; r++)
+    run_once (&o, g_ptr_array_index (o.filters, f), &run);
+  for (guint r = 0; r < o.rounds; r++) {
+    Run first = { 0 };
+
     for (guint f = 0; f < o.filters->len; f++) {
-      gdouble s = run_once (&o, g_ptr_array_index (o.filters, f), &map_ms);
-      if (s > 0) {
-        g_array_append_val (runs[f], s);
-        g_array_append_val (maps[f], map_ms);
-      } else
+      if (!run_once (&o, g_ptr_array_index (o.filters, f), &run)) {
         failed = TRUE;
+        continue;
+      }
+      if (f == 0)
+        first = run;
+      /* Ratios of this round's runs; none where identity failed. */
+      run.whole_ratio = first.seconds > 0 ? first.seconds / run.seconds : -1;
+      run.flowing_ratio = first.flowing_fps > 0 ?
+          run.flowing_fps / first.flowing_fps : -1;
+      g_array_append_val (runs[f], run);
     }
+  }
 
   g_print ("videotestsrc pattern=black ! %s %ux%u ! X ! appsink (maps each "
-      "frame, reads a byte every 4 KiB)\n%u frames, median of %u rounds\n",
+      "frame, reads a byte every 4 KiB)\n%u frames, median of %u rounds; "
+      "whole: PLAYING to the last frame, flowing: first frame to the last\n",
       o.format, o.width, o.height, o.frames, o.rounds);
-  g_print ("%-78s %9s %8s %9s %7s\n", "X", "frames/s", "ms/frame",
-      "vs first", "map ms");
+  g_print ("%-64s %9s %8s %8s %9s %8s %7s %7s\n", "X", "whole fps",
+      "vs first", "first ms", "flow fps", "vs first", "map ms", "use ms");
   for (guint f = 0; f < o.filters->len; f++) {
-    gdouble s = median (runs[f]);
-    gdouble fps = s > 0 ? o.frames / s : 0;
-    if (f == 0)
-      reference = fps;
-    g_print ("%-78s %9.1f %8.2f %8.0f%% %7.3f\n",
-        (const gchar *) g_ptr_array_index (o.filters, f), fps,
-        fps > 0 ? 1000 / fps : 0, reference > 0 ? 100 * fps / reference : 0,
-        median (maps[f]));
+    gdouble s = median_of (runs[f], G_STRUCT_OFFSET (Run, seconds));
+
+    g_print ("%-64s %9.1f %7.0f%% %8.1f %9.1f %7.0f%% %7.3f %7.3f\n",
+        (const gchar *) g_ptr_array_index (o.filters, f),
+        s > 0 ? o.frames / s : 0,
+        100 * median_of (runs[f], G_STRUCT_OFFSET (Run, whole_ratio)),
+        median_of (runs[f], G_STRUCT_OFFSET (Run, first_ms)),
+        median_of (runs[f], G_STRUCT_OFFSET (Run, flowing_fps)),
+        100 * median_of (runs[f], G_STRUCT_OFFSET (Run, flowing_ratio)),
+        median_of (runs[f], G_STRUCT_OFFSET (Run, map_ms)),
+        median_of (runs[f], G_STRUCT_OFFSET (Run, consume_ms)));
     g_array_unref (runs[f]);
-    g_array_unref (maps[f]);
   }
   g_free (runs);
-  g_free (maps);
   g_ptr_array_unref (o.filters);
   return failed ? 1 : 0;
 }
