@@ -213,6 +213,7 @@ host_perform (GstClUpload * upload, const UploadRequest * req,
       return UPLOAD_FAILED;
     upload->frame.stride[i] = (size_t) stride;
     upload->frame.mem[i] = mem;
+    upload->frame.wrapped[i] = mem != NULL;
     upload->frame.offset[i] = mem ? offset : 0;
     upload->frame.data[i] = mem ? NULL : data;
     upload->frame.size[i] = mem ? 0 : region->size - offset;

@@ -1029,43 +1029,6 @@ fail:
   return false;
 }
 
-/* A buffer over host memory (clf_engine_wrap_host) shows the device's
- * writes to the host once mapped: map and unmap it, which moves no bytes
- * on the host-unified devices such buffers are made for. */
-static bool
-enqueue_host_handback (ClfPlan * plan, cl_mem mem, ClfError * err)
-{
-  cl_mem_flags flags = 0;
-  size_t size = 0;
-  cl_int status;
-  CLF_TRY (err, fail, clGetMemObjectInfo, mem, CL_MEM_FLAGS, sizeof flags,
-      &flags, NULL);
-  if (!(flags & CL_MEM_USE_HOST_PTR))
-    return true;
-  CLF_TRY (err, fail, clGetMemObjectInfo, mem, CL_MEM_SIZE, sizeof size,
-      &size, NULL);
-  cl_command_queue queue = clf_engine_queue (plan->engine);
-  void *mapped = NULL;
-  CLF_FAULT_OR (status, "clEnqueueMapBuffer",
-      mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, 0,
-          size, 0, NULL, next_event (plan, CMD_DOWNLOAD), &status));
-  CLF_CHECK (status, "clEnqueueMapBuffer", err, fail);
-  event_enqueued (plan);
-  status = clEnqueueUnmapMemObject (queue, mem, mapped, 0, NULL,
-      next_event (plan, CMD_DOWNLOAD));
-  if (status == CL_SUCCESS)
-    event_enqueued (plan);
-  /* A test fault is reported after the unmap is made: a buffer left mapped
-   * is never freed, which would be the injection's leak. */
-  if (status == CL_SUCCESS)
-    status = clf_test_fault ("clEnqueueUnmapMemObject");
-  CLF_CHECK (status, "clEnqueueUnmapMemObject", err, fail);
-  return true;
-
-fail:
-  return false;
-}
-
 /* The bytes from a plane's first row to the end of its last, in 64 bits
  * (the stride is below 2^31 and the rows below 2^32, so it cannot wrap). */
 static uint64_t
@@ -1170,16 +1133,60 @@ has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
   return false;
 }
 
-/* Hands each distinct wrapped host buffer of `dst` back to the host. */
+/* A buffer over host memory (clf_engine_wrap_host) shows the device's
+ * writes to the host once mapped: map and unmap the bytes at [from, to),
+ * which moves none on the host-unified devices such buffers are made
+ * for. */
+static bool
+enqueue_host_handback (ClfPlan * plan, cl_mem mem, size_t from, size_t to,
+    ClfError * err)
+{
+  cl_command_queue queue = clf_engine_queue (plan->engine);
+  void *mapped = NULL;
+  cl_int status;
+
+  CLF_FAULT_OR (status, "clEnqueueMapBuffer",
+      mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, from,
+          to - from, 0, NULL, next_event (plan, CMD_DOWNLOAD), &status));
+  CLF_CHECK (status, "clEnqueueMapBuffer", err, fail);
+  event_enqueued (plan);
+  status = clEnqueueUnmapMemObject (queue, mem, mapped, 0, NULL,
+      next_event (plan, CMD_DOWNLOAD));
+  if (status == CL_SUCCESS)
+    event_enqueued (plan);
+  /* A test fault is reported after the unmap is made: a buffer left mapped
+   * is never freed, which would be the injection's leak. */
+  if (status == CL_SUCCESS)
+    status = clf_test_fault ("clEnqueueUnmapMemObject");
+  CLF_CHECK (status, "clEnqueueUnmapMemObject", err, fail);
+  return true;
+
+fail:
+  return false;
+}
+
+/* Hands each distinct wrapped buffer of `dst` back to the host, once over
+ * the bytes of all the planes in it. */
 static bool
 enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
 {
   for (uint32_t i = 0; i < plan->n_planes; i++) {
     bool seen = false;
+    size_t from = SIZE_MAX, to = 0;
     for (uint32_t j = 0; j < i; j++)
-      seen |= dst->mem[j] == dst->mem[i];
-    if (dst->mem[i] && !seen && !enqueue_host_handback (plan, dst->mem[i],
-            err))
+      seen |= dst->wrapped[j] && dst->mem[j] == dst->mem[i];
+    if (!dst->wrapped[i] || seen)
+      continue;
+    for (uint32_t j = i; j < plan->n_planes; j++) {
+      if (!dst->wrapped[j] || dst->mem[j] != dst->mem[i])
+        continue;
+      /* clf_plan_check_frame kept each plane within its buffer. */
+      size_t end = dst->offset[j] + (size_t) plane_extent (&plan->planes[j],
+          dst->stride[j]);
+      from = dst->offset[j] < from ? dst->offset[j] : from;
+      to = end > to ? end : to;
+    }
+    if (!enqueue_host_handback (plan, dst->mem[i], from, to, err))
       return false;
   }
   return true;

@@ -206,13 +206,17 @@ typedef struct {
  * (`mem[i]` at byte `offset[i]`, within the buffer's CL_MEM_SIZE), or,
  * where `mem[i]` is NULL, in host memory at `data[i]` with `size[i]` bytes
  * from there on, which the plan copies through a device buffer of its
- * own.  Several planes may share one buffer. */
+ * own.  Several planes may share one buffer.  `wrapped[i]` says that
+ * `mem[i]` was made by clf_engine_wrap_host: the plan maps it after
+ * writing it so the host memory holds the result (the caller knows what
+ * it wrapped; the plan does not ask OpenCL every frame). */
 typedef struct {
   cl_mem mem[CLF_MAX_PLANES];
   size_t offset[CLF_MAX_PLANES];
   uint8_t *data[CLF_MAX_PLANES];
   size_t stride[CLF_MAX_PLANES];  /* bytes from one row to the next */
   size_t size[CLF_MAX_PLANES];    /* host planes: bytes usable at data[i] */
+  bool wrapped[CLF_MAX_PLANES];
 } ClfFrame;
 
 typedef struct {
@@ -240,9 +244,9 @@ bool clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err);
 /* Filters `src` into `dst`: copies host planes in, runs the filter on the
  * device, copies host planes out, waits once.  `stats->copies` counts the
  * frame's host-side copies: one if any plane of `src` is in host memory,
- * one more if any plane of `dst` is.  Where a plane of `dst` is in a
- * buffer made by clf_engine_wrap_host, the buffer is mapped after the
- * filter so the host memory holds the result. */
+ * one more if any plane of `dst` is.  Where a plane of `dst` is
+ * `wrapped`, its bytes are mapped after the filter so the host memory
+ * holds the result. */
 bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
     ClfError * err);

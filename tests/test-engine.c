@@ -967,6 +967,11 @@ host_blobs_init (BlobPair * h, const ClfFrameFormat * format,
       h->src.size, err) : NULL;
   h->dst_mem = wrap ? clf_engine_wrap_host (engine, h->dst.bytes,
       h->dst.size, err) : NULL;
+  /* frame_of keeps these: the plan hands wrapped planes back. */
+  for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
+    h->src.frame.wrapped[i] = h->src_mem != NULL;
+    h->dst.frame.wrapped[i] = h->dst_mem != NULL;
+  }
 }
 
 /* Host memory wrapped in device buffers: no copy where the device shares
