@@ -97,12 +97,28 @@ static const ModePasses cpu_mode_passes[] = {
  * as much as 2r+1 rows. */
 #define STRIPS_PER_COMPUTE_UNIT 2
 
-/* The kernels of one pixel layout, and the work-group size each gets on
- * GPUs (see kernel_group_size). */
+/* The arguments every kernel takes (PLANE_ARGS in kernels/common.cl, set
+ * by set_plane_args). */
+#define N_KERNEL_ARGS 15
+
+/* What a kernel's scalar arguments were last set to.  A kernel keeps its
+ * arguments from one launch to the next, and a frame's differ from the
+ * frame before's mostly in the buffers, so only the scalars that changed
+ * are set again: a clSetKernelArg costs about a microsecond in some
+ * drivers, 15 of them a pass.  Buffers are always set: a released
+ * buffer's handle may come back as another buffer's. */
+typedef struct {
+  uint64_t value[N_KERNEL_ARGS];
+  uint32_t known;               /* bit i: value[i] is what the kernel has */
+} KernelArgs;
+
+/* The kernels of one pixel layout, the work-group size each gets on GPUs
+ * (see kernel_group_size), and their arguments as last set. */
 typedef struct {
   ClfLayout layout;
   cl_kernel kernels[N_KERNELS];
   size_t group[N_KERNELS];
+  KernelArgs args[N_KERNELS];
 } KernelSet;
 
 /* The rows of a plane: bytes of a row (what is copied and staged), their
@@ -149,9 +165,9 @@ struct ClfPlan {
   /* Per view and per mode family; NULL where the mode filters none of
    * the view's samples.  16-bit views whose window sums can pass 2^32
    * also have blurs with 64-bit sums, for the radii that need them. */
-  const KernelSet *blur_set[CLF_MAX_COMPONENTS];
-  const KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
-  const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
+  KernelSet *blur_set[CLF_MAX_COMPONENTS];
+  KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
+  KernelSet *laplace_set[CLF_MAX_COMPONENTS];
 
   size_t sums_size;
   cl_mem sums;                  /* exact row sums, created on first use */
@@ -164,6 +180,10 @@ struct ClfPlan {
   cl_mem staging_out;           /* created on first use */
 
   FrameCommands commands;       /* of the frame being enqueued */
+  /* The events the frame being enqueued waits for, given to its first
+   * command (see take_wait). */
+  const cl_event *wait;
+  cl_uint n_wait;
 
   /* Passes too long for one launch: each kernel's speed as last measured
    * (bytes read per ns; 0 until timed), whether the frame's length was
@@ -251,7 +271,7 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
   };
 }
 
-static const KernelSet *
+static KernelSet *
 kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
@@ -494,6 +514,19 @@ event_enqueued (ClfPlan * plan)
 }
 
 /* The device time of a finished command. */
+/* The wait list of the next command: the events the frame waits for, to
+ * its first command only; the queue is in order, so the others follow it
+ * (no barrier, one call less a frame). */
+static cl_uint
+take_wait (ClfPlan * plan, const cl_event ** wait)
+{
+  cl_uint n = plan->n_wait;
+  *wait = n ? plan->wait : NULL;
+  plan->n_wait = 0;
+  plan->wait = NULL;
+  return n;
+}
+
 static bool
 command_ns (cl_event event, uint64_t * ns, ClfError * err)
 {
@@ -583,8 +616,10 @@ mean_divider (uint32_t radius, uint32_t sample_bytes, uint32_t depth,
   *shift = narrow ? s : -(64 - s);
 }
 
+/* Sets kernel `id` of `set`'s arguments for a pass over view v: the
+ * buffers always, the scalars where they changed (see KernelArgs). */
 static bool
-set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
+set_plane_args (KernelSet * set, KernelId id, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, cl_mem sums, const ClfView * v,
     const ClfParams * params, cl_int segment, bool keep_from_dst,
     ClfError * err)
@@ -601,18 +636,30 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   const struct {
     size_t size;
     const void *value;
-  } args[] = {
-    {sizeof src, &src}, {sizeof src_off, &src_off},
-    {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
+    bool buffer;
+  } args[N_KERNEL_ARGS] = {
+    {sizeof src, &src, true}, {sizeof src_off, &src_off},
+    {sizeof src_stride, &src_stride}, {sizeof dst, &dst, true},
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
-    {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
-    {sizeof radius, &radius}, {sizeof border, &border},
-    {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
-    {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
+    {sizeof sums, &sums, true}, {sizeof width, &width},
+    {sizeof height, &height}, {sizeof radius, &radius},
+    {sizeof border, &border}, {sizeof segment, &segment},
+    {sizeof mean_mul, &mean_mul}, {sizeof mean_shift, &mean_shift},
+    {sizeof keep_dst, &keep_dst},
   };
-  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
-    CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
+  KernelArgs *known = &set->args[id];
+  for (cl_uint i = 0; i < N_KERNEL_ARGS; i++) {
+    uint64_t value = 0;
+    memcpy (&value, args[i].value, args[i].size);
+    if (!args[i].buffer && (known->known & (1u << i))
+        && known->value[i] == value)
+      continue;
+    known->known &= ~(1u << i);
+    CLF_TRY (err, fail, clSetKernelArg, set->kernels[id], i, args[i].size,
         args[i].value);
+    known->value[i] = value;
+    known->known |= 1u << i;
+  }
   return true;
 
 fail:
@@ -627,9 +674,11 @@ enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
   const size_t src_origin[3] = { in->offset, 0, 0 };
   const size_t dst_origin[3] = { out->offset, 0, 0 };
   const size_t region[3] = { p->row_bytes, p->rows, 1 };
+  const cl_event *wait;
+  cl_uint n_wait = take_wait (plan, &wait);
   CLF_TRY (err, fail, clEnqueueCopyBufferRect,
       clf_engine_queue (plan->engine), src, dst, src_origin, dst_origin,
-      region, in->stride, 0, out->stride, 0, 0, NULL,
+      region, in->stride, 0, out->stride, 0, n_wait, wait,
       next_event (plan, CMD_KERNEL));
   event_enqueued (plan);
   return true;
@@ -811,9 +860,11 @@ run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
 {
   cl_event event = NULL;
   uint64_t ns = 0;
+  const cl_event *wait;
+  cl_uint n_wait = take_wait (plan, &wait);
   CLF_TRY (err, fail, clEnqueueNDRangeKernel,
       clf_engine_queue (plan->engine), kernel, 2, r->offset, r->global, local,
-      0, NULL, &event);
+      n_wait, wait, &event);
   CLF_TRY (err, fail, clWaitForEvents, 1, &event);
   if (!command_ns (event, &ns, err))
     goto fail;
@@ -883,7 +934,7 @@ long_pass_reads (const ClfPlan * plan, const Pass * pass,
 }
 
 static bool
-enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
+enqueue_pass (ClfPlan * plan, KernelSet * set, const Pass * pass,
     const ClfView * p, const ClfParams * params, cl_mem src,
     const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, ClfError * err)
@@ -893,7 +944,8 @@ enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   size_t seg = work_shape_size (plan, pass, p, params, global);
   double long_reads = long_pass_reads (plan, pass, p, params);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
-  if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
+  if (!set_plane_args (set, pass->kernel, src, in, dst, out, plan->sums, p,
+          params,
           long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
           keep_from_dst, err))
     return false;
@@ -904,10 +956,12 @@ enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
 
   size_t local_size[2];
   const size_t *local = pass_local_size (plan, set, pass, global, local_size);
+  const cl_event *wait;
+  cl_uint n_wait = take_wait (plan, &wait);
   plan->commands.kernels[plan->commands.n] = pass->kernel;
   CLF_TRY (err, fail, clEnqueueNDRangeKernel,
-      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local, 0,
-      NULL, next_event (plan, CMD_KERNEL));
+      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local,
+      n_wait, wait, next_event (plan, CMD_KERNEL));
   plan->commands.reads[plan->commands.n] = (double) view_row_bytes (p)
       * p->height * pass_reads_per_byte (pass->kernel, params->radius);
   event_enqueued (plan);
@@ -926,7 +980,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
 {
   const ClfView *v = &plan->views.views[i];
   bool laplace = params->mode == CLF_MODE_LAPLACE;
-  const KernelSet *set = laplace ? plan->laplace_set[i] :
+  KernelSet *set = laplace ? plan->laplace_set[i] :
       needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
@@ -1013,14 +1067,16 @@ enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
   cl_event *event = next_event (plan, kind);
   const char *call = kind == CMD_UPLOAD ? "clEnqueueWriteBufferRect" :
       "clEnqueueReadBufferRect";
+  const cl_event *wait;
+  cl_uint n_wait = take_wait (plan, &wait);
   cl_int status;
   CLF_FAULT_OR (status, call, status = kind == CMD_UPLOAD ?
       clEnqueueWriteBufferRect (queue, plan->staging_in, CL_FALSE,
           buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-          host->stride[i], 0, host->data[i], 0, NULL, event) :
+          host->stride[i], 0, host->data[i], n_wait, wait, event) :
       clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
           buffer_origin, host_origin, region, plan->staged[i].stride, 0,
-          host->stride[i], 0, host->data[i], 0, NULL, event));
+          host->stride[i], 0, host->data[i], n_wait, wait, event));
   CLF_CHECK (status, call, err, fail);
   event_enqueued (plan);
   return true;
@@ -1201,8 +1257,10 @@ keep_done_event (ClfPlan * plan, ClfError * err)
   FrameCommands *cmds = &plan->commands;
 
   if (cmds->n == 0) {
+    const cl_event *wait;
+    cl_uint n_wait = take_wait (plan, &wait);
     CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
-        clf_engine_queue (plan->engine), 0, NULL, &cmds->done);
+        clf_engine_queue (plan->engine), n_wait, wait, &cmds->done);
     return true;
   }
   CLF_TRY (err, fail, clRetainEvent, cmds->events[cmds->n - 1]);
@@ -1211,22 +1269,6 @@ keep_done_event (ClfPlan * plan, ClfError * err)
 
 fail:
   cmds->done = NULL;
-  return false;
-}
-
-/* Makes the frame's commands wait for `wait`: a barrier, since the
- * queue is in order and the frame's first command varies. */
-static bool
-enqueue_wait (ClfPlan * plan, const cl_event * wait, uint32_t n_wait,
-    ClfError * err)
-{
-  if (n_wait == 0)
-    return true;
-  CLF_TRY (err, fail, clEnqueueBarrierWithWaitList,
-      clf_engine_queue (plan->engine), n_wait, wait, NULL);
-  return true;
-
-fail:
   return false;
 }
 
@@ -1251,8 +1293,8 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
       || (download && !ensure_buffer (plan, &plan->staging_out,
               plan->staged_size, CL_MEM_WRITE_ONLY, err)))
     return NULL;
-  if (!enqueue_wait (plan, wait, n_wait, err))
-    return NULL;
+  plan->wait = wait;
+  plan->n_wait = n_wait;
 
   for (uint32_t i = 0; i < n; i++)
     if (!src->mem[i] && !enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
@@ -1287,6 +1329,7 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   return frame;
 
 fail:
+  plan->n_wait = 0;
   /* Wait for what was enqueued: it still reads or writes the frames. */
   finish_commands (plan, &plan->commands, NULL, NULL);
   return NULL;

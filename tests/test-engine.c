@@ -1201,6 +1201,62 @@ check_frames_in_flight (void)
   clf_plan_free (plan);
 }
 
+/* One plan, frame after frame with other parameters and other buffers
+ * (their own offsets and strides): each frame must give the reference's
+ * bytes, whatever the frame before set (kernels keep their arguments
+ * between launches, and the plan sets only those that changed).  I420's
+ * three planes share one kernel set, so its arguments also change within
+ * a frame. */
+static void
+check_changing_frames (void)
+{
+  const ClfParams params[] = {
+    {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
+    {CLF_MODE_SLIDING, 5, CLF_BORDER_MIRROR},
+    {CLF_MODE_SLIDING, 5, CLF_BORDER_CLAMP},
+    {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
+    {CLF_MODE_SEPARABLE, 1, CLF_BORDER_CLAMP},
+    {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
+    {CLF_MODE_BOX, 3, CLF_BORDER_MIRROR},
+    {CLF_MODE_SLIDING, 0, CLF_BORDER_CLAMP},
+    {CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR},
+  };
+  const ClfFrameFormat i420 = byte_planes (3, (const uint32_t[][5]) {
+        {29, 17, 1, 1, 1}, {15, 9, 1, 1, 0}, {15, 9, 1, 1, 0}});
+  ClfPlan *plan = plan_for ("i420", &i420);
+  BlobPair b[3];
+  ClfHostFrame in[3];
+
+  for (int k = 0; k < 3; k++) {
+    test_frame_init (&in[k], &i420, true);
+    device_blobs_init (&b[k], &i420, &in[k]);
+  }
+  for (size_t f = 0; plan && f < N_OF (params); f++) {
+    /* Each frame's source and destination come from other pairs. */
+    const BlobPair *from = &b[f % 3], *to = &b[(f + 1) % 3];
+    ClfHostFrame want;
+    char what[96];
+    test_frame_init (&want, &i420, false);
+    clf_ref_filter_frame (&params[f], &i420, &in[f % 3], &want);
+    ClfFrame src = frame_of (&from->src, from->src_mem);
+    ClfFrame dst = frame_of (&to->dst, to->dst_mem);
+    snprintf (what, sizeof what, "frame %zu of changing frames (%s r=%u)", f,
+        clf_mode_name (params[f].mode), params[f].radius);
+    process_and_check (plan, &params[f], &i420, &src, &dst, 0, what);
+    Blob got;
+    blob_like (&got, &to->dst);
+    read_back (to->dst_mem, &got);
+    check_blob (&i420, &got, &want, what);
+    free (got.bytes);
+    test_frame_clear (&want);
+  }
+  for (int k = 0; k < 3; k++) {
+    blob_pair_clear (&b[k]);
+    test_frame_clear (&in[k]);
+  }
+  clf_plan_free (plan);
+}
+
 static void
 test_frames (void)
 {
@@ -1224,6 +1280,7 @@ test_frames (void)
   check_plane_outside_buffer ();
   check_odd_sample_placement ();
   check_frames_in_flight ();
+  check_changing_frames ();
 }
 
 /* The families of format_families in device buffers and wrapped host
