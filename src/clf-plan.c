@@ -97,28 +97,12 @@ static const ModePasses cpu_mode_passes[] = {
  * as much as 2r+1 rows. */
 #define STRIPS_PER_COMPUTE_UNIT 2
 
-/* The arguments every kernel takes (PLANE_ARGS in kernels/common.cl, set
- * by set_plane_args). */
-#define N_KERNEL_ARGS 15
-
-/* What a kernel's scalar arguments were last set to.  A kernel keeps its
- * arguments from one launch to the next, and a frame's differ from the
- * frame before's mostly in the buffers, so only the scalars that changed
- * are set again: a clSetKernelArg costs about a microsecond in some
- * drivers, 15 of them a pass.  Buffers are always set: a released
- * buffer's handle may come back as another buffer's. */
-typedef struct {
-  uint64_t value[N_KERNEL_ARGS];
-  uint32_t known;               /* bit i: value[i] is what the kernel has */
-} KernelArgs;
-
-/* The kernels of one pixel layout, the work-group size each gets on GPUs
- * (see kernel_group_size), and their arguments as last set. */
+/* The kernels of one pixel layout, and the work-group size each gets on
+ * GPUs (see kernel_group_size). */
 typedef struct {
   ClfLayout layout;
   cl_kernel kernels[N_KERNELS];
   size_t group[N_KERNELS];
-  KernelArgs args[N_KERNELS];
 } KernelSet;
 
 /* The rows of a plane: bytes of a row (what is copied and staged), their
@@ -165,9 +149,9 @@ struct ClfPlan {
   /* Per view and per mode family; NULL where the mode filters none of
    * the view's samples.  16-bit views whose window sums can pass 2^32
    * also have blurs with 64-bit sums, for the radii that need them. */
-  KernelSet *blur_set[CLF_MAX_COMPONENTS];
-  KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
-  KernelSet *laplace_set[CLF_MAX_COMPONENTS];
+  const KernelSet *blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
 
   size_t sums_size;
   cl_mem sums;                  /* exact row sums, created on first use */
@@ -271,7 +255,7 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
   };
 }
 
-static KernelSet *
+static const KernelSet *
 kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
@@ -616,10 +600,8 @@ mean_divider (uint32_t radius, uint32_t sample_bytes, uint32_t depth,
   *shift = narrow ? s : -(64 - s);
 }
 
-/* Sets kernel `id` of `set`'s arguments for a pass over view v: the
- * buffers always, the scalars where they changed (see KernelArgs). */
 static bool
-set_plane_args (KernelSet * set, KernelId id, cl_mem src, const Placement * in,
+set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, cl_mem sums, const ClfView * v,
     const ClfParams * params, cl_int segment, bool keep_from_dst,
     ClfError * err)
@@ -636,30 +618,18 @@ set_plane_args (KernelSet * set, KernelId id, cl_mem src, const Placement * in,
   const struct {
     size_t size;
     const void *value;
-    bool buffer;
-  } args[N_KERNEL_ARGS] = {
-    {sizeof src, &src, true}, {sizeof src_off, &src_off},
-    {sizeof src_stride, &src_stride}, {sizeof dst, &dst, true},
+  } args[] = {
+    {sizeof src, &src}, {sizeof src_off, &src_off},
+    {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
-    {sizeof sums, &sums, true}, {sizeof width, &width},
-    {sizeof height, &height}, {sizeof radius, &radius},
-    {sizeof border, &border}, {sizeof segment, &segment},
-    {sizeof mean_mul, &mean_mul}, {sizeof mean_shift, &mean_shift},
-    {sizeof keep_dst, &keep_dst},
+    {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
+    {sizeof radius, &radius}, {sizeof border, &border},
+    {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
+    {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
   };
-  KernelArgs *known = &set->args[id];
-  for (cl_uint i = 0; i < N_KERNEL_ARGS; i++) {
-    uint64_t value = 0;
-    memcpy (&value, args[i].value, args[i].size);
-    if (!args[i].buffer && (known->known & (1u << i))
-        && known->value[i] == value)
-      continue;
-    known->known &= ~(1u << i);
-    CLF_TRY (err, fail, clSetKernelArg, set->kernels[id], i, args[i].size,
+  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
+    CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
         args[i].value);
-    known->value[i] = value;
-    known->known |= 1u << i;
-  }
   return true;
 
 fail:
@@ -934,7 +904,7 @@ long_pass_reads (const ClfPlan * plan, const Pass * pass,
 }
 
 static bool
-enqueue_pass (ClfPlan * plan, KernelSet * set, const Pass * pass,
+enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
     const ClfView * p, const ClfParams * params, cl_mem src,
     const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, ClfError * err)
@@ -944,8 +914,7 @@ enqueue_pass (ClfPlan * plan, KernelSet * set, const Pass * pass,
   size_t seg = work_shape_size (plan, pass, p, params, global);
   double long_reads = long_pass_reads (plan, pass, p, params);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
-  if (!set_plane_args (set, pass->kernel, src, in, dst, out, plan->sums, p,
-          params,
+  if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
           long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
           keep_from_dst, err))
     return false;
@@ -980,7 +949,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
 {
   const ClfView *v = &plan->views.views[i];
   bool laplace = params->mode == CLF_MODE_LAPLACE;
-  KernelSet *set = laplace ? plan->laplace_set[i] :
+  const KernelSet *set = laplace ? plan->laplace_set[i] :
       needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
