@@ -11,7 +11,8 @@
 #   SIZE       default 3840x2160 1920x1080
 # DEVICE (default auto), FRAMES (300), ROUNDS (2 invocations of each build
 # per size, 3 rounds inside each), FLIGHT (frames-in-flight also tried for
-# the new build; default 3, 1 leaves that out).
+# the new build; default 3, 1 leaves that out), KEEP_CONTEXT (1: the
+# pipelines share the first one's OpenCL engine, clf-pipeline --keep-context).
 set -euo pipefail
 new=${1:?usage: $0 NEW_BUILD [OLD_BUILD] [SIZE...]}
 old=${2:--}
@@ -19,6 +20,8 @@ shift $(( $# >= 2 ? 2 : 1 ))
 sizes=("${@:-3840x2160}")
 [ $# -gt 0 ] || sizes=(3840x2160 1920x1080)
 d="device=${DEVICE:-auto}" frames=${FRAMES:-300} flight=${FLIGHT:-3}
+keep=()
+[ "${KEEP_CONTEXT:-0}" = 1 ] && keep=(--keep-context)
 L="clfilter $d mode=laplace" S="clfilter $d mode=sliding radius=7"
 chain="$L ! $S ! $L"
 new_filters=(identity "$L" "$S" "$chain")
@@ -30,11 +33,13 @@ for size in "${sizes[@]}"; do
   for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
     echo "== new ($new), $size, invocation $r"
     GST_PLUGIN_PATH=$new/gst "$new/tests/clf-pipeline" --size "$size" \
-      --frames "$frames" --rounds 3 "${new_filters[@]}" | tail -n +3
+      --frames "$frames" --rounds 3 "${keep[@]}" "${new_filters[@]}" \
+      | grep -v '^videotestsrc\|frames, median\|^clfilters share'
     if [ "$old" != - ]; then
       echo "== old ($old), $size, invocation $r"
       GST_PLUGIN_PATH=$old/gst "$new/tests/clf-pipeline" --size "$size" \
-        --frames "$frames" --rounds 3 identity "$L" "$S" "$chain" | tail -n +3
+        --frames "$frames" --rounds 3 "${keep[@]}" identity "$L" "$S" \
+        "$chain" | grep -v '^videotestsrc\|frames, median\|^clfilters share'
     fi
   done
 done
