@@ -424,7 +424,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "and EOS, caps and other serialized events push the frames "
           "still in flight first. A frame for another clfilter (its pool) "
           "goes on as soon as it is enqueued, whatever this says: that "
-          "clfilter enqueues behind it", 1, MAX_FRAMES_IN_FLIGHT,
+          "clfilter enqueues behind it. On a discrete GPU, 3 lets the "
+          "upload, the kernels and the download of neighbouring frames "
+          "overlap (README, Performance)", 1, MAX_FRAMES_IN_FLIGHT,
           DEFAULT_FRAMES_IN_FLIGHT, rw | GST_PARAM_MUTABLE_PLAYING));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
