@@ -12,7 +12,9 @@
 # DEVICE (default auto), FRAMES (300), ROUNDS (2 invocations of each build
 # per size, 3 rounds inside each), FLIGHT (frames-in-flight also tried for
 # the new build; default 3, 1 leaves that out), KEEP_CONTEXT (1: the
-# pipelines share the first one's OpenCL engine, clf-pipeline --keep-context).
+# pipelines share the first one's OpenCL engine, clf-pipeline --keep-context),
+# QUEUE (1: a queue before X, identity's too, so the source has its own
+# thread).
 set -euo pipefail
 new=${1:?usage: $0 NEW_BUILD [OLD_BUILD] [SIZE...]}
 old=${2:--}
@@ -22,12 +24,14 @@ sizes=("${@:-3840x2160}")
 d="device=${DEVICE:-auto}" frames=${FRAMES:-300} flight=${FLIGHT:-3}
 keep=()
 [ "${KEEP_CONTEXT:-0}" = 1 ] && keep=(--keep-context)
+q=
+[ "${QUEUE:-0}" = 1 ] && q="queue ! "
 L="clfilter $d mode=laplace" S="clfilter $d mode=sliding radius=7"
 chain="$L ! $S ! $L"
-new_filters=(identity "$L" "$S" "$chain")
+new_filters=("${q}identity" "$q$L" "$q$S" "$q$chain")
 if [ "$flight" != 1 ]; then
   f="frames-in-flight=$flight"
-  new_filters+=("$L $f" "$S $f" "$L $f ! $S $f ! $L $f")
+  new_filters+=("$q$L $f" "$q$S $f" "$q$L $f ! $S $f ! $L $f")
 fi
 for size in "${sizes[@]}"; do
   for ((r = 1; r <= ${ROUNDS:-2}; r++)); do
@@ -38,8 +42,8 @@ for size in "${sizes[@]}"; do
     if [ "$old" != - ]; then
       echo "== old ($old), $size, invocation $r"
       GST_PLUGIN_PATH=$old/gst "$new/tests/clf-pipeline" --size "$size" \
-        --frames "$frames" --rounds 3 "${keep[@]}" identity "$L" "$S" \
-        "$chain" | grep -v '^videotestsrc\|frames, median\|^clfilters share'
+        --frames "$frames" --rounds 3 "${keep[@]}" "${new_filters[@]:0:4}" \
+        | grep -v '^videotestsrc\|frames, median\|^clfilters share'
     fi
   done
 done
