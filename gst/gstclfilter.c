@@ -239,6 +239,22 @@ struct _GstClFilter
    * theirs were in flight: streaming thread (and stop()). */
   GQueue flight;
   GSList *retired_plans;
+
+  /* With frames-in-flight above 1, the frames held back are enqueued by
+   * a thread of the element's own, the device thread, so that the
+   * kernels' launches (tens of microseconds a frame on a GPU) leave the
+   * streaming thread, which hands frames over and lands them, in order,
+   * as before.  `to_enqueue` (FlightFrame, oldest first), each frame's
+   * `enqueued` and the flags are under thread_lock.  While a frame handed
+   * over is in flight (`handed` of them, streaming thread), later frames
+   * go the same way: one thread at a time enqueues on the plans. */
+  GThread *device_thread;
+  GMutex thread_lock;
+  GCond thread_cond;
+  GQueue to_enqueue;
+  gboolean thread_drops;        /* a flush or a stop: enqueue no more */
+  gboolean thread_quits;
+  guint handed;
 };
 
 
@@ -311,6 +327,7 @@ static GstFlowReturn gst_cl_filter_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf);
 static GstFlowReturn gst_cl_filter_drain (GstClFilter * self,
     gboolean deliver);
+static void gst_cl_filter_end_device_thread (GstClFilter * self);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static void gst_cl_filter_before_transform (GstBaseTransform * trans,
@@ -418,7 +435,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "element waits only for the one this many frames older, so the "
           "device filters while the pipeline produces and consumes the "
           "frames around it. 1 = wait for each frame before passing it "
-          "on. Each frame beyond the first holds its input and output "
+          "on. Above 1, a thread of the element's own enqueues the "
+          "frames, so that launching the kernels costs the streaming thread "
+          "nothing. Each frame beyond the first holds its input and output "
           "buffers and adds one frame of latency (reported in the "
           "LATENCY query); frames leave in order with their own figures, "
           "and EOS, caps and other serialized events push the frames "
@@ -496,6 +515,9 @@ gst_cl_filter_init (GstClFilter * self)
   self->zero_copy = DEFAULT_ZERO_COPY;
   self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
   g_queue_init (&self->flight);
+  g_queue_init (&self->to_enqueue);
+  g_mutex_init (&self->thread_lock);
+  g_cond_init (&self->thread_cond);
   self->kernel_times = g_new (ClfTimeStats, 1);
   clf_time_stats_reset (self->kernel_times);
   /* Late frames are dropped, as GstVideoFilter's are: a live pipeline
@@ -517,6 +539,8 @@ gst_cl_filter_finalize (GObject * object)
   g_free (self->device);
   g_free (self->device_name);
   g_free (self->kernel_times);
+  g_mutex_clear (&self->thread_lock);
+  g_cond_clear (&self->thread_cond);
 
   G_OBJECT_CLASS (gst_cl_filter_parent_class)->finalize (object);
 }
@@ -885,6 +909,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   /* The streaming thread has stopped: frames still in flight are
    * waited for and dropped. */
   gst_cl_filter_drain (self, FALSE);
+  gst_cl_filter_end_device_thread (self);
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
@@ -1563,7 +1588,16 @@ typedef struct
   ClfPlan *plan;
   GstClUpload in, out;
   GstBuffer *outbuf;
+  gboolean interlaced;
   gboolean pushed;
+  /* Handed to the device thread: it holds the input buffer until it has
+   * enqueued the frame (after that the memories' readiness keeps it), then
+   * sets `enqueued` (under thread_lock), or says in `err` why it could
+   * not; a frame it dropped has neither job nor error. */
+  gboolean on_thread;
+  GstBuffer *inbuf;
+  gboolean enqueued;
+  ClfError err;
   ClfParams params;
   GstClockTime pts;
 } FlightFrame;
@@ -1600,15 +1634,16 @@ flight_frame_free (FlightFrame * f)
 {
   gst_cl_upload_close (&f->out);
   gst_cl_upload_close (&f->in);
+  gst_clear_buffer (&f->inbuf);
   gst_clear_buffer (&f->outbuf);
+  clf_error_clear (&f->err);
   g_free (f);
 }
 
 /* Enqueues the frame, or with `interlaced`, its two fields apart, behind
  * the device commands on its memories, and records it on them. */
 static gboolean
-gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
-    FlightFrame * f, ClfError * err)
+gst_cl_filter_enqueue (GstClFilter * self, FlightFrame * f, ClfError * err)
 {
   ClfFrame in_fields, out_fields;
   const ClfFrame *src = &f->in.frame, *dst = &f->out.frame;
@@ -1619,8 +1654,8 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
 
   n_wait += gst_cl_upload_wait_list (&f->out, GST_MAP_WRITE, wait + n_wait);
 
-  f->plan = interlaced ? self->field_plan : self->plan;
-  if (interlaced) {
+  self->running = f->params;
+  if (f->interlaced) {
     field_frame_from_frame (&self->format, src, &in_fields);
     field_frame_from_frame (&self->format, dst, &out_fields);
     src = &in_fields;
@@ -1637,6 +1672,103 @@ gst_cl_filter_enqueue (GstClFilter * self, gboolean interlaced,
   if (!g_atomic_int_get (&self->output_to_filter))
     gst_cl_upload_prefetch (&f->out);
   return TRUE;
+}
+
+/* The device thread: enqueues the frames handed to it, in order (none
+ * while told to drop them), and says so on each. */
+static gpointer
+gst_cl_filter_device_thread (gpointer data)
+{
+  GstClFilter *self = data;
+  FlightFrame *f;
+
+  g_mutex_lock (&self->thread_lock);
+  while (TRUE) {
+    gboolean drops;
+
+    if (!(f = g_queue_pop_head (&self->to_enqueue))) {
+      if (self->thread_quits)
+        break;
+      g_cond_wait (&self->thread_cond, &self->thread_lock);
+      continue;
+    }
+    drops = self->thread_drops;
+    g_mutex_unlock (&self->thread_lock);
+    if (!drops)
+      gst_cl_filter_enqueue (self, f, &f->err);
+    gst_clear_buffer (&f->inbuf);
+    g_mutex_lock (&self->thread_lock);
+    f->enqueued = TRUE;
+    g_cond_broadcast (&self->thread_cond);
+  }
+  g_mutex_unlock (&self->thread_lock);
+  return NULL;
+}
+
+/* Frames held back go through the device thread with frames-in-flight
+ * above 1, and while any frame handed to it is in flight, so that frames
+ * reach the device in order. */
+static gboolean
+gst_cl_filter_uses_device_thread (GstClFilter * self)
+{
+  guint limit;
+
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  return limit > 1 || self->handed > 0;
+}
+
+static void
+gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
+    GstBuffer * inbuf)
+{
+  f->on_thread = TRUE;
+  f->inbuf = gst_buffer_ref (inbuf);
+  self->handed++;
+  if (!self->device_thread)
+    self->device_thread = g_thread_new ("clfilter-device",
+        gst_cl_filter_device_thread, self);
+  g_mutex_lock (&self->thread_lock);
+  g_queue_push_tail (&self->to_enqueue, f);
+  g_cond_broadcast (&self->thread_cond);
+  g_mutex_unlock (&self->thread_lock);
+}
+
+/* A frame handed over lands once the device thread has enqueued it (long
+ * since, but for the frame handed over last). */
+static void
+gst_cl_filter_wait_enqueued (GstClFilter * self, FlightFrame * f)
+{
+  g_mutex_lock (&self->thread_lock);
+  while (!f->enqueued)
+    g_cond_wait (&self->thread_cond, &self->thread_lock);
+  g_mutex_unlock (&self->thread_lock);
+  self->handed--;
+}
+
+/* While draining for a flush or a stop, the device thread enqueues none
+ * of the frames still handed to it. */
+static void
+gst_cl_filter_thread_drops (GstClFilter * self, gboolean drops)
+{
+  g_mutex_lock (&self->thread_lock);
+  self->thread_drops = drops;
+  g_mutex_unlock (&self->thread_lock);
+}
+
+/* After a stop (no frame in flight): the device thread ends. */
+static void
+gst_cl_filter_end_device_thread (GstClFilter * self)
+{
+  if (!self->device_thread)
+    return;
+  g_mutex_lock (&self->thread_lock);
+  self->thread_quits = TRUE;
+  g_cond_broadcast (&self->thread_cond);
+  g_mutex_unlock (&self->thread_lock);
+  g_thread_join (g_steal_pointer (&self->device_thread));
+  self->thread_quits = FALSE;
 }
 
 /* Whether every filtered sample fills its container: a blur writes the
@@ -1786,7 +1918,16 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
 
   GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
       GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
-  ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  if (f->on_thread)
+    gst_cl_filter_wait_enqueued (self, f);
+  if (f->job) {
+    ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  } else {
+    /* Not enqueued: why, or nothing where the device thread dropped it. */
+    ok = FALSE;
+    err = f->err;
+    memset (&f->err, 0, sizeof f->err);
+  }
   GST_LOG_OBJECT (self, "finished");
   flight_frame_free (f);
   if (g_queue_is_empty (&self->flight))
@@ -1843,6 +1984,8 @@ gst_cl_filter_drain (GstClFilter * self, gboolean deliver)
 {
   GstFlowReturn ret = GST_FLOW_OK;
 
+  if (!deliver)
+    gst_cl_filter_thread_drops (self, TRUE);
   while (!g_queue_is_empty (&self->flight)) {
     GstBuffer *buf = NULL;
     GstFlowReturn landed = gst_cl_filter_land (self, deliver
@@ -1853,6 +1996,8 @@ gst_cl_filter_drain (GstClFilter * self, gboolean deliver)
     if (ret == GST_FLOW_OK)
       ret = landed;
   }
+  if (!deliver)
+    gst_cl_filter_thread_drops (self, FALSE);
   return ret;
 }
 
@@ -1884,13 +2029,21 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
           GST_MAP_WRITE, "output", &f->out, &err))
     goto open_failed;
   GST_LOG_OBJECT (self, "frames opened");
-  if (!gst_cl_filter_enqueue (self, gst_cl_filter_buffer_interlaced (self,
-              inbuf), f, &err)) {
+  f->interlaced = gst_cl_filter_buffer_interlaced (self, inbuf);
+  f->plan = f->interlaced ? self->field_plan : self->plan;
+  f->pushed = gst_cl_filter_pushes_early (self, f);
+  f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
+  if (!f->pushed && gst_cl_filter_uses_device_thread (self)) {
+    g_queue_push_tail (&self->flight, f);
+    gst_cl_filter_hand_over (self, f, inbuf);
+    GST_LOG_OBJECT (self, "handed to the device thread, %u in flight",
+        g_queue_get_length (&self->flight));
+    return GST_FLOW_OK;
+  }
+  if (!gst_cl_filter_enqueue (self, f, &err)) {
     flight_frame_free (f);
     return gst_cl_filter_frame_failed (self, &err);
   }
-  f->pushed = gst_cl_filter_pushes_early (self, f);
-  f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
   g_queue_push_tail (&self->flight, f);
   GST_LOG_OBJECT (self, "enqueued, %u in flight",
       g_queue_get_length (&self->flight));

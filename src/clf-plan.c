@@ -2,6 +2,7 @@
  * command stream (uploads, filter passes, downloads) with its timing. */
 #include "clf-private.h"
 
+#include <glib.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +172,10 @@ struct ClfPlan {
 
   /* Passes too long for one launch: each kernel's speed as last measured
    * (bytes read per ns; 0 until timed), whether the frame's length was
-   * estimated, and how the caller stops a frame or hears of a slow one. */
+   * estimated, and how the caller stops a frame or hears of a slow one.
+   * The speeds are learned as frames finish, maybe on another thread than
+   * the one enqueueing (clf_plan_finish): under speed_lock. */
+  GMutex speed_lock;
   double reads_per_ns[N_KERNELS];
   bool estimated;
   ClfInterrupt interrupt;
@@ -395,6 +399,7 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     return NULL;
   }
   plan->engine = clf_engine_ref (engine);
+  g_mutex_init (&plan->speed_lock);
   plan->n_planes = format->n_planes;
   for (uint32_t i = 0; i < format->n_planes; i++) {
     plan->planes[i].row_bytes = clf_frame_format_row_bytes (format, i);
@@ -459,6 +464,7 @@ clf_plan_free (ClfPlan * plan)
       if (plan->sets[s].kernels[k])
         clReleaseKernel (plan->sets[s].kernels[k]);
   clf_engine_unref (plan->engine);
+  g_mutex_clear (&plan->speed_lock);
   free (plan);
 }
 
@@ -530,8 +536,11 @@ fail:
 static void
 learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
 {
-  if (reads > 0 && ns > 0)
+  if (reads > 0 && ns > 0) {
+    g_mutex_lock (&plan->speed_lock);
     plan->reads_per_ns[kernel] = reads / (double) ns;
+    g_mutex_unlock (&plan->speed_lock);
+  }
 }
 
 /* Waits for the frame (the queue is in order, so its last command ends
@@ -761,10 +770,14 @@ pass_reads_per_byte (KernelId kernel, uint32_t radius)
 }
 
 static double
-kernel_speed (const ClfPlan * plan, KernelId kernel)
+kernel_speed (ClfPlan * plan, KernelId kernel)
 {
-  return plan->reads_per_ns[kernel] > 0 ? plan->reads_per_ns[kernel] :
-      DEFAULT_READS_PER_NS;
+  double speed;
+
+  g_mutex_lock (&plan->speed_lock);
+  speed = plan->reads_per_ns[kernel];
+  g_mutex_unlock (&plan->speed_lock);
+  return speed > 0 ? speed : DEFAULT_READS_PER_NS;
 }
 
 /* The work of one launch: `count` units from `offset` on, as the kernel's
@@ -895,7 +908,7 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
 /* The reads of a pass over view p, when its cost grows with the radius
  * and it is estimated above LAUNCH_NS; else 0 (one launch). */
 static double
-long_pass_reads (const ClfPlan * plan, const Pass * pass,
+long_pass_reads (ClfPlan * plan, const Pass * pass,
     const ClfView * p, const ClfParams * params)
 {
   double reads = (double) view_row_bytes (p) * p->height

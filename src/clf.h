@@ -261,8 +261,10 @@ bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
  * frame's; retain it to keep it).  clf_plan_finish waits for the frame,
  * gives its figures (as clf_plan_process does) and frees it.  Several
  * frames may be in flight at once, finished in any order; until a frame
- * is finished its memory (host planes too) must stay as it is.  A plan and
- * its frames are used by one thread at a time. */
+ * is finished its memory (host planes too) must stay as it is.  One
+ * thread at a time enqueues on a plan; frames may be finished on another
+ * thread meanwhile (a caller that hands the enqueueing to a thread of its
+ * own, as clfilter does with frames in flight). */
 typedef struct ClfInFlight ClfInFlight;
 
 ClfInFlight *clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,

@@ -1846,6 +1846,49 @@ GST_START_TEST (test_frames_in_flight)
 
 GST_END_TEST;
 
+/* frames-in-flight=3 hands frames to the element's device thread: an
+ * input buffer given up at the push goes back to the pool only once its
+ * frame is on the device, and is then written again for the next frame
+ * (the CPU's write waits for the kernel that reads it).  Each output must
+ * be the filter of the bytes its input had when it was pushed. */
+GST_START_TEST (test_frames_in_flight_input_reused)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("RGBA");
+  ClfParams params = { CLF_MODE_SLIDING, 3, CLF_BORDER_CLAMP };
+  GstBuffer *pushed[12], *out;
+  GstVideoInfo info;
+  guint pulled = 0;
+
+  g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
+      "radius", params.radius, "border", params.border, NULL);
+  set_caps (h, "RGBA", 333, 77, &info);
+  for (guint i = 0; i < G_N_ELEMENTS (pushed); i++) {
+    GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+
+    /* The bytes as pushed, for the reference; the element gets the only
+     * reference to the buffer. */
+    pushed[i] = gst_buffer_copy_deep (in);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    while ((out = gst_harness_try_pull (h))) {
+      check_output (fc, &info, &params, "input reused", pushed[pulled], out);
+      gst_buffer_unref (out);
+      pulled++;
+    }
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (; pulled < G_N_ELEMENTS (pushed); pulled++) {
+    out = gst_harness_pull (h);
+    check_output (fc, &info, &params, "input reused", pushed[pulled], out);
+    gst_buffer_unref (out);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (pushed); i++)
+    gst_buffer_unref (pushed[i]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The "discrete" test case: memory as on a discrete GPU (a device buffer
  * and a pinned staging buffer, transfers on their own queues), on any
  * device.  Engines made while it is set are discrete. */
@@ -1888,6 +1931,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_radius_zero_passes_through);
   tcase_add_test (tc, test_radius_controllable);
   tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -1908,6 +1952,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_chained_filters);
   tcase_add_test (tc, test_chain_no_host_wait);
   tcase_add_test (tc, test_frames_in_flight);
+  tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;
