@@ -210,8 +210,8 @@ struct _GstClFilter
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
    * launch (see ClfInterrupt), so the stop does not wait for it. */
   gint stopping;
-  /* The settings of the frame being filtered, and those a slow frame was
-   * reported for (streaming thread). */
+  /* The settings of the frame being enqueued, and those a slow frame was
+   * reported for (the thread that enqueues: see the device thread). */
   ClfParams running;
   ClfParams slow_reported;
   gboolean slow_known;
@@ -1587,8 +1587,9 @@ typedef struct
   ClfInFlight *job;
   ClfPlan *plan;
   GstClUpload in, out;
+  /* What the plan filters: the frames as opened, or their fields apart. */
+  ClfFrame src, dst;
   GstBuffer *outbuf;
-  gboolean interlaced;
   gboolean pushed;
   /* Handed to the device thread: it holds the input buffer until it has
    * enqueued the frame (after that the memories' readiness keeps it), then
@@ -1634,19 +1635,32 @@ flight_frame_free (FlightFrame * f)
 {
   gst_cl_upload_close (&f->out);
   gst_cl_upload_close (&f->in);
-  gst_clear_buffer (&f->inbuf);
   gst_clear_buffer (&f->outbuf);
-  clf_error_clear (&f->err);
   g_free (f);
 }
 
-/* Enqueues the frame, or with `interlaced`, its two fields apart, behind
- * the device commands on its memories, and records it on them. */
+/* What the plan of an interlaced buffer filters: each plane's two fields
+ * apart; else the frames as opened. */
+static void
+gst_cl_filter_plan_frame (GstClFilter * self, GstBuffer * inbuf,
+    FlightFrame * f)
+{
+  if (!gst_cl_filter_buffer_interlaced (self, inbuf)) {
+    f->plan = self->plan;
+    f->src = f->in.frame;
+    f->dst = f->out.frame;
+    return;
+  }
+  f->plan = self->field_plan;
+  field_frame_from_frame (&self->format, &f->in.frame, &f->src);
+  field_frame_from_frame (&self->format, &f->out.frame, &f->dst);
+}
+
+/* Enqueues the frame behind the device commands on its memories, and
+ * records it on them. */
 static gboolean
 gst_cl_filter_enqueue (GstClFilter * self, FlightFrame * f, ClfError * err)
 {
-  ClfFrame in_fields, out_fields;
-  const ClfFrame *src = &f->in.frame, *dst = &f->out.frame;
   cl_event wait[2 * GST_CL_UPLOAD_MAX_WAIT];
   /* The frame waits for the readiness of the memories it reads and
    * writes, and is then their last reader and writer. */
@@ -1655,14 +1669,8 @@ gst_cl_filter_enqueue (GstClFilter * self, FlightFrame * f, ClfError * err)
   n_wait += gst_cl_upload_wait_list (&f->out, GST_MAP_WRITE, wait + n_wait);
 
   self->running = f->params;
-  if (f->interlaced) {
-    field_frame_from_frame (&self->format, src, &in_fields);
-    field_frame_from_frame (&self->format, dst, &out_fields);
-    src = &in_fields;
-    dst = &out_fields;
-  }
-  f->job = clf_plan_enqueue (f->plan, &f->params, src, dst, wait, n_wait,
-      err);
+  f->job = clf_plan_enqueue (f->plan, &f->params, &f->src, &f->dst, wait,
+      n_wait, err);
   for (guint i = 0; i < n_wait; i++)
     clReleaseEvent (wait[i]);
   if (!f->job)
@@ -1744,7 +1752,6 @@ gst_cl_filter_wait_enqueued (GstClFilter * self, FlightFrame * f)
   while (!f->enqueued)
     g_cond_wait (&self->thread_cond, &self->thread_lock);
   g_mutex_unlock (&self->thread_lock);
-  self->handed--;
 }
 
 /* While draining for a flush or a stop, the device thread enqueues none
@@ -1918,8 +1925,10 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
 
   GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
       GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
-  if (f->on_thread)
+  if (f->on_thread) {
     gst_cl_filter_wait_enqueued (self, f);
+    self->handed--;
+  }
   if (f->job) {
     ok = clf_plan_finish (f->plan, f->job, &stats, &err);
   } else {
@@ -2017,7 +2026,6 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   f = g_new0 (FlightFrame, 1);
   gst_cl_filter_read_params (self, &f->params);
-  self->running = f->params;
   f->pts = GST_BUFFER_PTS (inbuf);
 
   bad = inbuf;
@@ -2029,8 +2037,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
           GST_MAP_WRITE, "output", &f->out, &err))
     goto open_failed;
   GST_LOG_OBJECT (self, "frames opened");
-  f->interlaced = gst_cl_filter_buffer_interlaced (self, inbuf);
-  f->plan = f->interlaced ? self->field_plan : self->plan;
+  gst_cl_filter_plan_frame (self, inbuf, f);
   f->pushed = gst_cl_filter_pushes_early (self, f);
   f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
   if (!f->pushed && gst_cl_filter_uses_device_thread (self)) {
