@@ -1580,9 +1580,8 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_filter_land): the accesses stay open (host planes
  * stay mapped) until the device is done with them.  A frame `pushed`
- * went downstream at once and lands for its figures only (if handed to
- * the device thread, with its write promised on the output's memory); the
- * others hold their output buffer until they land. */
+ * went downstream when it was enqueued and lands for its figures only;
+ * the others hold their output buffer until they land. */
 typedef struct
 {
   ClfInFlight *job;
@@ -1620,8 +1619,7 @@ gst_cl_filter_held_frames (GstClFilter * self)
 
 /* A frame written into the memory of the clfilter downstream goes on at
  * once: that clfilter enqueues its own frame behind this one's readiness
- * (gst_cl_memory_device_wait_list, which waits for a write the device
- * thread has yet to enqueue), so neither waits for the device between
+ * (gst_cl_memory_device_wait_list), so neither waits on the host between
  * them.  Only behind no frame held back, so that buffers keep their
  * order. */
 static gboolean
@@ -1706,9 +1704,6 @@ gst_cl_filter_device_thread (gpointer data)
     g_mutex_unlock (&self->thread_lock);
     if (!drops)
       gst_cl_filter_enqueue (self, f, &f->err);
-    /* A write not enqueued (dropped, failed) is given up, so that nothing
-     * downstream waits for it. */
-    gst_cl_upload_withdraw (&f->out);
     gst_clear_buffer (&f->inbuf);
     g_mutex_lock (&self->thread_lock);
     f->enqueued = TRUE;
@@ -1718,10 +1713,9 @@ gst_cl_filter_device_thread (gpointer data)
   return NULL;
 }
 
-/* Frames go through the device thread with frames-in-flight above 1
- * (those pushed early too: a chain's filters then enqueue off the
- * streaming thread), and while any frame handed to it is in flight, so
- * that frames reach the device in order. */
+/* Frames held back go through the device thread with frames-in-flight
+ * above 1, and while any frame handed to it is in flight, so that frames
+ * reach the device in order. */
 static gboolean
 gst_cl_filter_uses_device_thread (GstClFilter * self)
 {
@@ -1747,21 +1741,6 @@ gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
   g_queue_push_tail (&self->to_enqueue, f);
   g_cond_broadcast (&self->thread_cond);
   g_mutex_unlock (&self->thread_lock);
-}
-
-/* Whether the frame's commands are done on the device; a frame handed
- * over, once the device thread has enqueued it (or given up on it). */
-static gboolean
-gst_cl_filter_frame_done (GstClFilter * self, FlightFrame * f)
-{
-  gboolean enqueued = TRUE;
-
-  if (f->on_thread) {
-    g_mutex_lock (&self->thread_lock);
-    enqueued = f->enqueued;
-    g_mutex_unlock (&self->thread_lock);
-  }
-  return enqueued && (!f->job || clf_in_flight_done (f->job));
 }
 
 /* A frame handed over lands once the device thread has enqueued it (long
@@ -1997,7 +1976,7 @@ gst_cl_filter_collect (GstClFilter * self, gboolean all,
   FlightFrame *f;
 
   while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&self->flight))
-      && f != leaving && f->pushed && (all || gst_cl_filter_frame_done (self, f)
+      && f != leaving && f->pushed && (all || clf_in_flight_done (f->job)
           || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT)) {
     GstBuffer *none = NULL;
 
@@ -2061,9 +2040,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_cl_filter_plan_frame (self, inbuf, f);
   f->pushed = gst_cl_filter_pushes_early (self, f);
   f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
-  if (gst_cl_filter_uses_device_thread (self)) {
-    if (f->pushed)
-      gst_cl_upload_promise (&f->out);
+  if (!f->pushed && gst_cl_filter_uses_device_thread (self)) {
     g_queue_push_tail (&self->flight, f);
     gst_cl_filter_hand_over (self, f, inbuf);
     GST_LOG_OBJECT (self, "handed to the device thread, %u in flight",
