@@ -246,15 +246,14 @@ struct _GstClFilter
    * streaming thread, which hands frames over and lands them, in order,
    * as before.  `to_enqueue` (FlightFrame, oldest first), each frame's
    * `enqueued` and the flags are under thread_lock.  While a frame handed
-   * over is in flight (`handed` of them, streaming thread), later frames
-   * go the same way: one thread at a time enqueues on the plans. */
+   * over is in flight, later frames go the same way: one thread at a
+   * time enqueues on the plans. */
   GThread *device_thread;
   GMutex thread_lock;
   GCond thread_cond;
   GQueue to_enqueue;
   gboolean thread_drops;        /* a flush or a stop: enqueue no more */
   gboolean thread_quits;
-  guint handed;
 };
 
 
@@ -794,6 +793,18 @@ gst_cl_filter_accept_caps (GstBaseTransform * trans,
 
 /* Upstream's latency, plus a frame for each frame in flight beyond the
  * first: a frame leaves when frames-in-flight - 1 more have come in. */
+/* The frames-in-flight property (changeable while playing). */
+static guint
+gst_cl_filter_flight_limit (GstClFilter * self)
+{
+  guint limit;
+
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  return limit;
+}
+
 static gboolean
 gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
 {
@@ -805,9 +816,7 @@ gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
   if (!GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->query (trans,
           GST_PAD_SRC, query))
     return FALSE;
-  GST_OBJECT_LOCK (self);
-  extra = self->frames_in_flight - 1;
-  GST_OBJECT_UNLOCK (self);
+  extra = gst_cl_filter_flight_limit (self) - 1;
   if (extra == 0)
     return TRUE;
   if (GST_VIDEO_INFO_FPS_N (&self->in_info) > 0)
@@ -1715,16 +1724,16 @@ gst_cl_filter_device_thread (gpointer data)
 
 /* Frames held back go through the device thread with frames-in-flight
  * above 1, and while any frame handed to it is in flight, so that frames
- * reach the device in order. */
+ * reach the device in order.  Every frame after one handed over is held
+ * (none is pushed early behind a held one) and handed over too, so the
+ * newest frame in flight says whether any is. */
 static gboolean
 gst_cl_filter_uses_device_thread (GstClFilter * self)
 {
-  guint limit;
+  const FlightFrame *newest = g_queue_peek_tail (&self->flight);
 
-  GST_OBJECT_LOCK (self);
-  limit = self->frames_in_flight;
-  GST_OBJECT_UNLOCK (self);
-  return limit > 1 || self->handed > 0;
+  return gst_cl_filter_flight_limit (self) > 1 || (newest
+      && newest->on_thread);
 }
 
 static void
@@ -1733,7 +1742,6 @@ gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
 {
   f->on_thread = TRUE;
   f->inbuf = gst_buffer_ref (inbuf);
-  self->handed++;
   if (!self->device_thread)
     self->device_thread = g_thread_new ("clfilter-device",
         gst_cl_filter_device_thread, self);
@@ -1925,10 +1933,8 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
 
   GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
       GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
-  if (f->on_thread) {
+  if (f->on_thread)
     gst_cl_filter_wait_enqueued (self, f);
-    self->handed--;
-  }
   if (f->job) {
     ok = clf_plan_finish (f->plan, f->job, &stats, &err);
   } else {
@@ -2092,7 +2098,6 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   GstClFilter *self = GST_CL_FILTER (trans);
   guint before = g_queue_get_length (&self->flight);
   const FlightFrame *leaving = NULL;
-  guint limit;
   GstFlowReturn ret;
 
   ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->generate_output
@@ -2117,10 +2122,7 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
       gst_clear_buffer (outbuf);
     return ret;
   }
-  GST_OBJECT_LOCK (self);
-  limit = self->frames_in_flight;
-  GST_OBJECT_UNLOCK (self);
-  if (gst_cl_filter_held_frames (self) < limit)
+  if (gst_cl_filter_held_frames (self) < gst_cl_filter_flight_limit (self))
     return GST_FLOW_OK;
   ret = gst_cl_filter_collect (self, TRUE, NULL);
   return ret == GST_FLOW_OK ? gst_cl_filter_land (self, TRUE, outbuf) : ret;

@@ -1889,6 +1889,44 @@ GST_START_TEST (test_frames_in_flight_input_reused)
 
 GST_END_TEST;
 
+/* frames-in-flight lowered from 3 to 1 while two frames are handed to
+ * the device thread (the frames after them go that way too, until none
+ * is in flight): every frame leaves, in order and exact, and once the
+ * limit is 1, all of them at each push. */
+GST_START_TEST (test_frames_in_flight_lowered)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("RGBA");
+  ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR };
+  GstBuffer *in[5], *out;
+  GstVideoInfo info;
+  guint pulled = 0;
+
+  g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
+      "border", params.border, NULL);
+  set_caps (h, "RGBA", 29, 17, &info);
+  /* Taken first: the pool's allocation query would drain the frames. */
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    in[i] = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    if (i == 2)
+      g_object_set (h->element, "frames-in-flight", 1, NULL);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+    while ((out = gst_harness_try_pull (h))) {
+      check_output (fc, &info, &params, "limit lowered", in[pulled], out);
+      gst_buffer_unref (out);
+      pulled++;
+    }
+    fail_unless_equals_int (pulled, i < 2 ? 0 : i + 1);
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    gst_buffer_unref (in[i]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* The "discrete" test case: memory as on a discrete GPU (a device buffer
  * and a pinned staging buffer, transfers on their own queues), on any
  * device.  Engines made while it is set are discrete. */
@@ -1932,6 +1970,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_radius_controllable);
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_frames_in_flight_input_reused);
+  tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -1953,6 +1992,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_chain_no_host_wait);
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_frames_in_flight_input_reused);
+  tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;
