@@ -201,6 +201,9 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
+  /* Whether the engine's device has memory of its own (a discrete GPU:
+   * frames are staged in pinned host memory), from start(). */
+  gboolean staged;
   /* Set (atomic) by decide_allocation(): the output comes from the pool
    * of the clfilter downstream, which enqueues behind its readiness, so it
    * goes on as soon as its frame is enqueued.  Otherwise a CPU will read
@@ -240,11 +243,11 @@ struct _GstClFilter
   GQueue flight;
   GSList *retired_plans;
 
-  /* With frames-in-flight above 1, the frames held back are enqueued by
-   * a thread of the element's own, the device thread, so that the
-   * kernels' launches (tens of microseconds a frame on a GPU) leave the
-   * streaming thread, which hands frames over and lands them, in order,
-   * as before.  `to_enqueue` (FlightFrame, oldest first), each frame's
+  /* With frames-in-flight above 1, the frames held back (and, on a
+   * staged device, those pushed early) are enqueued by a thread of the
+   * element's own, the device thread, so that the kernels' launches (tens
+   * of microseconds a frame on a GPU) leave the streaming thread, which
+   * hands frames over and lands them, in order, as before.  `to_enqueue` (FlightFrame, oldest first), each frame's
    * `enqueued` and the flags are under thread_lock.  While a frame handed
    * over is in flight, later frames go the same way: one thread at a
    * time enqueues on the plans. */
@@ -891,6 +894,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
   self->sharing = self->zero_copy;
+  self->staged = !clf_engine_host_unified (self->engine);
   self->slow_known = FALSE;
   g_atomic_int_set (&self->stopping, 0);
   self->frames = 0;
@@ -1589,8 +1593,9 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_filter_land): the accesses stay open (host planes
  * stay mapped) until the device is done with them.  A frame `pushed`
- * went downstream when it was enqueued and lands for its figures only;
- * the others hold their output buffer until they land. */
+ * went downstream at once and lands for its figures only (if handed to
+ * the device thread, with its write promised on the output's memory); the
+ * others hold their output buffer until they land. */
 typedef struct
 {
   ClfInFlight *job;
@@ -1628,7 +1633,8 @@ gst_cl_filter_held_frames (GstClFilter * self)
 
 /* A frame written into the memory of the clfilter downstream goes on at
  * once: that clfilter enqueues its own frame behind this one's readiness
- * (gst_cl_memory_device_wait_list), so neither waits on the host between
+ * (gst_cl_memory_device_wait_list, which waits for a write the device
+ * thread has yet to enqueue), so neither waits for the device between
  * them.  Only behind no frame held back, so that buffers keep their
  * order. */
 static gboolean
@@ -1713,6 +1719,9 @@ gst_cl_filter_device_thread (gpointer data)
     g_mutex_unlock (&self->thread_lock);
     if (!drops)
       gst_cl_filter_enqueue (self, f, &f->err);
+    /* A write not enqueued (dropped, failed) is given up, so that nothing
+     * downstream waits for it. */
+    gst_cl_upload_withdraw (&f->out);
     gst_clear_buffer (&f->inbuf);
     g_mutex_lock (&self->thread_lock);
     f->enqueued = TRUE;
@@ -1724,9 +1733,8 @@ gst_cl_filter_device_thread (gpointer data)
 
 /* Frames held back go through the device thread with frames-in-flight
  * above 1, and while any frame handed to it is in flight, so that frames
- * reach the device in order.  Every frame after one handed over is held
- * (none is pushed early behind a held one) and handed over too, so the
- * newest frame in flight says whether any is. */
+ * reach the device in order.  Every frame after one handed over is handed
+ * over too, so the newest frame in flight says whether any is. */
 static gboolean
 gst_cl_filter_uses_device_thread (GstClFilter * self)
 {
@@ -1734,6 +1742,21 @@ gst_cl_filter_uses_device_thread (GstClFilter * self)
 
   return gst_cl_filter_flight_limit (self) > 1 || (newest
       && newest->on_thread);
+}
+
+/* Frames pushed early go there too on a device with memory of its own,
+ * where each launch costs the streaming thread 15 us or more (NVIDIA): a
+ * chain's filters then all enqueue off it.  Where the device works in
+ * host memory (a CPU driver), its kernels run on the cores those threads
+ * would take, and a thread more per filter made the chain slower (PoCL, 2
+ * cores); there a frame is pushed early only behind no frame handed over
+ * (gst_cl_filter_pushes_early), so frames still reach the device in
+ * order. */
+static gboolean
+gst_cl_filter_hands_over (GstClFilter * self, const FlightFrame * f)
+{
+  return (!f->pushed || self->staged)
+      && gst_cl_filter_uses_device_thread (self);
 }
 
 static void
@@ -1749,6 +1772,21 @@ gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
   g_queue_push_tail (&self->to_enqueue, f);
   g_cond_broadcast (&self->thread_cond);
   g_mutex_unlock (&self->thread_lock);
+}
+
+/* Whether the frame's commands are done on the device; a frame handed
+ * over, once the device thread has enqueued it (or given up on it). */
+static gboolean
+gst_cl_filter_frame_done (GstClFilter * self, FlightFrame * f)
+{
+  gboolean enqueued = TRUE;
+
+  if (f->on_thread) {
+    g_mutex_lock (&self->thread_lock);
+    enqueued = f->enqueued;
+    g_mutex_unlock (&self->thread_lock);
+  }
+  return enqueued && (!f->job || clf_in_flight_done (f->job));
 }
 
 /* A frame handed over lands once the device thread has enqueued it (long
@@ -1982,7 +2020,7 @@ gst_cl_filter_collect (GstClFilter * self, gboolean all,
   FlightFrame *f;
 
   while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&self->flight))
-      && f != leaving && f->pushed && (all || clf_in_flight_done (f->job)
+      && f != leaving && f->pushed && (all || gst_cl_filter_frame_done (self, f)
           || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT)) {
     GstBuffer *none = NULL;
 
@@ -2046,7 +2084,9 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   gst_cl_filter_plan_frame (self, inbuf, f);
   f->pushed = gst_cl_filter_pushes_early (self, f);
   f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
-  if (!f->pushed && gst_cl_filter_uses_device_thread (self)) {
+  if (gst_cl_filter_hands_over (self, f)) {
+    if (f->pushed)
+      gst_cl_upload_promise (&f->out);
     g_queue_push_tail (&self->flight, f);
     gst_cl_filter_hand_over (self, f, inbuf);
     GST_LOG_OBJECT (self, "handed to the device thread, %u in flight",

@@ -62,6 +62,12 @@ struct _GstClMemory
   ClStore store;
   guint map_count;
   GstMapFlags map_access;
+
+  /* Device writes promised (gst_cl_memory_promise_write) and kept, counted
+   * from the first: access waits (on `kept_cond`) for those made before
+   * it. */
+  guint64 promised, kept;
+  GCond kept_cond;
 };
 
 /* The buffers of freed memory are kept for the next allocations of the
@@ -260,6 +266,15 @@ ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
   return status == CL_SUCCESS;
 }
 
+/* Waits, under the root's lock, until the writes promised up to
+ * `ticket` are kept: until then the memory's readiness is not known. */
+static void
+wait_for_promises (GstClMemory * root, guint64 ticket)
+{
+  while (root->kept < ticket)
+    g_cond_wait (&root->kept_cond, &root->lock);
+}
+
 static gpointer
 gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
 {
@@ -268,6 +283,7 @@ gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
   gpointer data = NULL;
 
   g_mutex_lock (&root->lock);
+  wait_for_promises (root, root->promised);
   if (root->map_count > 0 && (access & ~root->map_access))
     goto access_denied;
   if (root->map_count == 0 || !root->store.staging) {
@@ -318,6 +334,7 @@ memory_new (GstAllocator * allocator, GstMemoryFlags flags,
   gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
       align, offset, size);
   g_mutex_init (&mem->lock);
+  g_cond_init (&mem->kept_cond);
   return mem;
 }
 
@@ -528,6 +545,7 @@ gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
       store_destroy (&clmem->store, self->engine);
   }
   g_mutex_clear (&clmem->lock);
+  g_cond_clear (&clmem->kept_cond);
   g_free (clmem);
 }
 
@@ -632,9 +650,19 @@ gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
   g_return_val_if_fail (gst_is_cl_memory (mem), 0);
   root = root_of (mem);
   g_mutex_lock (&root->lock);
+  wait_for_promises (root, root->promised);
   n = device_wait_list (&root->store, access, wait);
   g_mutex_unlock (&root->lock);
   return n;
+}
+
+/* Records the last writer; the staging buffer lacks its bytes until
+ * downloaded. */
+static void
+record_device_write (GstClMemory * root, cl_event event)
+{
+  set_writer (&root->store, event);
+  root->store.host_stale = root->store.staging != NULL;
 }
 
 void
@@ -647,9 +675,7 @@ gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
   root = root_of (mem);
   g_mutex_lock (&root->lock);
   if (access & GST_MAP_WRITE) {
-    set_writer (&root->store, event);
-    /* The staging buffer lacks it until downloaded. */
-    root->store.host_stale = root->store.staging != NULL;
+    record_device_write (root, event);
   } else {
     add_reader (&root->store, event);
   }
@@ -664,7 +690,57 @@ gst_cl_memory_prefetch (GstMemory * mem)
   g_return_if_fail (gst_is_cl_memory (mem));
   root = root_of (mem);
   g_mutex_lock (&root->lock);
-  if (root->store.host_stale && root->map_count == 0)
+  if (root->store.host_stale && root->map_count == 0
+      && root->kept == root->promised)
     transfer (&root->store, engine_of (mem), FALSE);
   g_mutex_unlock (&root->lock);
+}
+
+guint64
+gst_cl_memory_promise_write (GstMemory * mem)
+{
+  GstClMemory *root;
+  guint64 ticket;
+
+  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
+  root = root_of (mem);
+  gst_memory_ref (mem);
+  g_mutex_lock (&root->lock);
+  ticket = ++root->promised;
+  g_mutex_unlock (&root->lock);
+  return ticket;
+}
+
+guint
+gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  GstClMemory *root;
+  guint n;
+
+  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  wait_for_promises (root, ticket - 1);
+  n = device_wait_list (&root->store, GST_MAP_WRITE, wait);
+  g_mutex_unlock (&root->lock);
+  return n;
+}
+
+void
+gst_cl_memory_keep_promise (GstMemory * mem, guint64 ticket, cl_event event)
+{
+  GstClMemory *root;
+
+  g_return_if_fail (gst_is_cl_memory (mem));
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  /* Kept in the order they were made: each waited for those before. */
+  g_warn_if_fail (root->kept == ticket - 1);
+  if (event)
+    record_device_write (root, event);
+  root->kept = ticket;
+  g_cond_broadcast (&root->kept_cond);
+  g_mutex_unlock (&root->lock);
+  gst_memory_unref (mem);
 }

@@ -70,6 +70,23 @@ guint gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
 void gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
     cl_event event);
 
+/* Promised writes, for a device write that is enqueued later on another
+ * thread while the memory goes on at once (a clfilter passing a frame to
+ * the next before its device thread has enqueued the kernel).  Until the
+ * promise is kept, every device access through the calls above and every
+ * CPU map waits for it, since the memory's readiness is not known yet.
+ * gst_cl_memory_promise_write() takes a reference to `mem` and returns
+ * the promise's ticket; the write itself takes its wait list from
+ * gst_cl_memory_promised_wait_list(), which waits only for the promises
+ * made before it, and gst_cl_memory_keep_promise() records it (`event`,
+ * or none where it was not enqueued) and drops the reference.  Promises
+ * on a memory are kept in the order they were made. */
+guint64 gst_cl_memory_promise_write (GstMemory * mem);
+guint gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT]);
+void gst_cl_memory_keep_promise (GstMemory * mem, guint64 ticket,
+    cl_event event);
+
 /* Starts the download of what the device wrote to `mem` (on a discrete
  * device; elsewhere there is nothing to do), without waiting: for memory
  * that goes to a consumer that will read it on the CPU, so the download

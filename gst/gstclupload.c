@@ -312,6 +312,7 @@ gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
 void
 gst_cl_upload_close (GstClUpload * upload)
 {
+  gst_cl_upload_withdraw (upload);
   for (guint w = 0; w < upload->n_wraps; w++)
     clReleaseMemObject (upload->wraps[w].mem);
   upload->n_wraps = 0;
@@ -327,16 +328,47 @@ gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
   guint n = 0;
 
   for (guint i = 0; i < upload->n_device; i++)
-    n += gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n);
+    n += upload->promised ?
+        gst_cl_memory_promised_wait_list (upload->device[i],
+        upload->tickets[i], wait + n) :
+        gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n);
   return n;
 }
 
-void
-gst_cl_upload_done (const GstClUpload * upload, GstMapFlags flags,
-    cl_event event)
+/* Keeps the frame's promises with `event` (or none). */
+static void
+keep_promises (GstClUpload * upload, cl_event event)
 {
   for (guint i = 0; i < upload->n_device; i++)
+    gst_cl_memory_keep_promise (upload->device[i], upload->tickets[i], event);
+  upload->promised = FALSE;
+}
+
+void
+gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags, cl_event event)
+{
+  if (upload->promised) {
+    keep_promises (upload, event);
+    return;
+  }
+  for (guint i = 0; i < upload->n_device; i++)
     gst_cl_memory_device_done (upload->device[i], flags, event);
+}
+
+void
+gst_cl_upload_promise (GstClUpload * upload)
+{
+  g_return_if_fail (!upload->promised);
+  for (guint i = 0; i < upload->n_device; i++)
+    upload->tickets[i] = gst_cl_memory_promise_write (upload->device[i]);
+  upload->promised = TRUE;
+}
+
+void
+gst_cl_upload_withdraw (GstClUpload * upload)
+{
+  if (upload->promised)
+    keep_promises (upload, NULL);
 }
 
 void

@@ -54,6 +54,9 @@ typedef struct
   guint n_wraps;
   GstMemory *device[GST_VIDEO_MAX_PLANES];
   guint n_device;
+  /* The write promised on each (gst_cl_upload_promise), until kept. */
+  guint64 tickets[GST_VIDEO_MAX_PLANES];
+  gboolean promised;
 } GstClUpload;
 
 /* The most events gst_cl_upload_wait_list() gives for one frame. */
@@ -68,6 +71,8 @@ gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
     ClfError * err);
+/* Gives up a promise not kept (gst_cl_upload_withdraw), then releases
+ * what the frame holds. */
 void gst_cl_upload_close (GstClUpload * upload);
 
 /* Answers an allocation query for frames that go to `engine`'s device
@@ -84,8 +89,17 @@ gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
  * that command's `event` once enqueued. */
 guint gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
     cl_event * wait);
-void gst_cl_upload_done (const GstClUpload * upload, GstMapFlags flags,
+void gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags,
     cl_event event);
+/* For an output whose write is enqueued later, on another thread, while
+ * its buffer goes on at once: promises that write on the frame's
+ * memories (gst_cl_memory_promise_write), so whoever reads or writes them
+ * meanwhile waits for it.  gst_cl_upload_wait_list() then waits only for
+ * earlier promises, and gst_cl_upload_done() keeps the promise;
+ * gst_cl_upload_withdraw() gives it up where the write was not
+ * enqueued. */
+void gst_cl_upload_promise (GstClUpload * upload);
+void gst_cl_upload_withdraw (GstClUpload * upload);
 /* Starts the download of what the device wrote to the frame's memories,
  * for a consumer that reads it on the CPU (see gst_cl_memory_prefetch). */
 void gst_cl_upload_prefetch (const GstClUpload * upload);
