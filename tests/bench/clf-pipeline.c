@@ -9,7 +9,11 @@
  * over the rounds of: frames per second from PLAYING to the last frame
  * ("whole"); the time to the first frame (what starting the pipeline
  * costs: device, programs, pools); frames per second once frames flow,
- * from the first frame to the last ("flow"); the consumer's mean time in
+ * from the first frame to the last ("flow"); frames per second after a
+ * warm-up of a tenth of the frames ("steady": the pools have allocated
+ * what frames in flight and the consumer's queue hold, which the first
+ * frames of a 4K pipeline wait for, some 15 ms per pinned buffer on an
+ * NVIDIA GPU); the consumer's mean time in
  * a map (where a download would show) and with each frame (map, reads,
  * unmap).  The ratios to identity ("vs first") are the medians of each
  * round's ratio, of runs made one after the other: a shared machine's
@@ -73,9 +77,11 @@ typedef struct
   gdouble seconds;              /* PLAYING to the last frame consumed */
   gdouble first_ms;             /* PLAYING to the first frame consumed */
   gdouble flowing_fps;          /* frames after the first, per second */
+  gdouble steady_fps;           /* frames after the warm-up, per second */
   gdouble map_ms;               /* the consumer's mean time in a map */
   gdouble consume_ms;           /* its mean time with each frame */
-  gdouble whole_ratio, flowing_ratio;   /* to the round's first pipeline */
+  gdouble whole_ratio, flowing_ratio, steady_ratio;     /* to the round's
+                                                         * first pipeline */
 } Run;
 
 /* Keeps the first engine context a clfilter of `pipeline` announced (the
@@ -112,7 +118,8 @@ run_once (Options * o, const gchar * filter, Run * run)
   GstElement *sink;
   GstSample *sample;
   guint frames = 0;
-  gint64 start, first = 0, map_us = 0, consume_us = 0;
+  gint64 start, first = 0, warm = 0, map_us = 0, consume_us = 0;
+  guint warm_up = MAX (o->frames / 10, 1);
   gboolean ok = FALSE;
 
   if (!pipeline) {
@@ -135,12 +142,15 @@ run_once (Options * o, const gchar * filter, Run * run)
     consume_us += g_get_monotonic_time () - pulled;
     if (frames++ == 0)
       first = g_get_monotonic_time ();
+    if (frames == warm_up)
+      warm = g_get_monotonic_time ();
   }
-  if (frames == o->frames && frames > 1) {
+  if (frames == o->frames && frames > warm_up) {
     gint64 end = g_get_monotonic_time ();
     run->seconds = (end - start) / 1e6;
     run->first_ms = (first - start) / 1e3;
     run->flowing_fps = (frames - 1) / ((end - first) / 1e6);
+    run->steady_fps = (frames - warm_up) / ((end - warm) / 1e6);
     run->map_ms = map_us / 1e3 / frames;
     run->consume_ms = consume_us / 1e3 / frames;
     ok = TRUE;
@@ -267,28 +277,35 @@ main (int argc, char **argv)
       run.whole_ratio = first.seconds > 0 ? first.seconds / run.seconds : -1;
       run.flowing_ratio = first.flowing_fps > 0 ?
           run.flowing_fps / first.flowing_fps : -1;
+      run.steady_ratio = first.steady_fps > 0 ?
+          run.steady_fps / first.steady_fps : -1;
       g_array_append_val (runs[f], run);
     }
   }
 
   g_print ("videotestsrc pattern=black ! %s %ux%u ! X ! appsink (maps each "
       "frame, reads a byte every 4 KiB)\n%u frames, median of %u rounds; "
-      "whole: PLAYING to the last frame, flowing: first frame to the last%s\n",
-      o.format, o.width, o.height, o.frames, o.rounds, o.keep_context ?
+      "whole: PLAYING to the last frame, flow: first frame to the last, "
+      "steady: frame %u to the last%s\n", o.format, o.width, o.height,
+      o.frames, o.rounds, MAX (o.frames / 10, 1), o.keep_context ?
       "\nclfilters share the engine of the first pipeline (--keep-context)"
       : "");
-  g_print ("%-64s %9s %8s %8s %9s %8s %7s %7s\n", "X", "whole fps",
-      "vs first", "first ms", "flow fps", "vs first", "map ms", "use ms");
+  g_print ("%-64s %9s %8s %8s %9s %8s %10s %8s %7s %7s\n", "X",
+      "whole fps", "vs first", "first ms", "flow fps", "vs first",
+      "steady fps", "vs first", "map ms", "use ms");
   for (guint f = 0; f < o.filters->len; f++) {
     gdouble s = median_of (runs[f], G_STRUCT_OFFSET (Run, seconds));
 
-    g_print ("%-64s %9.1f %7.0f%% %8.1f %9.1f %7.0f%% %7.3f %7.3f\n",
+    g_print ("%-64s %9.1f %7.0f%% %8.1f %9.1f %7.0f%% %10.1f %7.0f%% %7.3f "
+        "%7.3f\n",
         (const gchar *) g_ptr_array_index (o.filters, f),
         s > 0 ? o.frames / s : 0,
         100 * median_of (runs[f], G_STRUCT_OFFSET (Run, whole_ratio)),
         median_of (runs[f], G_STRUCT_OFFSET (Run, first_ms)),
         median_of (runs[f], G_STRUCT_OFFSET (Run, flowing_fps)),
         100 * median_of (runs[f], G_STRUCT_OFFSET (Run, flowing_ratio)),
+        median_of (runs[f], G_STRUCT_OFFSET (Run, steady_fps)),
+        100 * median_of (runs[f], G_STRUCT_OFFSET (Run, steady_ratio)),
         median_of (runs[f], G_STRUCT_OFFSET (Run, map_ms)),
         median_of (runs[f], G_STRUCT_OFFSET (Run, consume_ms)));
     g_array_unref (runs[f]);
