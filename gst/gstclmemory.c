@@ -640,20 +640,28 @@ gst_cl_memory_is_mapped (GstMemory * mem)
   return mapped;
 }
 
+/* The memory's device wait list for `access`, once the writes promised
+ * before `ticket` (0: every write promised) are enqueued. */
+static guint
+wait_list_behind_promises (GstMemory * mem, guint64 ticket,
+    GstMapFlags access, cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+{
+  GstClMemory *root = root_of (mem);
+  guint n;
+
+  g_mutex_lock (&root->lock);
+  wait_for_promises (root, ticket ? ticket - 1 : root->promised);
+  n = device_wait_list (&root->store, access, wait);
+  g_mutex_unlock (&root->lock);
+  return n;
+}
+
 guint
 gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
     cl_event wait[GST_CL_MEMORY_MAX_WAIT])
 {
-  GstClMemory *root;
-  guint n;
-
   g_return_val_if_fail (gst_is_cl_memory (mem), 0);
-  root = root_of (mem);
-  g_mutex_lock (&root->lock);
-  wait_for_promises (root, root->promised);
-  n = device_wait_list (&root->store, access, wait);
-  g_mutex_unlock (&root->lock);
-  return n;
+  return wait_list_behind_promises (mem, 0, access, wait);
 }
 
 /* Records the last writer; the staging buffer lacks its bytes until
@@ -715,16 +723,9 @@ guint
 gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
     cl_event wait[GST_CL_MEMORY_MAX_WAIT])
 {
-  GstClMemory *root;
-  guint n;
-
   g_return_val_if_fail (gst_is_cl_memory (mem), 0);
-  root = root_of (mem);
-  g_mutex_lock (&root->lock);
-  wait_for_promises (root, ticket - 1);
-  n = device_wait_list (&root->store, GST_MAP_WRITE, wait);
-  g_mutex_unlock (&root->lock);
-  return n;
+  g_return_val_if_fail (ticket > 0, 0);
+  return wait_list_behind_promises (mem, ticket, GST_MAP_WRITE, wait);
 }
 
 void
