@@ -177,6 +177,8 @@ enum
   PROP_FRAMES_IN_FLIGHT,
 };
 
+typedef struct _FlightFrame FlightFrame;
+
 struct _GstClFilter
 {
   GstBaseTransform parent;
@@ -237,9 +239,9 @@ struct _GstClFilter
   /* The last format refused at negotiation and explained in the log. */
   GstVideoFormat explained_format;
 
-  /* Frames enqueued on the device and not yet waited for, oldest first
+  /* Frames enqueued on the device and not yet landed, oldest first
    * (FlightFrame), and plans that set_caps() replaced while frames of
-   * theirs were in flight: streaming thread (and stop()). */
+   * theirs were in flight: under thread_lock. */
   GQueue flight;
   GSList *retired_plans;
 
@@ -250,13 +252,33 @@ struct _GstClFilter
    * hands frames over and lands them, in order, as before.  `to_enqueue` (FlightFrame, oldest first), each frame's
    * `enqueued` and the flags are under thread_lock.  While a frame handed
    * over is in flight, later frames go the same way: one thread at a
-   * time enqueues on the plans. */
+   * time enqueues on the plans.
+   * The frames handed over also leave from a thread of the element's own,
+   * the output thread: it lands them in order as the device finishes them
+   * and pushes those held back downstream at once, so a frame never waits
+   * for later ones to come in, and the streaming thread waits only while
+   * frames-in-flight frames are held.  The other frames (with 1) land on
+   * the streaming thread, as basetransform pushes them.  Under
+   * thread_lock, with the flight queue: */
   GThread *device_thread;
+  GThread *output_thread;
   GMutex thread_lock;
   GCond thread_cond;
   GQueue to_enqueue;
-  gboolean thread_drops;        /* a flush or a stop: enqueue no more */
+  gboolean thread_drops;        /* a flush or a stop: enqueue and push no more */
   gboolean thread_quits;
+  /* The output thread took a frame from the flight queue and is landing
+   * it; its buffer has yet to go downstream (out_held). */
+  gboolean out_busy;
+  gboolean out_held;
+  /* The frame transform() sent to the device for the buffer in hand, and
+   * whether it was pushed early (streaming thread; it may have landed
+   * already unless the streaming thread lands it). */
+  FlightFrame *entered;
+  gboolean entered_pushed;
+  /* What downstream answered the output thread's last push: the streaming
+   * thread returns it upstream. */
+  GstFlowReturn out_flow;
 };
 
 
@@ -329,7 +351,7 @@ static GstFlowReturn gst_cl_filter_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf);
 static GstFlowReturn gst_cl_filter_drain (GstClFilter * self,
     gboolean deliver);
-static void gst_cl_filter_end_device_thread (GstClFilter * self);
+static void gst_cl_filter_end_threads (GstClFilter * self);
 static GstFlowReturn gst_cl_filter_transform (GstBaseTransform * trans,
     GstBuffer * inbuf, GstBuffer * outbuf);
 static void gst_cl_filter_before_transform (GstBaseTransform * trans,
@@ -922,7 +944,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   /* The streaming thread has stopped: frames still in flight are
    * waited for and dropped. */
   gst_cl_filter_drain (self, FALSE);
-  gst_cl_filter_end_device_thread (self);
+  gst_cl_filter_end_threads (self);
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
   gst_clear_caps (&self->refused_caps);
@@ -1083,12 +1105,23 @@ gst_cl_filter_retire_plans (GstClFilter * self)
     g_steal_pointer (&self->field_plan)
   };
 
+  g_mutex_lock (&self->thread_lock);
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
-    if (plans[i] && !g_queue_is_empty (&self->flight))
+    if (plans[i] && (!g_queue_is_empty (&self->flight) || self->out_busy))
       self->retired_plans = g_slist_prepend (self->retired_plans, plans[i]);
     else if (plans[i])
       clf_plan_free (plans[i]);
   }
+  g_mutex_unlock (&self->thread_lock);
+}
+
+/* Once no frame is in flight (under thread_lock), the plans retired
+ * meanwhile go. */
+static void
+gst_cl_filter_free_retired_plans (GstClFilter * self)
+{
+  if (g_queue_is_empty (&self->flight) && !self->out_busy)
+    g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
 }
 
 static gboolean
@@ -1523,6 +1556,17 @@ gst_cl_filter_summary_message (GstClFilter * self)
           NULL));
 }
 
+/* A flush or a stop begins (or ends): a long frame ends at its next
+ * launch, and the streaming thread stops waiting for room. */
+static void
+gst_cl_filter_set_stopping (GstClFilter * self, gboolean stopping)
+{
+  g_mutex_lock (&self->thread_lock);
+  g_atomic_int_set (&self->stopping, stopping);
+  g_cond_broadcast (&self->thread_cond);
+  g_mutex_unlock (&self->thread_lock);
+}
+
 static gboolean
 gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -1542,11 +1586,12 @@ gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
             gst_cl_filter_summary_message (self));
       break;
     case GST_EVENT_FLUSH_START:
-      /* Not serialized: a long frame may be running now. */
-      g_atomic_int_set (&self->stopping, 1);
+      /* Not serialized: a long frame may be running now, or the
+       * streaming thread waiting for room. */
+      gst_cl_filter_set_stopping (self, TRUE);
       break;
     case GST_EVENT_FLUSH_STOP:
-      g_atomic_int_set (&self->stopping, 0);
+      gst_cl_filter_set_stopping (self, FALSE);
       break;
     default:
       break;
@@ -1564,12 +1609,12 @@ gst_cl_filter_change_state (GstElement * element, GstStateChange transition)
   GstStateChangeReturn ret;
 
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
-    g_atomic_int_set (&self->stopping, 1);
+    gst_cl_filter_set_stopping (self, TRUE);
   ret = GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->change_state (element,
       transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY
       && ret == GST_STATE_CHANGE_FAILURE)
-    g_atomic_int_set (&self->stopping, 0);
+    gst_cl_filter_set_stopping (self, FALSE);
   return ret;
 }
 
@@ -1596,7 +1641,7 @@ gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
  * went downstream at once and lands for its figures only (if handed to
  * the device thread, with its write promised on the output's memory); the
  * others hold their output buffer until they land. */
-typedef struct
+struct _FlightFrame
 {
   ClfInFlight *job;
   ClfPlan *plan;
@@ -1615,16 +1660,17 @@ typedef struct
   ClfError err;
   ClfParams params;
   GstClockTime pts;
-} FlightFrame;
+};
 
 /* Frames pushed before their figures were known, at most, before the
  * element waits for the oldest: they bound the device's work queued. */
 #define MAX_PUSHED_IN_FLIGHT 16
 
+/* Frames whose buffers have yet to go downstream (under thread_lock). */
 static guint
 gst_cl_filter_held_frames (GstClFilter * self)
 {
-  guint held = 0;
+  guint held = self->out_held;
 
   for (GList * l = self->flight.head; l; l = l->next)
     held += !((FlightFrame *) l->data)->pushed;
@@ -1640,9 +1686,15 @@ gst_cl_filter_held_frames (GstClFilter * self)
 static gboolean
 gst_cl_filter_pushes_early (GstClFilter * self, const FlightFrame * f)
 {
-  return g_atomic_int_get (&self->output_to_filter)
-      && g_strcmp0 (f->out.method, "device-memory") == 0
-      && gst_cl_filter_held_frames (self) == 0;
+  gboolean early;
+
+  if (!g_atomic_int_get (&self->output_to_filter)
+      || g_strcmp0 (f->out.method, "device-memory") != 0)
+    return FALSE;
+  g_mutex_lock (&self->thread_lock);
+  early = gst_cl_filter_held_frames (self) == 0;
+  g_mutex_unlock (&self->thread_lock);
+  return early;
 }
 
 static void
@@ -1732,16 +1784,23 @@ gst_cl_filter_device_thread (gpointer data)
 }
 
 /* Frames held back go through the device thread with frames-in-flight
- * above 1, and while any frame handed to it is in flight, so that frames
- * reach the device in order.  Every frame after one handed over is handed
- * over too, so the newest frame in flight says whether any is. */
+ * above 1, and while any frame handed to it is in flight (or leaving from
+ * the output thread), so that frames reach the device, and leave, in
+ * order.  Every frame after one handed over is handed over too, so the
+ * newest frame in flight says whether any is. */
 static gboolean
 gst_cl_filter_uses_device_thread (GstClFilter * self)
 {
-  const FlightFrame *newest = g_queue_peek_tail (&self->flight);
+  const FlightFrame *newest;
+  gboolean uses;
 
-  return gst_cl_filter_flight_limit (self) > 1 || (newest
-      && newest->on_thread);
+  if (gst_cl_filter_flight_limit (self) > 1)
+    return TRUE;
+  g_mutex_lock (&self->thread_lock);
+  newest = g_queue_peek_tail (&self->flight);
+  uses = self->out_busy || (newest && newest->on_thread);
+  g_mutex_unlock (&self->thread_lock);
+  return uses;
 }
 
 /* Frames pushed early go there too on a device with memory of its own,
@@ -1759,6 +1818,11 @@ gst_cl_filter_hands_over (GstClFilter * self, const FlightFrame * f)
       && gst_cl_filter_uses_device_thread (self);
 }
 
+static gpointer gst_cl_filter_output_thread (gpointer data);
+
+/* Gives the frame to the device thread to enqueue; generate_output() puts
+ * it in flight for the output thread once its buffer is the frame's
+ * alone. */
 static void
 gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
     GstBuffer * inbuf)
@@ -1768,25 +1832,13 @@ gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
   if (!self->device_thread)
     self->device_thread = g_thread_new ("clfilter-device",
         gst_cl_filter_device_thread, self);
+  if (!self->output_thread)
+    self->output_thread = g_thread_new ("clfilter-output",
+        gst_cl_filter_output_thread, self);
   g_mutex_lock (&self->thread_lock);
   g_queue_push_tail (&self->to_enqueue, f);
   g_cond_broadcast (&self->thread_cond);
   g_mutex_unlock (&self->thread_lock);
-}
-
-/* Whether the frame's commands are done on the device; a frame handed
- * over, once the device thread has enqueued it (or given up on it). */
-static gboolean
-gst_cl_filter_frame_done (GstClFilter * self, FlightFrame * f)
-{
-  gboolean enqueued = TRUE;
-
-  if (f->on_thread) {
-    g_mutex_lock (&self->thread_lock);
-    enqueued = f->enqueued;
-    g_mutex_unlock (&self->thread_lock);
-  }
-  return enqueued && (!f->job || clf_in_flight_done (f->job));
 }
 
 /* A frame handed over lands once the device thread has enqueued it (long
@@ -1800,27 +1852,18 @@ gst_cl_filter_wait_enqueued (GstClFilter * self, FlightFrame * f)
   g_mutex_unlock (&self->thread_lock);
 }
 
-/* While draining for a flush or a stop, the device thread enqueues none
- * of the frames still handed to it. */
+/* After a stop (no frame in flight): the device and output threads end. */
 static void
-gst_cl_filter_thread_drops (GstClFilter * self, gboolean drops)
+gst_cl_filter_end_threads (GstClFilter * self)
 {
-  g_mutex_lock (&self->thread_lock);
-  self->thread_drops = drops;
-  g_mutex_unlock (&self->thread_lock);
-}
-
-/* After a stop (no frame in flight): the device thread ends. */
-static void
-gst_cl_filter_end_device_thread (GstClFilter * self)
-{
-  if (!self->device_thread)
-    return;
   g_mutex_lock (&self->thread_lock);
   self->thread_quits = TRUE;
   g_cond_broadcast (&self->thread_cond);
   g_mutex_unlock (&self->thread_lock);
-  g_thread_join (g_steal_pointer (&self->device_thread));
+  if (self->device_thread)
+    g_thread_join (g_steal_pointer (&self->device_thread));
+  if (self->output_thread)
+    g_thread_join (g_steal_pointer (&self->output_thread));
   self->thread_quits = FALSE;
 }
 
@@ -1953,14 +1996,15 @@ gst_cl_filter_frame_failed (GstClFilter * self, ClfError * err)
   return ret;
 }
 
-/* Waits for the oldest frame in flight and closes its accesses.  With
- * `deliver`, the frame is counted, its figures go on its buffer and the
- * bus, and the buffer to `*outbuf`; without (a flush, a stop), it is
- * dropped. */
+/* Waits for a frame taken from the flight queue (the oldest) and closes
+ * its accesses.  With `deliver`, the frame is counted, its figures go on
+ * its buffer and the bus, and the buffer to `*outbuf`; without, or when a
+ * flush or a stop began to drop frames while the device finished it, it
+ * is dropped. */
 static GstFlowReturn
-gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
+gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
+    GstBuffer ** outbuf)
 {
-  FlightFrame *f = g_queue_pop_head (&self->flight);
   ClfFrameStats stats;
   ClfError err = { 0 };
   gboolean ok;
@@ -1983,9 +2027,10 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
   }
   GST_LOG_OBJECT (self, "finished");
   flight_frame_free (f);
-  if (g_queue_is_empty (&self->flight))
-    g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
   *outbuf = NULL;
+  g_mutex_lock (&self->thread_lock);
+  deliver = deliver && !self->thread_drops;
+  g_mutex_unlock (&self->thread_lock);
   if (!deliver || !ok) {
     gst_clear_buffer (&buf);
     if (!deliver)
@@ -2007,55 +2052,198 @@ gst_cl_filter_land (GstClFilter * self, gboolean deliver, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
-/* Lands the frames at the head that were pushed already, for their
- * figures, in order: those done on the device, and the oldest while more
- * than MAX_PUSHED_IN_FLIGHT are in flight; with `all`, every one.  Stops
- * at `leaving`, a frame whose buffer has not left yet: its figures come
+/* Lands the oldest frame in flight on the streaming thread, which holds
+ * thread_lock, and takes it again: that frame was not handed over. */
+static GstFlowReturn
+gst_cl_filter_land_oldest (GstClFilter * self, gboolean deliver,
+    GstBuffer ** outbuf)
+{
+  FlightFrame *f = g_queue_pop_head (&self->flight);
+  GstFlowReturn ret;
+
+  g_mutex_unlock (&self->thread_lock);
+  ret = gst_cl_filter_land (self, f, deliver, outbuf);
+  g_mutex_lock (&self->thread_lock);
+  gst_cl_filter_free_retired_plans (self);
+  return ret;
+}
+
+/* The output thread: lands the frames handed over, oldest first, as the
+ * device finishes them, and pushes those held back downstream (none while
+ * a flush or a stop drops them); downstream's answer is kept for the
+ * streaming thread.  Frames not handed over are the streaming thread's,
+ * and come before them. */
+static gpointer
+gst_cl_filter_output_thread (gpointer data)
+{
+  GstClFilter *self = data;
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  FlightFrame *f;
+
+  g_mutex_lock (&self->thread_lock);
+  while (TRUE) {
+    GstBuffer *buf = NULL;
+    GstFlowReturn ret;
+
+    f = g_queue_peek_head (&self->flight);
+    if (!f || !f->on_thread) {
+      if (self->thread_quits)
+        break;
+      g_cond_wait (&self->thread_cond, &self->thread_lock);
+      continue;
+    }
+    g_queue_pop_head (&self->flight);
+    self->out_busy = TRUE;
+    self->out_held = !f->pushed;
+    g_mutex_unlock (&self->thread_lock);
+
+    ret = gst_cl_filter_land (self, f, TRUE, &buf);
+    if (buf)
+      ret = gst_pad_push (srcpad, g_steal_pointer (&buf));
+
+    g_mutex_lock (&self->thread_lock);
+    if (!self->thread_drops && (self->out_held || ret != GST_FLOW_OK))
+      self->out_flow = ret;
+    self->out_busy = self->out_held = FALSE;
+    gst_cl_filter_free_retired_plans (self);
+    g_cond_broadcast (&self->thread_cond);
+  }
+  g_mutex_unlock (&self->thread_lock);
+  return NULL;
+}
+
+/* Lands the frames at the head that were pushed already (and not handed
+ * over), for their figures, in order: those done on the device, and the
+ * oldest while more than MAX_PUSHED_IN_FLIGHT are in flight.  Stops at
+ * `leaving`, a frame whose buffer has not left yet: its figures come
  * after it. */
 static GstFlowReturn
-gst_cl_filter_collect (GstClFilter * self, gboolean all,
-    const FlightFrame * leaving)
+gst_cl_filter_collect (GstClFilter * self, const FlightFrame * leaving)
 {
   GstFlowReturn ret = GST_FLOW_OK;
   FlightFrame *f;
 
+  g_mutex_lock (&self->thread_lock);
   while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&self->flight))
-      && f != leaving && f->pushed && (all || gst_cl_filter_frame_done (self, f)
+      && f != leaving && f->pushed && !f->on_thread && (!f->job
+          || clf_in_flight_done (f->job)
           || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT)) {
     GstBuffer *none = NULL;
 
-    ret = gst_cl_filter_land (self, TRUE, &none);
+    ret = gst_cl_filter_land_oldest (self, TRUE, &none);
   }
+  g_mutex_unlock (&self->thread_lock);
   return ret;
 }
 
 /* Lands every frame in flight, in order: pushed downstream with
- * `deliver`, else dropped.  The first flow that is not OK is returned
+ * `deliver`, else dropped (and those handed over are then neither
+ * enqueued nor pushed).  The frames handed over leave from the output
+ * thread, waited for here.  The first flow that is not OK is returned
  * (and later frames dropped). */
 static GstFlowReturn
 gst_cl_filter_drain (GstClFilter * self, gboolean deliver)
 {
   GstFlowReturn ret = GST_FLOW_OK;
 
+  g_mutex_lock (&self->thread_lock);
   if (!deliver)
-    gst_cl_filter_thread_drops (self, TRUE);
-  while (!g_queue_is_empty (&self->flight)) {
+    self->thread_drops = TRUE;
+  while (!g_queue_is_empty (&self->flight) || self->out_busy) {
+    const FlightFrame *oldest = g_queue_peek_head (&self->flight);
     GstBuffer *buf = NULL;
-    GstFlowReturn landed = gst_cl_filter_land (self, deliver
-        && ret == GST_FLOW_OK, &buf);
+    GstFlowReturn landed;
 
-    if (buf)
+    if (!oldest || oldest->on_thread) {
+      g_cond_wait (&self->thread_cond, &self->thread_lock);
+      continue;
+    }
+    landed = gst_cl_filter_land_oldest (self, deliver
+        && ret == GST_FLOW_OK, &buf);
+    if (buf) {
+      g_mutex_unlock (&self->thread_lock);
       landed = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+      g_mutex_lock (&self->thread_lock);
+    }
     if (ret == GST_FLOW_OK)
       ret = landed;
   }
-  if (!deliver)
-    gst_cl_filter_thread_drops (self, FALSE);
+  if (deliver && ret == GST_FLOW_OK)
+    ret = self->out_flow;
+  if (!deliver) {
+    self->thread_drops = FALSE;
+    self->out_flow = GST_FLOW_OK;
+  }
+  g_mutex_unlock (&self->thread_lock);
   return ret;
 }
 
-/* Maps (or wraps) both buffers and enqueues the frame; it lands in
- * generate_output(), now or frames-in-flight frames later. */
+/* Whether the next frame must wait for room (under thread_lock): while
+ * frames-in-flight frames are held back, or too many pushed ones are in
+ * flight. */
+static gboolean
+gst_cl_filter_needs_room (GstClFilter * self, guint limit)
+{
+  return gst_cl_filter_held_frames (self) >= limit
+      || g_queue_get_length (&self->flight) > MAX_PUSHED_IN_FLIGHT;
+}
+
+/* Makes room for the next frame: the oldest frames not handed over land
+ * here (pushed ones for their figures; a held one goes out, the one frame
+ * a buffer in gives, in `*outbuf`, which holds none then); frames handed
+ * over are waited for while the output thread sends them on.  Returns
+ * what downstream last answered the output thread, or FLUSHING once a
+ * flush or a stop began. */
+static GstFlowReturn
+gst_cl_filter_make_room (GstClFilter * self, GstBuffer ** outbuf)
+{
+  guint limit = gst_cl_filter_flight_limit (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *landed = NULL;
+
+  g_mutex_lock (&self->thread_lock);
+  while (ret == GST_FLOW_OK && !landed
+      && gst_cl_filter_needs_room (self, limit)) {
+    const FlightFrame *oldest = g_queue_peek_head (&self->flight);
+
+    if (oldest && !oldest->on_thread)
+      ret = gst_cl_filter_land_oldest (self, TRUE, &landed);
+    else if (g_atomic_int_get (&self->stopping))
+      ret = GST_FLOW_FLUSHING;
+    else
+      g_cond_wait (&self->thread_cond, &self->thread_lock);
+  }
+  if (ret == GST_FLOW_OK)
+    ret = self->out_flow;
+  g_mutex_unlock (&self->thread_lock);
+  if (landed)
+    *outbuf = landed;
+  if (ret != GST_FLOW_OK)
+    gst_clear_buffer (outbuf);
+  return ret;
+}
+
+static void
+gst_cl_filter_put_in_flight (GstClFilter * self, FlightFrame * f)
+{
+  g_mutex_lock (&self->thread_lock);
+  g_queue_push_tail (&self->flight, f);
+  g_cond_broadcast (&self->thread_cond);
+  g_mutex_unlock (&self->thread_lock);
+}
+
+/* Notes for generate_output() that this buffer's frame went to the
+ * device, pushed early or held back. */
+static void
+gst_cl_filter_entered (GstClFilter * self, FlightFrame * f)
+{
+  self->entered = f;
+  self->entered_pushed = f->pushed;
+}
+
+/* Maps (or wraps) both buffers and enqueues the frame (or hands it to the
+ * device thread); it lands in generate_output() or on the output
+ * thread. */
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -2087,19 +2275,18 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (gst_cl_filter_hands_over (self, f)) {
     if (f->pushed)
       gst_cl_upload_promise (&f->out);
-    g_queue_push_tail (&self->flight, f);
+    gst_cl_filter_entered (self, f);
     gst_cl_filter_hand_over (self, f, inbuf);
-    GST_LOG_OBJECT (self, "handed to the device thread, %u in flight",
-        g_queue_get_length (&self->flight));
+    GST_LOG_OBJECT (self, "handed to the device thread");
     return GST_FLOW_OK;
   }
   if (!gst_cl_filter_enqueue (self, f, &err)) {
     flight_frame_free (f);
     return gst_cl_filter_frame_failed (self, &err);
   }
-  g_queue_push_tail (&self->flight, f);
-  GST_LOG_OBJECT (self, "enqueued, %u in flight",
-      g_queue_get_length (&self->flight));
+  gst_cl_filter_entered (self, f);
+  gst_cl_filter_put_in_flight (self, f);
+  GST_LOG_OBJECT (self, "enqueued");
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -2128,42 +2315,44 @@ open_failed:
   }
 }
 
-/* After transform() enqueued a frame, its buffer waits in flight: the
- * oldest frame lands and goes out once frames-in-flight are on the
- * device (at once with 1).  A buffer passed through (or otherwise not
- * filtered) goes out after the frames before it. */
+/* After transform() enqueued a frame, its buffer waits in flight: with
+ * frames-in-flight 1 it lands and goes out at once; above, the output
+ * thread sends it on when the device is done, and the next buffer comes
+ * in once fewer than frames-in-flight are held.  A buffer passed through
+ * (or otherwise not filtered) goes out after the frames before it. */
 static GstFlowReturn
 gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  guint before = g_queue_get_length (&self->flight);
-  const FlightFrame *leaving = NULL;
   GstFlowReturn ret;
 
+  FlightFrame *leaving = NULL;
+
+  self->entered = NULL;
   ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->generate_output
       (trans, outbuf);
   if (ret != GST_FLOW_OK)
     return ret;
-  if (g_queue_get_length (&self->flight) > before) {
+  if (self->entered) {
     /* A frame held back keeps its buffer until it lands; one pushed
-     * early gives it now. */
-    leaving = g_queue_peek_tail (&self->flight);
-    if (!leaving->pushed)
+     * early gives it now.  A frame handed over goes in flight for the
+     * output thread only now, its buffer writable (for the meta). */
+    if (!self->entered_pushed)
       gst_clear_buffer (outbuf);
+    if (self->entered->on_thread)
+      gst_cl_filter_put_in_flight (self, self->entered);
+    else
+      leaving = self->entered;
   } else if (*outbuf) {
     ret = gst_cl_filter_drain (self, TRUE);
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);
     return ret;
   }
-  ret = gst_cl_filter_collect (self, FALSE, leaving);
-  if (ret != GST_FLOW_OK || *outbuf) {
-    if (ret != GST_FLOW_OK)
-      gst_clear_buffer (outbuf);
+  ret = gst_cl_filter_collect (self, leaving);
+  if (ret != GST_FLOW_OK) {
+    gst_clear_buffer (outbuf);
     return ret;
   }
-  if (gst_cl_filter_held_frames (self) < gst_cl_filter_flight_limit (self))
-    return GST_FLOW_OK;
-  ret = gst_cl_filter_collect (self, TRUE, NULL);
-  return ret == GST_FLOW_OK ? gst_cl_filter_land (self, TRUE, outbuf) : ret;
+  return gst_cl_filter_make_room (self, outbuf);
 }

@@ -1848,20 +1848,54 @@ GST_START_TEST (test_radius_controllable)
 
 GST_END_TEST;
 
-/* frames-in-flight=3: a frame leaves when two more have come in, in
- * order, with its own figures and the reference's bytes; EOS pushes the
- * frames still in flight before it; the LATENCY query adds the two frames
- * held; a flush drops the frames in flight. */
+/* The next frame out, waiting up to `seconds` (gst_harness_pull waits a
+ * minute); NULL if none came. */
+static GstBuffer *
+pull_within (GstHarness * h, guint seconds)
+{
+  gint64 deadline = g_get_monotonic_time () + seconds * G_USEC_PER_SEC;
+  GstBuffer *out;
+
+  while (!(out = gst_harness_try_pull (h))
+      && g_get_monotonic_time () < deadline)
+    g_usleep (1000);
+  return out;
+}
+
+/* Checks the frame `pulled` as it leaves: in order, with its own figures
+ * and the reference's bytes. */
+static void
+check_frame_out (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * params, GstBuffer ** in, guint pulled, GstBuffer * out)
+{
+  GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (out);
+
+  fail_unless (meta != NULL && meta->frame == pulled);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[pulled]));
+  check_output (fc, info, params, "in flight", in[pulled], out);
+  gst_buffer_unref (out);
+}
+
+/* frames-in-flight=3: frames leave in order, each with its own figures and
+ * the reference's bytes, as soon as the device is done with them (a lone
+ * frame leaves with no other coming in: it waited for two more before the
+ * output thread), and a push returns once at most two frames are held;
+ * EOS pushes the frames still in flight before it; the LATENCY query adds
+ * the two frames held; a flush drops the frames in flight, also one the
+ * device has not finished. */
 GST_START_TEST (test_frames_in_flight)
 {
   GstBus *bus;
   GstHarness *h = harness_with_bus (TRUE, &bus);
   const FormatCase *fc = format_case ("RGBA");
   ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
-  GstBuffer *in[6], *out;
+  GstBuffer *in[6], *gated, *out;
+  ChainGate g = { NULL, 0, CL_COMPLETE };
   GstVideoInfo info;
   GstEvent *event;
+  GThread *timer;
   guint pulled = 0;
+  cl_int status;
 
   g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
       "radius", params.radius, "border", params.border, NULL);
@@ -1876,35 +1910,31 @@ GST_START_TEST (test_frames_in_flight)
         INPUT_UNALIGNED);
     GST_BUFFER_PTS (in[i]) = i * GST_SECOND / 30;
   }
-  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+  gated = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[0])),
+      GST_FLOW_OK);
+  out = pull_within (h, 10);
+  fail_unless (out != NULL, "a lone frame waited for later ones");
+  check_frame_out (fc, &info, &params, in, pulled++, out);
+  for (guint i = 1; i < G_N_ELEMENTS (in); i++) {
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
         GST_FLOW_OK);
-    /* Frame i - 2 leaves with frame i in. */
-    while ((out = gst_harness_try_pull (h))) {
-      GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (out);
-      fail_unless (pulled + 2 == i, "frame %u left with frame %u in",
-          pulled, i);
-      fail_unless (meta != NULL && meta->frame == pulled);
-      fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
-          GST_BUFFER_PTS (in[pulled]));
-      check_output (fc, &info, &params, "in flight", in[pulled], out);
-      gst_buffer_unref (out);
-      pulled++;
-    }
+    while ((out = gst_harness_try_pull (h)))
+      check_frame_out (fc, &info, &params, in, pulled++, out);
+    fail_unless (pulled + 2 >= i + 1, "%u frames held after a push",
+        i + 1 - pulled);
   }
-  fail_unless_equals_int (pulled, 4);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (; pulled < G_N_ELEMENTS (in); pulled++) {
-    out = gst_harness_pull (h);
-    check_output (fc, &info, &params, "drained at EOS", in[pulled], out);
-    gst_buffer_unref (out);
-  }
+  while (pulled < G_N_ELEMENTS (in))
+    check_frame_out (fc, &info, &params, in, pulled++, gst_harness_pull (h));
   /* EOS follows the frames (the harness's sticky events come first). */
   while ((event = gst_harness_try_pull_event (h))
       && GST_EVENT_TYPE (event) != GST_EVENT_EOS)
     gst_event_unref (event);
   fail_unless (event != NULL, "no EOS after the frames");
   gst_event_unref (event);
+  fail_unless (gst_harness_try_pull (h) == NULL);
   fail_unless_equals_uint64 (frames_filtered (h), G_N_ELEMENTS (in));
   for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
     GstMessage *msg = pop_stats (bus);
@@ -1916,22 +1946,100 @@ GST_START_TEST (test_frames_in_flight)
     gst_message_unref (msg);
   }
 
-  /* A flush drops the frames in flight: nothing leaves after it. */
+  /* A flush drops the frames in flight: nothing leaves after it.  The
+   * gated frame's kernel waits for a user event opened a second later,
+   * so it is still on the device when the flush comes. */
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gst_harness_set_src_caps (h, gst_caps_from_string ("video/x-raw,"
           "format=RGBA,width=45,height=29,framerate=30/1"));
-  for (guint i = 0; i < 2; i++)
-    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
-        GST_FLOW_OK);
+  g.gate = clCreateUserEvent (clf_engine_context (gst_cl_memory_get_engine
+          (gst_buffer_peek_memory (gated, 0))), &status);
+  fail_unless_equals_int (status, CL_SUCCESS);
+  gst_cl_memory_device_done (gst_buffer_peek_memory (gated, 0),
+      GST_MAP_WRITE, g.gate);
+  timer = g_thread_new ("gate", open_gate_later, &g);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (gated)),
+      GST_FLOW_OK);
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
-  fail_unless (gst_harness_try_pull (h) == NULL, "a flushed frame left");
+  g_thread_join (timer);
+  fail_unless (pull_within (h, 1) == NULL, "a flushed frame left");
   fail_unless_equals_uint64 (frames_filtered (h), G_N_ELEMENTS (in));
 
+  clReleaseEvent (g.gate);
+  gst_buffer_unref (gated);
   for (guint i = 0; i < G_N_ELEMENTS (in); i++)
     gst_buffer_unref (in[i]);
   harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* The first EOS or error of `pipeline`'s bus within 30 s, else NULL. */
+static GstMessage *
+eos_or_error_within (GstElement * pipeline)
+{
+  return gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      30 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+}
+
+/* frames-in-flight=3 in pipelines, where the output thread pushes: a sink
+ * that takes five buffers and then answers EOS stops the endless source
+ * (the answer reaches it through the streaming thread: it played on for
+ * ever without); a stop while the sink holds a frame for preroll, or while
+ * frames flow, does not hang; a stream plays to its EOS with every frame
+ * out. */
+GST_START_TEST (test_frames_in_flight_pipeline)
+{
+  static const gchar *const sinks[] = {
+    "fakesink num-buffers=5", "fakesink sync=true", "fakesink sync=false"
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sinks); i++) {
+    gchar *desc = g_strdup_printf ("videotestsrc pattern=snow%s ! "
+        "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! "
+        "clfilter name=f mode=sliding radius=3 frames-in-flight=3 ! %s",
+        i == 2 ? " num-buffers=17" : "", sinks[i]);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+    GstMessage *msg = NULL;
+    guint64 frames = 0;
+
+    fail_unless (pipeline != NULL, "%s", desc);
+    if (i == 1) {
+      /* Down from PAUSED with a frame held for preroll, then from
+       * PLAYING while frames flow. */
+      fail_unless_equals_int (gst_element_set_state (pipeline,
+              GST_STATE_PAUSED), GST_STATE_CHANGE_ASYNC);
+      fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+              30 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+      fail_unless_equals_int (gst_element_set_state (pipeline,
+              GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+      fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+          != GST_STATE_CHANGE_FAILURE);
+      g_usleep (G_USEC_PER_SEC / 5);
+    } else {
+      fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+          != GST_STATE_CHANGE_FAILURE);
+      msg = eos_or_error_within (pipeline);
+      fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+          "%s did not end", desc);
+      gst_message_unref (msg);
+    }
+    fail_unless_equals_int (gst_element_set_state (pipeline,
+            GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    g_object_get (f, "frames", &frames, NULL);
+    if (i == 2) {
+      fail_unless_equals_uint64 (frames, 17);
+    } else {
+      fail_unless (frames >= 5, "%s: %" G_GUINT64_FORMAT " frames", desc,
+          frames);
+    }
+    gst_object_unref (f);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
 }
 
 GST_END_TEST;
@@ -1979,10 +2087,10 @@ GST_START_TEST (test_frames_in_flight_input_reused)
 
 GST_END_TEST;
 
-/* frames-in-flight lowered from 3 to 1 while two frames are handed to
+/* frames-in-flight lowered from 3 to 1 while frames may be handed to
  * the device thread (the frames after them go that way too, until none
  * is in flight): every frame leaves, in order and exact, and once the
- * limit is 1, all of them at each push. */
+ * limit is 1, all of them by the time each push returns. */
 GST_START_TEST (test_frames_in_flight_lowered)
 {
   GstHarness *h = gst_harness_new ("clfilter");
@@ -2008,7 +2116,8 @@ GST_START_TEST (test_frames_in_flight_lowered)
       gst_buffer_unref (out);
       pulled++;
     }
-    fail_unless_equals_int (pulled, i < 2 ? 0 : i + 1);
+    if (i >= 2)
+      fail_unless_equals_int (pulled, i + 1);
   }
   for (guint i = 0; i < G_N_ELEMENTS (in); i++)
     gst_buffer_unref (in[i]);
@@ -2061,6 +2170,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_test (tc, test_frames_in_flight_lowered);
+  tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -2085,6 +2195,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_test (tc, test_frames_in_flight_lowered);
+  tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;
