@@ -152,7 +152,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_cl_filter_debug);
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_STATS_INTERVAL 1
 #define DEFAULT_ZERO_COPY TRUE
-#define DEFAULT_FRAMES_IN_FLIGHT 1
+/* frames-in-flight 0, the default, is this many on a device with memory of
+ * its own (a discrete GPU: the upload, kernels and download of
+ * neighbouring frames overlap), and 1 where the device works in host
+ * memory (a CPU driver, whose kernels need the cores the element's
+ * threads would take). */
+#define DEFAULT_FRAMES_IN_FLIGHT 0
+#define AUTO_FRAMES_IN_FLIGHT_STAGED 3
 #define MAX_FRAMES_IN_FLIGHT 16
 /* clfilter-stats messages a bus may hold unread (about 1 KB each): an
  * application that never reads its bus must not grow without end. */
@@ -455,22 +461,24 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
       g_param_spec_uint ("frames-in-flight", "Frames in flight",
-          "Frames on the device at once: each frame is enqueued and the "
-          "element waits only for the one this many frames older, so the "
-          "device filters while the pipeline produces and consumes the "
-          "frames around it. 1 = wait for each frame before passing it "
-          "on. Above 1, a thread of the element's own enqueues the "
-          "frames, so that launching the kernels costs the streaming thread "
-          "nothing. Each frame beyond the first holds its input and output "
-          "buffers and adds one frame of latency (reported in the "
-          "LATENCY query); frames leave in order with their own figures, "
-          "and EOS, caps and other serialized events push the frames "
-          "still in flight first. A frame for another clfilter (its pool) "
-          "goes on as soon as it is enqueued, whatever this says: that "
-          "clfilter enqueues behind it. On a discrete GPU, 3 lets the "
-          "upload, the kernels and the download of neighbouring frames "
-          "overlap (README, Performance)", 1, MAX_FRAMES_IN_FLIGHT,
-          DEFAULT_FRAMES_IN_FLIGHT, rw | GST_PARAM_MUTABLE_PLAYING));
+          "Frames the element works on at once. 1: the streaming thread "
+          "enqueues each frame, waits for the device and passes the frame "
+          "on. Above 1: a thread of the element's own enqueues the frames "
+          "and another passes each one on as soon as the device is done "
+          "with it, so the streaming thread only hands frames over (it "
+          "waits while this many are in the element) and the upload, "
+          "kernels and download of neighbouring frames overlap; a frame "
+          "never waits for later ones. 0 (auto): 3 on a device with memory "
+          "of its own (a discrete GPU), 1 where the device works in host "
+          "memory (a CPU driver such as PoCL). Frames leave in order with "
+          "their own figures; EOS, caps and other serialized events pass "
+          "the frames in the element on first, a flush drops them; the "
+          "LATENCY query adds this many frames less one to the maximum "
+          "latency (what the element can hold while downstream is slow). "
+          "A frame for another clfilter (its pool) goes on as soon as it "
+          "is enqueued: that clfilter enqueues behind it. Changeable while "
+          "playing", 0, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
+          rw | GST_PARAM_MUTABLE_PLAYING));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
@@ -816,9 +824,8 @@ gst_cl_filter_accept_caps (GstBaseTransform * trans,
   return accepted;
 }
 
-/* Upstream's latency, plus a frame for each frame in flight beyond the
- * first: a frame leaves when frames-in-flight - 1 more have come in. */
-/* The frames-in-flight property (changeable while playing). */
+/* The frames-in-flight property (changeable while playing), auto (0)
+ * resolved for the device the element started on. */
 static guint
 gst_cl_filter_flight_limit (GstClFilter * self)
 {
@@ -826,9 +833,16 @@ gst_cl_filter_flight_limit (GstClFilter * self)
 
   GST_OBJECT_LOCK (self);
   limit = self->frames_in_flight;
+  if (limit == 0)
+    limit = self->staged ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
   GST_OBJECT_UNLOCK (self);
   return limit;
 }
+
+/* Upstream's latency; the maximum grows by a frame for each frame in
+ * flight beyond the first, which the element can hold while downstream
+ * is slow.  The minimum does not: a frame waits for the device only, as
+ * in any filter. */
 
 static gboolean
 gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
@@ -849,7 +863,6 @@ gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
         GST_VIDEO_INFO_FPS_D (&self->in_info),
         GST_VIDEO_INFO_FPS_N (&self->in_info));
   gst_query_parse_latency (query, &live, &min, &max);
-  min += held;
   if (GST_CLOCK_TIME_IS_VALID (max))
     max += held;
   gst_query_set_latency (query, live, min, max);

@@ -1876,13 +1876,45 @@ check_frame_out (const FormatCase * fc, const GstVideoInfo * info,
   gst_buffer_unref (out);
 }
 
+/* Upstream answers the LATENCY query with 0 to 0. */
+static GstPadProbeReturn
+bound_upstream_latency (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    gst_query_set_latency (query, TRUE, 0, 0);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The element's latency over an upstream of 0 to 0: no minimum (a frame
+ * waits only for the device), `max` for what it can hold. */
+static void
+check_flight_latency (GstHarness * h, GstClockTime max)
+{
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+  GstQuery *query = gst_query_new_latency ();
+  GstClockTime min_got, max_got;
+  gulong probe = gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM
+      | GST_PAD_PROBE_TYPE_PULL, bound_upstream_latency, NULL, NULL);
+
+  fail_unless (gst_pad_peer_query (h->sinkpad, query));
+  gst_query_parse_latency (query, NULL, &min_got, &max_got);
+  fail_unless_equals_uint64 (min_got, 0);
+  fail_unless_equals_uint64 (max_got, max);
+  gst_pad_remove_probe (sink, probe);
+  gst_query_unref (query);
+  gst_object_unref (sink);
+}
+
 /* frames-in-flight=3: frames leave in order, each with its own figures and
  * the reference's bytes, as soon as the device is done with them (a lone
  * frame leaves with no other coming in: it waited for two more before the
  * output thread), and a push returns once at most two frames are held;
  * EOS pushes the frames still in flight before it; the LATENCY query adds
- * the two frames held; a flush drops the frames in flight, also one the
- * device has not finished. */
+ * the two frames the element can hold to the maximum only (it added them
+ * to the minimum too, when frames waited for later ones); a flush drops
+ * the frames in flight, also one the device has not finished. */
 GST_START_TEST (test_frames_in_flight)
 {
   GstBus *bus;
@@ -1900,9 +1932,7 @@ GST_START_TEST (test_frames_in_flight)
   g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
       "radius", params.radius, "border", params.border, NULL);
   set_caps (h, "RGBA", 45, 29, &info);
-  gst_harness_set_upstream_latency (h, 0);
-  fail_unless_equals_uint64 (gst_harness_query_latency (h),
-      gst_util_uint64_scale_int (2 * GST_SECOND, 1, 30));
+  check_flight_latency (h, 2 * GST_SECOND / 30);
   /* Made first: the harness's allocation query (serialized) would land
    * the frames in flight. */
   for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
@@ -1972,6 +2002,31 @@ GST_START_TEST (test_frames_in_flight)
   for (guint i = 0; i < G_N_ELEMENTS (in); i++)
     gst_buffer_unref (in[i]);
   harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* frames-in-flight left at 0 (auto) is 3 on a device with memory of its
+ * own, as the LATENCY query's maximum shows, and 1 (no latency) where the
+ * device works in host memory; frames leave exact either way. */
+GST_START_TEST (test_frames_in_flight_auto)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  const FormatCase *fc = format_case ("NV12");
+  ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  guint limit = 99;
+
+  g_object_get (h->element, "frames-in-flight", &limit, NULL);
+  fail_unless_equals_int (limit, 0);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
+  set_caps (h, "NV12", 33, 17, &info);
+  check_flight_latency (h, device_shares_host_memory ()? 0 :
+      2 * GST_SECOND / 30);
+  for (guint i = 0; i < 4; i++)
+    push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -2171,6 +2226,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_test (tc, test_frames_in_flight_pipeline);
+  tcase_add_test (tc, test_frames_in_flight_auto);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -2196,6 +2252,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_test (tc, test_frames_in_flight_pipeline);
+  tcase_add_test (tc, test_frames_in_flight_auto);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;
