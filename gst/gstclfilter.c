@@ -2236,6 +2236,7 @@ gst_cl_filter_make_room (GstClFilter * self, GstBuffer ** outbuf)
   return ret;
 }
 
+/* The frame joins the flight queue; the output thread may take it now. */
 static void
 gst_cl_filter_put_in_flight (GstClFilter * self, FlightFrame * f)
 {

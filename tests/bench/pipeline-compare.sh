@@ -11,7 +11,8 @@
 #   SIZE       default 3840x2160 1920x1080
 # DEVICE (default auto), FRAMES (300), ROUNDS (2 invocations of each build
 # per size, 3 rounds inside each), FLIGHT (frames-in-flight also tried for
-# the new build; default 3, 1 leaves that out), KEEP_CONTEXT (1: the
+# the new build; default 3, 1 leaves that out; the plain pipelines take
+# the element's default, auto: 3 on a discrete GPU, 1 on a CPU driver), KEEP_CONTEXT (1: the
 # pipelines share the first one's OpenCL engine, clf-pipeline --keep-context),
 # QUEUE (1: a queue before X, identity's too, so the source has its own
 # thread).
