@@ -2099,6 +2099,79 @@ GST_START_TEST (test_frames_in_flight_pipeline)
 
 GST_END_TEST;
 
+/* The frames a filter's source pad passes on after a flush: none may be
+ * older than the position sought. */
+typedef struct
+{
+  GMutex lock;
+  GstClockTime earliest;        /* GST_CLOCK_TIME_NONE: anything goes */
+  guint passed, stale;
+} FlushWatch;
+
+static GstPadProbeReturn
+watch_after_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  FlushWatch *w = data;
+  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  g_mutex_lock (&w->lock);
+  w->passed++;
+  if (GST_CLOCK_TIME_IS_VALID (w->earliest) && pts < w->earliest)
+    w->stale++;
+  g_mutex_unlock (&w->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* frames-in-flight=3 under flushing seeks while frames flow (the sink
+ * waiting on the clock): nothing hangs (the streaming thread waiting for
+ * room and the output thread pushing both stop at the flush), once a
+ * seek returned no frame of the segment before comes out, and the last
+ * segment plays to EOS.  (That the frames in flight are dropped, not
+ * counted, test_frames_in_flight checks.) */
+GST_START_TEST (test_frames_in_flight_flushing_seeks)
+{
+  static const GstClockTime starts[] = { 5 * GST_SECOND, GST_SECOND, 0 };
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow ! "
+      "video/x-raw,format=NV12,width=45,height=29,framerate=30/1 ! "
+      "clfilter name=f mode=sliding radius=3 frames-in-flight=3 ! "
+      "fakesink sync=true", NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstPad *src = gst_element_get_static_pad (f, "src");
+  FlushWatch w = { .earliest = GST_CLOCK_TIME_NONE };
+  GstMessage *msg;
+
+  g_mutex_init (&w.lock);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, watch_after_flush, &w,
+      NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
+          30 * GST_SECOND), GST_STATE_CHANGE_SUCCESS);
+  for (guint i = 0; i < G_N_ELEMENTS (starts); i++) {
+    g_usleep (G_USEC_PER_SEC / 5);
+    fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+            starts[i], GST_SEEK_TYPE_SET, starts[i] + GST_SECOND / 2));
+    g_mutex_lock (&w.lock);
+    w.earliest = starts[i];
+    g_mutex_unlock (&w.lock);
+  }
+  msg = eos_or_error_within (pipeline);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless (w.passed >= 15, "%u frames passed", w.passed);
+  fail_unless_equals_int (w.stale, 0);
+
+  g_mutex_clear (&w.lock);
+  gst_object_unref (src);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* frames-in-flight=3 hands frames to the element's device thread: an
  * input buffer given up at the push goes back to the pool only once its
  * frame is on the device, and is then written again for the next frame
@@ -2227,6 +2300,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_test (tc, test_frames_in_flight_auto);
+  tcase_add_test (tc, test_frames_in_flight_flushing_seeks);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -2253,6 +2327,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_lowered);
   tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_test (tc, test_frames_in_flight_auto);
+  tcase_add_test (tc, test_frames_in_flight_flushing_seeks);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;
