@@ -277,11 +277,16 @@ struct _GstClFilter
    * it; its buffer has yet to go downstream (out_held). */
   gboolean out_busy;
   gboolean out_held;
-  /* The frame transform() sent to the device for the buffer in hand, and
-   * whether it was pushed early (streaming thread; it may have landed
-   * already unless the streaming thread lands it). */
+  /* The frame transform() (or transform_ip()) made of the buffer in hand,
+   * for generate_output() (streaming thread). */
   FlightFrame *entered;
-  gboolean entered_pushed;
+  /* The settings of the buffer in hand, read once in before_transform()
+   * (streaming thread): the ones it decided passthrough by. */
+  ClfParams frame_params;
+  /* A frame was dropped (QoS) since the last one out: the next that leaves
+   * from the output thread is marked DISCONT, as basetransform marks the
+   * next it pushes (streaming thread). */
+  gboolean discont;
   /* What downstream answered the output thread's last push: the streaming
    * thread returns it upstream. */
   GstFlowReturn out_flow;
@@ -837,6 +842,20 @@ gst_cl_filter_flight_limit (GstClFilter * self)
     limit = self->staged ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
   GST_OBJECT_UNLOCK (self);
   return limit;
+}
+
+/* What downstream (or a frame that failed) said last, where it refuses
+ * the next frame until a flush or a stop: an error, EOS, flushing.  Not
+ * linked is only passed on (the pad may be linked again). */
+static GstFlowReturn
+gst_cl_filter_refusal (GstClFilter * self)
+{
+  GstFlowReturn ret;
+
+  g_mutex_lock (&self->thread_lock);
+  ret = self->out_flow;
+  g_mutex_unlock (&self->thread_lock);
+  return ret == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : ret;
 }
 
 /* Upstream's latency; the maximum grows by a frame for each frame in
@@ -1663,6 +1682,9 @@ struct _FlightFrame
   ClfFrame src, dst;
   GstBuffer *outbuf;
   gboolean pushed;
+  /* A buffer passed through (a blur of radius 0) behind frames that leave
+   * from the output thread: no job; it follows them there. */
+  gboolean passed_through;
   /* Handed to the device thread: it holds the input buffer until it has
    * enqueued the frame (after that the memories' readiness keeps it), then
    * sets `enqueued` (under thread_lock), or says in `err` why it could
@@ -1833,6 +1855,19 @@ gst_cl_filter_hands_over (GstClFilter * self, const FlightFrame * f)
 
 static gpointer gst_cl_filter_output_thread (gpointer data);
 
+/* The device and output threads, from the first frame handed over (or
+ * passed through behind such frames) to the stop. */
+static void
+gst_cl_filter_ensure_threads (GstClFilter * self)
+{
+  if (!self->device_thread)
+    self->device_thread = g_thread_new ("clfilter-device",
+        gst_cl_filter_device_thread, self);
+  if (!self->output_thread)
+    self->output_thread = g_thread_new ("clfilter-output",
+        gst_cl_filter_output_thread, self);
+}
+
 /* Gives the frame to the device thread to enqueue; generate_output() puts
  * it in flight for the output thread once its buffer is the frame's
  * alone. */
@@ -1842,12 +1877,7 @@ gst_cl_filter_hand_over (GstClFilter * self, FlightFrame * f,
 {
   f->on_thread = TRUE;
   f->inbuf = gst_buffer_ref (inbuf);
-  if (!self->device_thread)
-    self->device_thread = g_thread_new ("clfilter-device",
-        gst_cl_filter_device_thread, self);
-  if (!self->output_thread)
-    self->output_thread = g_thread_new ("clfilter-output",
-        gst_cl_filter_output_thread, self);
+  gst_cl_filter_ensure_threads (self);
   g_mutex_lock (&self->thread_lock);
   g_queue_push_tail (&self->to_enqueue, f);
   g_cond_broadcast (&self->thread_cond);
@@ -1930,40 +1960,67 @@ gst_cl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   GstClFilter *self = GST_CL_FILTER (trans);
   GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
       GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
-  ClfParams params;
+  const ClfParams *params = &self->frame_params;
   gboolean identity;
 
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
-  gst_cl_filter_read_params (self, &params);
-  identity = gst_cl_filter_is_identity (self, &params);
+  gst_cl_filter_read_params (self, &self->frame_params);
+  identity = gst_cl_filter_is_identity (self, params);
   if (identity == gst_base_transform_is_passthrough (trans))
     return;
   GST_DEBUG_OBJECT (self, "%s passthrough: %s r=%u", identity ? "entering" :
-      "leaving", clf_mode_name (params.mode), params.radius);
+      "leaving", clf_mode_name (params->mode), params->radius);
   gst_base_transform_set_passthrough (trans, identity);
   if (!identity)
     gst_cl_filter_ensure_output_pool (self);
 }
 
 /* A frame passed through: counted, with no kernel time and no copy, and
- * said in its clfilter-stats (passthrough=true).  The buffer is not ours
- * to change, so it carries no meta of this element. */
+ * said in its clfilter-stats (passthrough=true), after the frames still
+ * in flight, which go out first.  The buffer is not ours to change, so
+ * it carries no meta of this element. */
+static void
+gst_cl_filter_count_passed (GstClFilter * self, const ClfParams * params,
+    GstClockTime pts)
+{
+  ClfFrameStats stats = { 0 };
+  guint64 frame;
+
+  if (gst_cl_filter_record_frame (self, &stats, &frame))
+    gst_cl_filter_post_stats (self, frame, params, &stats, pts, TRUE);
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " passed through (%s "
+      "r=0)", frame, clf_mode_name (params->mode));
+}
+
+/* Where frames leave from the output thread, the buffer passed through
+ * follows them there (so that basetransform pushes none of its own
+ * between them); else it is counted now, once the frames in flight went
+ * out. */
 static GstFlowReturn
 gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  ClfFrameStats stats = { 0 };
-  ClfParams params;
-  guint64 frame;
+  GstFlowReturn ret = gst_cl_filter_refusal (self);
+  FlightFrame *f;
 
-  gst_cl_filter_read_params (self, &params);
-  if (gst_cl_filter_record_frame (self, &stats, &frame))
-    gst_cl_filter_post_stats (self, frame, &params, &stats,
-        GST_BUFFER_PTS (buffer), TRUE);
-  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " passed through (%s "
-      "r=0)", frame, clf_mode_name (params.mode));
-  return GST_FLOW_OK;
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (gst_cl_filter_uses_device_thread (self)) {
+    f = g_new0 (FlightFrame, 1);
+    f->passed_through = f->on_thread = f->enqueued = TRUE;
+    f->params = self->frame_params;
+    f->pts = GST_BUFFER_PTS (buffer);
+    f->outbuf = gst_buffer_ref (buffer);
+    self->entered = f;
+    gst_cl_filter_ensure_threads (self);
+    return GST_FLOW_OK;
+  }
+  ret = gst_cl_filter_drain (self, TRUE);
+  if (ret == GST_FLOW_OK)
+    gst_cl_filter_count_passed (self, &self->frame_params,
+        GST_BUFFER_PTS (buffer));
+  return ret;
 }
 
 /* Metas of the input that still hold for the filtered frame are copied to
@@ -1997,17 +2054,23 @@ gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
 static GstFlowReturn
 gst_cl_filter_frame_failed (GstClFilter * self, ClfError * err)
 {
-  GstFlowReturn ret = GST_FLOW_ERROR;
+  GstFlowReturn ret = err->code == CLF_ERROR_CANCELLED ? GST_FLOW_FLUSHING :
+      GST_FLOW_ERROR;
 
-  if (err->code == CLF_ERROR_CANCELLED) {
+  /* Said before the error is posted: from then on no frame comes in (an
+   * application that saw the error sees no later frame). */
+  g_mutex_lock (&self->thread_lock);
+  if (self->out_flow == GST_FLOW_OK)
+    self->out_flow = ret;
+  g_mutex_unlock (&self->thread_lock);
+  if (err->code == CLF_ERROR_CANCELLED)
     GST_DEBUG_OBJECT (self, "frame stopped: %s", err->message);
-    ret = GST_FLOW_FLUSHING;
-  } else {
+  else
     gst_cl_filter_post_error (self, err);
-  }
   clf_error_clear (err);
   return ret;
 }
+
 
 /* Waits for a frame taken from the flight queue (the oldest) and closes
  * its accesses.  With `deliver`, the frame is counted, its figures go on
@@ -2024,6 +2087,7 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
   ClfParams params = f->params;
   GstClockTime pts = f->pts;
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
+  gboolean passed_through;
   guint64 frame;
 
   GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
@@ -2032,6 +2096,8 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
     gst_cl_filter_wait_enqueued (self, f);
   if (f->job) {
     ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+  } else if (f->passed_through) {
+    ok = TRUE;
   } else {
     /* Not enqueued: why, or nothing where the device thread dropped it. */
     ok = FALSE;
@@ -2039,6 +2105,7 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
     memset (&f->err, 0, sizeof f->err);
   }
   GST_LOG_OBJECT (self, "finished");
+  passed_through = f->passed_through;
   flight_frame_free (f);
   *outbuf = NULL;
   g_mutex_lock (&self->thread_lock);
@@ -2049,6 +2116,11 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
     if (!deliver)
       clf_error_clear (&err);
     return deliver ? gst_cl_filter_frame_failed (self, &err) : GST_FLOW_OK;
+  }
+  if (passed_through) {
+    gst_cl_filter_count_passed (self, &params, pts);
+    *outbuf = buf;
+    return GST_FLOW_OK;
   }
 
   GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
@@ -2246,15 +2318,6 @@ gst_cl_filter_put_in_flight (GstClFilter * self, FlightFrame * f)
   g_mutex_unlock (&self->thread_lock);
 }
 
-/* Notes for generate_output() that this buffer's frame went to the
- * device, pushed early or held back. */
-static void
-gst_cl_filter_entered (GstClFilter * self, FlightFrame * f)
-{
-  self->entered = f;
-  self->entered_pushed = f->pushed;
-}
-
 /* Maps (or wraps) both buffers and enqueues the frame (or hands it to the
  * device thread); it lands in generate_output() or on the output
  * thread. */
@@ -2266,12 +2329,15 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   FlightFrame *f;
   ClfError err = { 0 };
   GstBuffer *bad;
+  GstFlowReturn ret;
 
   if (!self->plan)
     goto not_negotiated;
+  if ((ret = gst_cl_filter_refusal (self)) != GST_FLOW_OK)
+    return ret;
 
   f = g_new0 (FlightFrame, 1);
-  gst_cl_filter_read_params (self, &f->params);
+  f->params = self->frame_params;
   f->pts = GST_BUFFER_PTS (inbuf);
 
   bad = inbuf;
@@ -2289,7 +2355,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (gst_cl_filter_hands_over (self, f)) {
     if (f->pushed)
       gst_cl_upload_promise (&f->out);
-    gst_cl_filter_entered (self, f);
+    self->entered = f;
     gst_cl_filter_hand_over (self, f, inbuf);
     GST_LOG_OBJECT (self, "handed to the device thread");
     return GST_FLOW_OK;
@@ -2298,7 +2364,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     flight_frame_free (f);
     return gst_cl_filter_frame_failed (self, &err);
   }
-  gst_cl_filter_entered (self, f);
+  self->entered = f;
   gst_cl_filter_put_in_flight (self, f);
   GST_LOG_OBJECT (self, "enqueued");
   return GST_FLOW_OK;
@@ -2338,9 +2404,8 @@ static GstFlowReturn
 gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  GstFlowReturn ret;
-
   FlightFrame *leaving = NULL;
+  GstFlowReturn ret;
 
   self->entered = NULL;
   ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->generate_output
@@ -2348,16 +2413,27 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (ret != GST_FLOW_OK)
     return ret;
   if (self->entered) {
+    FlightFrame *f = self->entered;
+
     /* A frame held back keeps its buffer until it lands; one pushed
      * early gives it now.  A frame handed over goes in flight for the
-     * output thread only now, its buffer writable (for the meta). */
-    if (!self->entered_pushed)
+     * output thread only now, its buffer writable (for the meta), and
+     * says a drop before it as basetransform would. */
+    if (!f->pushed)
       gst_clear_buffer (outbuf);
-    if (self->entered->on_thread)
-      gst_cl_filter_put_in_flight (self, self->entered);
+    if (f->on_thread && f->outbuf && self->discont) {
+      f->outbuf = gst_buffer_make_writable (f->outbuf);
+      GST_BUFFER_FLAG_SET (f->outbuf, GST_BUFFER_FLAG_DISCONT);
+    }
+    self->discont = FALSE;
+    if (f->on_thread)
+      gst_cl_filter_put_in_flight (self, f);
     else
-      leaving = self->entered;
-  } else if (*outbuf) {
+      leaving = f;
+  } else if (!*outbuf) {
+    /* Dropped before any kernel (QoS). */
+    self->discont = TRUE;
+  } else {
     ret = gst_cl_filter_drain (self, TRUE);
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);

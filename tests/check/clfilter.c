@@ -2172,6 +2172,77 @@ GST_START_TEST (test_frames_in_flight_flushing_seeks)
 
 GST_END_TEST;
 
+/* Pushes `in` with the radius set to `radius` before it. */
+static void
+push_with_radius (GstHarness * h, GstBuffer * in, guint radius)
+{
+  g_object_set (h->element, "radius", radius, NULL);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+      GST_FLOW_OK);
+}
+
+/* The next frame out is frame `n`, a sliding blur of `radius` (passed
+ * through when 0) of `in`, and so says the next message. */
+static void
+check_next_out (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
+    GstBuffer * in, guint n, guint radius)
+{
+  const ClfParams params = { CLF_MODE_SLIDING, radius, CLF_BORDER_CLAMP };
+  GstBuffer *out = pull_within (h, 10);
+  GstMessage *msg = pop_stats (bus);
+  gboolean passthrough = radius > 0;
+  guint64 frame = 99;
+
+  fail_unless (out != NULL, "frame %u did not leave", n);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in));
+  check_output (format_case ("RGBA"), info, &params, "passthrough in flight",
+      in, out);
+  fail_unless (msg != NULL);
+  fail_unless (gst_structure_get (gst_message_get_structure (msg), "frame",
+          G_TYPE_UINT64, &frame, "passthrough", G_TYPE_BOOLEAN, &passthrough,
+          NULL));
+  fail_unless (frame == n && passthrough == (radius == 0), "message %u says "
+      "frame %" G_GUINT64_FORMAT ", passthrough %d", n, frame, passthrough);
+  gst_message_unref (msg);
+  gst_buffer_unref (out);
+}
+
+/* frames-in-flight=3 with the radius going to 0 (passthrough) and back
+ * between frames: every frame leaves in order, exact, and its message
+ * comes in order, passthrough or not; a first frame passed through leaves
+ * alone.  (That frame never left while no frame had started the output
+ * thread, and a passed frame's message came before those of the frames
+ * still in flight.) */
+GST_START_TEST (test_frames_in_flight_passthrough)
+{
+  static const guint radii[] = { 0, 2, 2, 0, 0, 3, 1, 0 };
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  GstBuffer *in[G_N_ELEMENTS (radii)];
+  GstVideoInfo info;
+
+  g_object_set (h->element, "frames-in-flight", 3, "mode", CLF_MODE_SLIDING,
+      "border", CLF_BORDER_CLAMP, NULL);
+  set_caps (h, "RGBA", 37, 21, &info);
+  /* Made first: the harness's allocation query would drain the frames. */
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
+    in[i] = input_buffer (h, format_case ("RGBA"), &info, INPUT_FROM_POOL);
+    GST_BUFFER_PTS (in[i]) = i * GST_SECOND / 30;
+  }
+  push_with_radius (h, in[0], radii[0]);
+  check_next_out (h, bus, &info, in[0], 0, radii[0]);
+  for (guint i = 1; i < G_N_ELEMENTS (in); i++)
+    push_with_radius (h, in[i], radii[i]);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (guint i = 1; i < G_N_ELEMENTS (in); i++)
+    check_next_out (h, bus, &info, in[i], i, radii[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (in); i++)
+    gst_buffer_unref (in[i]);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 /* frames-in-flight=3 hands frames to the element's device thread: an
  * input buffer given up at the push goes back to the pool only once its
  * frame is on the device, and is then written again for the next frame
@@ -2301,6 +2372,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_test (tc, test_frames_in_flight_auto);
   tcase_add_test (tc, test_frames_in_flight_flushing_seeks);
+  tcase_add_test (tc, test_frames_in_flight_passthrough);
   tcase_add_loop_test (tc, test_decoded_clip_matches_reference, 0,
       G_N_ELEMENTS (clips));
 
@@ -2328,6 +2400,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_frames_in_flight_pipeline);
   tcase_add_test (tc, test_frames_in_flight_auto);
   tcase_add_test (tc, test_frames_in_flight_flushing_seeks);
+  tcase_add_test (tc, test_frames_in_flight_passthrough);
   tcase_add_loop_test (tc, test_every_format_matches_reference, 0,
       n_formats);
   return s;

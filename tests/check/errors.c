@@ -273,12 +273,35 @@ static const struct
   {"clEnqueueWriteBufferRect:5", INPUT_UNALIGNED},
 };
 
+/* The next frame out within 10 s, or NULL once an error was posted (in
+ * `*error`, popped). */
+static GstBuffer *
+pull_or_error (GstHarness * h, GstBus * bus, GstMessage ** error)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  GstBuffer *out;
+
+  while (!(out = gst_harness_try_pull (h)) && !*error
+      && g_get_monotonic_time () < deadline) {
+    *error = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (!*error)
+      g_usleep (1000);
+  }
+  return out;
+}
+
 /* The Nth call fails: the frames before it come out exact, the one that
- * makes it gives GST_FLOW_ERROR and an element error naming the call and
- * the CL error; the element stops cleanly and works when started again. */
+ * makes it gives an element error naming the call and the CL error, and
+ * GST_FLOW_ERROR (with frames-in-flight 1 at its own push, with 3 at the
+ * next: the frame fails on the element's threads); the element stops
+ * cleanly and works when started again.  Each fault with 1, then with
+ * 3. */
 GST_START_TEST (test_opencl_error_mid_stream)
 {
-  const gchar *fault = stream_faults[__i__].fault;
+  const guint n_faults = G_N_ELEMENTS (stream_faults);
+  const guint in_flight = (guint) __i__ < n_faults ? 1 : 3;
+  const gchar *fault = stream_faults[(guint) __i__ % n_faults].fault;
+  const InputKind input = stream_faults[(guint) __i__ % n_faults].input;
   const FormatCase *fc = format_case ("I420");
   ClfParams params = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_CLAMP };
   gchar **call = g_strsplit (fault, ":", 2);
@@ -286,6 +309,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   GstVideoInfo info;
   GstBus *bus;
   GstHarness *h;
+  GstMessage *posted = NULL;
   GError *error = NULL;
   gchar *debug = NULL;
   guint frames = 0;
@@ -293,14 +317,23 @@ GST_START_TEST (test_opencl_error_mid_stream)
   g_setenv ("CLFILTER_TEST_FAIL_CALL", fault, TRUE);
   h = harness_with_bus (TRUE, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+      "frames-in-flight", in_flight, NULL);
   set_caps (h, "I420", 33, 17, &info);
   for (; frames < 20 && ret == GST_FLOW_OK; frames++) {
-    GstBuffer *in = input_buffer (h, fc, &info, stream_faults[__i__].input);
+    GstBuffer *in = input_buffer (h, fc, &info, input);
+    GstBuffer *out = NULL;
+
     ret = gst_harness_push (h, gst_buffer_ref (in));
-    if (ret == GST_FLOW_OK) {
-      GstBuffer *out = gst_harness_pull (h);
-      check_output (fc, &info, &params, fault, in, out);
+    if (ret == GST_FLOW_OK)
+      out = pull_or_error (h, bus, &posted);
+    fail_unless (ret != GST_FLOW_OK || out || posted, "%s: frame %u neither "
+        "came out nor failed", fault, frames);
+    if (out) {
+      gchar *what = g_strdup_printf ("%s, frame %u of frames-in-flight=%u",
+          fault, frames, in_flight);
+
+      check_output (fc, &info, &params, what, in, out);
+      g_free (what);
       gst_buffer_unref (out);
     }
     gst_buffer_unref (in);
@@ -308,6 +341,8 @@ GST_START_TEST (test_opencl_error_mid_stream)
   fail_unless_equals_int (ret, GST_FLOW_ERROR);
   fail_unless (frames > 1, "%s: the first frame failed", fault);
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  if (posted)
+    gst_bus_post (bus, posted);
   pop_error (bus, &error, &debug);
   fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_FAILED), "%s", error->message);
@@ -324,7 +359,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   fail_unless (gst_harness_push_event (h,
           gst_event_new_stream_start ("restarted")));
   set_caps (h, "I420", 33, 17, &info);
-  push_and_check (h, fc, &info, &params, stream_faults[__i__].input);
+  push_and_check (h, fc, &info, &params, input);
 
   g_strfreev (call);
   g_free (debug);
@@ -389,7 +424,7 @@ errors_suite (void)
 #if CLF_TEST_HOOKS
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_loop_test (tc, test_opencl_error_mid_stream, 0,
-      G_N_ELEMENTS (stream_faults));
+      2 * G_N_ELEMENTS (stream_faults));
 #endif
   return s;
 }

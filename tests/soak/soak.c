@@ -17,8 +17,17 @@
  * Exit status 0 only when every frame came out, every check held, no error
  * or warning was posted, and VmRSS grew by at most --max-growth KiB.
  *
+ * With frames in flight (--frames-in-flight, or the element's default on
+ * a discrete GPU) outputs leave behind their inputs, from the element's
+ * output thread: each output is matched with the oldest input still in
+ * the element.
+ *
  * Usage: clf-soak [--frames N] [--format F] [--device D] [--check-every K]
- *                 [--warmup W] [--max-growth KIB]
+ *                 [--warmup W] [--max-growth KIB] [--frames-in-flight N]
+ *                 [--discrete]
+ * --discrete keeps frames as on a discrete GPU whatever the device
+ * (CLFILTER_HOST_UNIFIED=0: device buffers with pinned staging, and
+ * frames-in-flight 3 by default).
  */
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -68,10 +77,13 @@ typedef struct
   guint8 *data;
 } FrameCopy;
 
-/* The input buffer clfilter is working on: what its output must repeat. */
+/* Inputs in clfilter at most (its frames-in-flight, and frames passed on
+ * early, are at most 16 each): one more is a frame lost. */
+#define MAX_IN_ELEMENT 34
+
+/* An input buffer clfilter is working on: what its output must repeat. */
 typedef struct
 {
-  gboolean valid;
   guint64 index;
   GstClockTime pts, dts, duration;
   guint64 offset;
@@ -98,9 +110,15 @@ typedef struct
   ClfFrameFormat format;
   GstElement *pipeline, *filter;
 
-  /* The streaming thread's: probes and the bus sync handler. */
+  /* The inputs in clfilter, oldest first (InFrame), and whether one of
+   * them was copied into check_in: the sink pad's probe adds, the source
+   * pad's takes (another thread, with frames in flight), under lock. */
+  GMutex lock;
+  GQueue inside;
+  gboolean check_pending;
+
+  /* The probes' and the bus sync handler's (in is the sink pad's). */
   guint64 in, out, stats_messages;
-  InFrame current;
   StatsRecord stats;
   ClfParams previous;
   guint64 per_mode[N_MODES], mirrored, settings_changed;
@@ -223,12 +241,10 @@ frame_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Soak *soak = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  InFrame *cur = &soak->current;
+  InFrame *cur = g_new0 (InFrame, 1);
+  InFrame *lost = NULL;
+  gboolean check;
 
-  if (cur->valid)
-    problem (soak, PROBLEM_LOST, "frame %" G_GUINT64_FORMAT " went into "
-        "clfilter and did not come out", cur->index);
-  cur->valid = TRUE;
   cur->index = soak->in++;
   cur->pts = GST_BUFFER_PTS (buf);
   cur->dts = GST_BUFFER_DTS (buf);
@@ -239,12 +255,30 @@ frame_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     problem (soak, PROBLEM_TIMELINE, "input %" G_GUINT64_FORMAT ": pts %"
         GST_TIME_FORMAT ", want %" GST_TIME_FORMAT, cur->index,
         GST_TIME_ARGS (cur->pts), GST_TIME_ARGS (frame_pts (cur->index)));
-  cur->copied = cur->index % soak->check_every == 0 &&
-      frame_copy (soak, buf, &soak->check_in);
-  if (cur->index % soak->check_every == 0 && !cur->copied)
+  g_mutex_lock (&soak->lock);
+  /* One copy waits for its output at a time. */
+  check = cur->index % soak->check_every == 0 && !soak->check_pending;
+  soak->check_pending |= check;
+  g_mutex_unlock (&soak->lock);
+  cur->copied = check && frame_copy (soak, buf, &soak->check_in);
+  if (check && !cur->copied)
     problem (soak, PROBLEM_MISMATCH, "frame %" G_GUINT64_FORMAT ": could "
         "not map the input", cur->index);
   count_new_memories (buf, &soak->new_in_memories);
+
+  g_mutex_lock (&soak->lock);
+  if (check && !cur->copied)
+    soak->check_pending = FALSE;
+  g_queue_push_tail (&soak->inside, cur);
+  if (g_queue_get_length (&soak->inside) > MAX_IN_ELEMENT)
+    lost = g_queue_pop_head (&soak->inside);
+  if (lost && lost->copied)
+    soak->check_pending = FALSE;
+  g_mutex_unlock (&soak->lock);
+  if (lost)
+    problem (soak, PROBLEM_LOST, "frame %" G_GUINT64_FORMAT " went into "
+        "clfilter and did not come out", lost->index);
+  g_free (lost);
   return GST_PAD_PROBE_OK;
 }
 
@@ -259,9 +293,9 @@ frame_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * (the input's pts was checked on the way in), and is discontinuous only
  * at the start. */
 static void
-check_timeline (Soak * soak, guint64 index, GstBuffer * buf)
+check_timeline (Soak * soak, const InFrame * in, guint64 index,
+    GstBuffer * buf)
 {
-  const InFrame *in = &soak->current;
   GstBufferFlags flags = GST_BUFFER_FLAGS (buf) & STREAM_FLAGS;
 
   if (GST_BUFFER_PTS (buf) != in->pts || GST_BUFFER_DTS (buf) != in->dts ||
@@ -422,20 +456,29 @@ frame_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   guint64 index = soak->out++;
   ClfParams params;
+  InFrame *in;
 
   count_new_memories (buf, &soak->new_out_memories);
-  if (!soak->current.valid) {
+  g_mutex_lock (&soak->lock);
+  in = g_queue_pop_head (&soak->inside);
+  g_mutex_unlock (&soak->lock);
+  if (!in) {
     problem (soak, PROBLEM_LOST, "output %" G_GUINT64_FORMAT " came out of "
         "clfilter with no frame in", index);
     return GST_PAD_PROBE_OK;
   }
-  check_timeline (soak, index, buf);
+  check_timeline (soak, in, index, buf);
   if (check_meta (soak, index, buf, &params)) {
     count_settings (soak, index, &params);
-    if (soak->current.copied)
+    if (in->copied)
       check_bytes (soak, index, buf, &params);
   }
-  soak->current.valid = FALSE;
+  if (in->copied) {
+    g_mutex_lock (&soak->lock);
+    soak->check_pending = FALSE;
+    g_mutex_unlock (&soak->lock);
+  }
+  g_free (in);
   sample_resident (soak, index + 1);
   return GST_PAD_PROBE_OK;
 }
@@ -714,7 +757,8 @@ main (int argc, char **argv)
 {
   Soak soak = { 0 };
   gint frames = 100000, check_every = 1000, warmup = 1000;
-  gint max_growth = 512;
+  gint max_growth = 512, in_flight = -1;
+  gboolean discrete = FALSE;
   gchar *format = NULL, *device = NULL;
   GOptionEntry entries[] = {
     {"frames", 0, 0, G_OPTION_ARG_INT, &frames, "Frames to run (100000)",
@@ -729,6 +773,10 @@ main (int argc, char **argv)
         "Read the starting VmRSS after this many frames (1000)", "W"},
     {"max-growth", 0, 0, G_OPTION_ARG_INT, &max_growth,
         "Fail when VmRSS grows by more than this (512)", "KIB"},
+    {"frames-in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
+        "clfilter's frames-in-flight (its default)", "N"},
+    {"discrete", 0, 0, G_OPTION_ARG_NONE, &discrete,
+        "Frames as on a discrete GPU (CLFILTER_HOST_UNIFIED=0)", NULL},
     {NULL}
   };
   GOptionContext *context = g_option_context_new ("- clfilter soak test");
@@ -739,13 +787,17 @@ main (int argc, char **argv)
   g_option_context_add_group (context, gst_init_get_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error) ||
       frames < 2 || check_every < 1 || warmup < 1 || max_growth < 0 ||
+      in_flight > 16 ||
       !(soak.fc = find_format (format ? format : "I420"))) {
     g_printerr ("clf-soak: %s\n", error ? error->message : "--frames needs "
-        "2 or more, --check-every and --warmup 1 or more, --format one of "
+        "2 or more, --check-every and --warmup 1 or more, "
+        "--frames-in-flight 16 or less, --format one of "
         "tests/check/framecheck.c's");
     return 2;
   }
   g_option_context_free (context);
+  if (discrete)
+    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
 
   soak.frames = (guint) frames;
   soak.check_every = (guint) check_every;
@@ -767,6 +819,8 @@ main (int argc, char **argv)
   frame_alloc (&soak.format, &soak.check_want);
 
   ok = build_pipeline (&soak, device ? device : "auto");
+  if (ok && in_flight >= 0)
+    g_object_set (soak.filter, "frames-in-flight", (guint) in_flight, NULL);
   if (ok) {
     GstBus *bus = gst_element_get_bus (soak.pipeline);
     gst_bus_set_sync_handler (bus, read_stats, &soak, NULL);
