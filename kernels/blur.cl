@@ -4,8 +4,10 @@
  *  box_2d                      naive: each pixel reads all (2r+1)^2 samples
  *  rows_direct, cols_direct    separable: a row pass into `sums`, then columns
  *  sliding                     running sums: the cost per pixel does not grow
- *                              with the radius (GPUs: column_sums then
- *                              row_means_scan; CPUs: sliding_strips)
+ *                              with the radius (GPUs: sliding_tiles in one
+ *                              pass, or column_sums then row_means_scan
+ *                              where tiles would be too narrow; CPUs:
+ *                              sliding_strips)
  */
 
 __kernel void box_2d(PLANE_ARGS)
@@ -200,11 +202,12 @@ PIX(SUM) extended_prefix(__global const SUM *p, int j, int width,
   return (SUM) q * (2 * total - first - last) + rest;
 }
 
-/* The inclusive scan of `value` over the work-group, through `scan`. */
-PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, PIX(SUM) value)
+/* The inclusive scan of `value` over a work-group of n work-items,
+ * through `scan`. */
+PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, int n, PIX(SUM) value)
 {
   scan[lid] = value;
-  for (int step = 1; step < SCAN_GROUP; step *= 2) {
+  for (int step = 1; step < n; step *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const PIX(SUM) add = lid >= step ? scan[lid - step] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -228,7 +231,7 @@ void row_means_scan(PLANE_ARGS)
   PIX(SUM) carry = 0;
   for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
     const int x = x0 + lid;
-    const PIX(SUM) sum = group_scan(scan, lid,
+    const PIX(SUM) sum = group_scan(scan, lid, SCAN_GROUP,
         x < width ? LOAD_COLUMN_SUMS(x, columns) : (PIX(SUM)) 0) + carry;
     if (x < width)
       STORE_SUMS(sum, x, p);
@@ -244,6 +247,102 @@ void row_means_scan(PLANE_ARGS)
     store_mean_pix(out, keep, x,
         extended_prefix(p, x + radius + 1, width, border)
         - extended_prefix(p, x - radius, width, border), mean);
+}
+
+/* ---- GPUs: sliding window in one pass --------------------------------
+ * sliding_tiles  a work-group of TILE_GROUP work-items per tile of
+ *              TILE_PIXELS - 2r pixels and `seg` rows.  Its work-items keep
+ *              in registers the column sums of the tile's pixels and of r
+ *              pixels either side, TILE_RUN neighbouring samples each: the
+ *              first window in full, then a row enters and a row leaves per
+ *              step.  Each row's column sums go to local memory, become
+ *              prefix sums along the row there, and each pixel's window is
+ *              the difference of two; nothing goes through global memory
+ *              between the passes.  The host passes TILE_UNITS (-D) and
+ *              picks the tiles where they are wide enough (see clf-plan.c).
+ *              Prefix sums are exact modulo the width of SUM, and so is
+ *              every window sum, which is below it. */
+
+#define TILE_RUN 16
+#define TILE_GROUP (TILE_UNITS / TILE_RUN)
+#define TILE_PIXELS (TILE_UNITS / BPP)
+/* Pixels of the tile's row that a work-item scans. */
+#define TILE_SCAN_PIXELS ((TILE_PIXELS + TILE_GROUP - 1) / TILE_GROUP)
+
+/* The values of TILE_RUN neighbouring samples of row y, from sample e of
+ * a row whose pixel 0 is the plane's pixel `first` (any integer): one
+ * vector load where they lie inside the plane's row, else each sample
+ * from its pixel under the border rule. */
+uint16 tile_run(__global const uchar *plane, int stride, int y, int first,
+    int e, int width, int border)
+{
+  __global const S *row = PLANE_ROW(plane, stride, y);
+  const int left = first + e / BPP, right = first + (e + TILE_RUN - 1) / BPP;
+  if (left >= 0 && right < width)
+    return LINE_VALUES(16, row + first * BPP + e);
+  uint v[TILE_RUN];
+  for (int k = 0; k < TILE_RUN; k++) {
+    const int x = border_index(first + (e + k) / BPP, width, border);
+    v[k] = VALUE_OF((uint) row[x * BPP + (e + k) % BPP]);
+  }
+  return vload16(0, v);
+}
+
+/* Turns `sums`, a row of TILE_PIXELS pixels' column sums, into inclusive
+ * prefix sums along the row, each work-item scanning TILE_SCAN_PIXELS
+ * neighbouring pixels. */
+void tile_prefix(__local SUM *sums, __local PIX(SUM) *scan, int lid)
+{
+  const int first = lid * TILE_SCAN_PIXELS;
+  const int end = min(first + TILE_SCAN_PIXELS, TILE_PIXELS);
+  PIX(SUM) total = 0;
+  for (int j = first; j < end; j++)
+    total += LOAD_PIX(j, sums);
+  PIX(SUM) running = group_scan(scan, lid, TILE_GROUP, total) - total;
+  for (int j = first; j < end; j++) {
+    running += LOAD_PIX(j, sums);
+    STORE_PIX(running, j, sums);
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
+void sliding_tiles(PLANE_ARGS)
+{
+  __local SUM sums_row[TILE_UNITS];
+  __local PIX(SUM) scan[TILE_GROUP];
+  const int lid = get_local_id(0), e = lid * TILE_RUN;
+  const int tile_width = TILE_PIXELS - 2 * radius;
+  const int x0 = get_group_id(0) * tile_width, first = x0 - radius;
+  const int y0 = get_group_id(1) * seg, y1 = min(y0 + seg, height);
+  __global const uchar *plane = src + src_off;
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+
+  uint16 column = 0;               /* below 2^27 */
+  Walk w = walk_from(y0 - radius, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+    column += tile_run(plane, src_stride, walk_index(w), first, e, width,
+        border);
+  Walk enter = walk_from(y0 + radius + 1, height, border);
+  Walk leave = walk_from(y0 - radius, height, border);
+
+  for (int y = y0; y < y1; y++) {
+    vstore16(PASTE(convert_, SUMN(16))(column), lid, sums_row);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tile_prefix(sums_row, scan, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global S *out = DST_ROW(y);
+    __global const S *keep = KEEP_ROW(y);
+    for (int i = lid; i < tile_width && x0 + i < width; i += TILE_GROUP)
+      store_mean_pix(out, keep, x0 + i, LOAD_PIX(i + 2 * radius, sums_row)
+          - (i > 0 ? LOAD_PIX(i - 1, sums_row) : (PIX(SUM)) 0), mean);
+    if (y + 1 < y1)
+      column += tile_run(plane, src_stride, walk_index(enter), first, e, width,
+        border) - tile_run(plane, src_stride, walk_index(leave), first, e,
+        width, border);
+    enter = walk_next(enter);
+    leave = walk_next(leave);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 
 /* ---- CPUs: strips ---------------------------------------------------

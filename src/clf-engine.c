@@ -595,9 +595,10 @@ void
 clf_program_options (const ClfLayout * layout, char *buf, size_t size)
 {
   snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
-      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d",
-      layout->units, layout->mask, layout->sample_bytes, layout->depth,
-      layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0);
+      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
+      "-D TILE_UNITS=%u", layout->units, layout->mask, layout->sample_bytes,
+      layout->depth, layout->shift, layout->swap ? 1 : 0,
+      layout->wide_sums ? 1 : 0, clf_tile_units (layout));
 }
 
 /* The layout's program from the on-disk cache where it holds a usable

@@ -38,6 +38,7 @@ typedef enum {
   K_LAPLACE_RUNS,
   K_SEPARABLE_STRIPS,
   K_SLIDING_STRIPS,
+  K_SLIDING_TILES,
   N_KERNELS
 } KernelId;
 
@@ -46,6 +47,7 @@ _Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
 const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_runs", "separable_strips", "sliding_strips",
+  "sliding_tiles",
 };
 
 /* What one work-item of a pass covers. */
@@ -55,6 +57,7 @@ typedef enum {
   ROW_GROUP,                    /* a row per work-group (the kernel's size) */
   ROW_RUN,                      /* `units` samples of `rows` rows */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
+  TILE,                         /* a work-group per tile of `seg` rows */
 } WorkShape;
 
 typedef struct {
@@ -83,6 +86,11 @@ static const ModePasses mode_passes[] = {
           {K_ROW_MEANS_SCAN, ROW_GROUP}}, true},
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_WORDS, ROW_RUN, 16, 2}}},
 };
+
+/* GPUs' sliding blur in one pass, where its tiles are wide enough (see
+ * sliding_tiles_fit). */
+static const ModePasses sliding_tiles_passes =
+    {1, {{K_SLIDING_TILES, TILE}}};
 
 /* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
 static const ModePasses cpu_mode_passes[] = {
@@ -672,10 +680,40 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
+/* The pixels of a sliding_tiles tile: the row samples a work-group keeps,
+ * as pixels, less r either side. */
+static int64_t
+tile_width (const KernelSet * set, uint32_t radius)
+{
+  return (int64_t) (clf_tile_units (&set->layout) / set->layout.units)
+      - 2 * (int64_t) radius;
+}
+
+/* Whether the one-pass sliding blur takes radius r: where its tiles are
+ * at least 2r pixels wide, so that the column sums of the pixels either
+ * side at most double a tile's work. */
+static bool
+sliding_tiles_fit (const KernelSet * set, uint32_t radius)
+{
+  return tile_width (set, radius) >= 2 * (int64_t) radius;
+}
+
+/* Rows of a sliding_tiles tile: FIXME tuned on the GPU. */
+static size_t
+tile_rows (uint32_t radius)
+{
+  const char *force = getenv ("CLFILTER_TILE_ROWS");
+  if (force)
+    return (size_t) atoi (force);
+  size_t window = 2 * (size_t) radius + 1;
+  return window < 16 ? 16 : window > 64 ? 64 : window;
+}
+
 /* The global size of a pass over view p, and its `seg` argument. */
 static size_t
-work_shape_size (const ClfPlan * plan, const Pass * pass,
-    const ClfView * p, const ClfParams * params, size_t global[2])
+work_shape_size (const ClfPlan * plan, const KernelSet * set,
+    const Pass * pass, const ClfView * p, const ClfParams * params,
+    size_t global[2])
 {
   size_t window = 2 * (size_t) params->radius + 1;
   size_t segment = window > SLIDING_MAX_SEGMENT ? SLIDING_MAX_SEGMENT :
@@ -695,6 +733,12 @@ work_shape_size (const ClfPlan * plan, const Pass * pass,
       global[0] = ceil_div (view_row_units (p), pass->units);
       global[1] = ceil_div (p->height, pass->rows);
       return pass->rows;
+    case TILE:
+      segment = tile_rows (params->radius);
+      global[0] = ceil_div (p->width, (size_t) tile_width (set,
+              params->radius)) * set->group[pass->kernel];
+      global[1] = ceil_div (p->height, segment);
+      return segment;
     case STRIP:{
       size_t shortest = ceil_div (p->height, (size_t) plan->compute_units *
           STRIPS_PER_COMPUTE_UNIT);
@@ -924,7 +968,7 @@ enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
 {
   cl_kernel kernel = set->kernels[pass->kernel];
   size_t global[2];
-  size_t seg = work_shape_size (plan, pass, p, params, global);
+  size_t seg = work_shape_size (plan, set, pass, p, params, global);
   double long_reads = long_pass_reads (plan, pass, p, params);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
   if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
@@ -966,7 +1010,9 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
-      &cpu_mode_passes[params->mode] : &mode_passes[params->mode];
+      &cpu_mode_passes[params->mode] : params->mode == CLF_MODE_SLIDING
+      && sliding_tiles_fit (set, params->radius) ? &sliding_tiles_passes :
+      &mode_passes[params->mode];
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))

@@ -55,6 +55,15 @@ typedef struct {
 
 bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 
+/* Samples of a row that one work-group of the GPUs' one-pass sliding blur
+ * (sliding_tiles in kernels/blur.cl) keeps in local memory: 16 KiB of
+ * 32-bit sums, or of 64-bit ones at half as many samples. */
+static inline uint32_t
+clf_tile_units (const ClfLayout * layout)
+{
+  return layout->wide_sums ? 2048 : 4096;
+}
+
 /* A program of all kernels for one layout, built on first use and kept by
  * the engine.  The caller gets a new reference. */
 cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
@@ -64,7 +73,7 @@ bool clf_engine_little_endian (const ClfEngine * engine);
 
 /* Every kernel of a program, by name (clf-plan.c); a program from the
  * cache must hold them all. */
-#define CLF_N_KERNELS 9
+#define CLF_N_KERNELS 10
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 
 /* The build options of the program for one layout, into `buf`. */

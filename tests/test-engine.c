@@ -252,11 +252,51 @@ test_matrix (void)
     }
 }
 
+/* The sliding blur of rows several tiles of the GPUs' one-pass kernel
+ * wide (a tile is 4096 / bpp pixels less 2r, taken up to r = 1024 / bpp)
+ * and several tiles tall, at the largest radius tiles take and the next
+ * (one-byte pixels: 1022 and 1023), both borders, against the
+ * reference. */
+static void
+check_rows_of_tiles (void)
+{
+  static const uint32_t bpps[] = { 1, 2, 3, 4 };
+  for (size_t b = 0; b < N_OF (bpps); b++) {
+    uint32_t bpp = bpps[b];
+    uint32_t largest = MIN (1024 / bpp, CLF_MAX_RADIUS - 1);
+    const uint32_t tile_radii[] = { 1, 7, largest, largest + 1 };
+    ClfFrameFormat f = one_plane (4096 / bpp * 2 + 37, 71, bpp,
+        (uint8_t) ((1u << bpp) - 1), 1);
+    ClfPlan *plan = plan_for ("tiles", &f);
+    if (!plan)
+      return;
+    ClfHostFrame in;
+    test_frame_init (&in, &f, true);
+    for (size_t r = 0; r < N_OF (tile_radii); r++)
+      for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
+          border++) {
+        ClfParams params = { CLF_MODE_SLIDING, tile_radii[r], border };
+        ClfHostFrame want, out;
+        char what[160], layout[32];
+        snprintf (layout, sizeof layout, "%u bytes a pixel", bpp);
+        describe (what, sizeof what, layout, &f, &params);
+        test_frame_init (&want, &f, false);
+        clf_ref_filter_frame (&params, &f, &in, &want);
+        if (run_and_compare (plan, &params, &f, what, &in, &out, &want))
+          test_frame_clear (&out);
+        test_frame_clear (&want);
+      }
+    test_frame_clear (&in);
+    clf_plan_free (plan);
+  }
+}
+
 /* Packed and multi-plane layouts: copied alpha/padding bytes, interleaved
  * chroma, subsampled planes copied under laplace. */
 static void
 test_layouts (void)
 {
+  check_rows_of_tiles ();
   static const uint32_t layout_radii[] = { 0, 1, 7, 30 };
   for (size_t s = 0; s < 5; s++) {
     uint32_t w = sizes[s].w, h = sizes[s].h;
