@@ -258,29 +258,27 @@ void row_means_scan(PLANE_ARGS)
  *              step.  Each row's column sums go to local memory, become
  *              prefix sums along the row there, and each pixel's window is
  *              the difference of two; nothing goes through global memory
- *              between the passes.  The host passes TILE_UNITS (-D) and
+ *              between the passes.  The host passes TILE_GROUP and
+ *              TILE_RUN_PIXELS (-D, whole pixels of at most 16 samples) and
  *              picks the tiles where they are wide enough (see clf-plan.c).
  *              Prefix sums are exact modulo the width of SUM, and so is
  *              every window sum, which is below it. */
 
-#define TILE_RUN 16
-#define TILE_GROUP (TILE_UNITS / TILE_RUN)
-#define TILE_PIXELS (TILE_UNITS / BPP)
-/* Pixels of the tile's row that a work-item scans. */
-#define TILE_SCAN_PIXELS ((TILE_PIXELS + TILE_GROUP - 1) / TILE_GROUP)
+#define TILE_RUN (TILE_RUN_PIXELS * BPP)
+#define TILE_PIXELS (TILE_GROUP * TILE_RUN_PIXELS)
 
-/* The values of TILE_RUN neighbouring samples of row y, from sample e of
- * a row whose pixel 0 is the plane's pixel `first` (any integer): one
- * vector load where they lie inside the plane's row, else each sample
- * from its pixel under the border rule. */
+/* The values of the TILE_RUN neighbouring samples of row y from sample e
+ * of a row whose pixel 0 is the plane's pixel `first` (any integer), in
+ * the first lanes: one vector load where 16 of them lie inside the
+ * plane's row, else each sample from its pixel under the border rule. */
 uint16 tile_run(__global const uchar *plane, int stride, int y, int first,
     int e, int width, int border)
 {
   __global const S *row = PLANE_ROW(plane, stride, y);
   const int left = first + e / BPP, right = first + (e + TILE_RUN - 1) / BPP;
-  if (left >= 0 && right < width)
+  if (TILE_RUN == 16 && left >= 0 && right < width)
     return LINE_VALUES(16, row + first * BPP + e);
-  uint v[TILE_RUN];
+  uint v[16] = { 0 };
   for (int k = 0; k < TILE_RUN; k++) {
     const int x = border_index(first + (e + k) / BPP, width, border);
     v[k] = VALUE_OF((uint) row[x * BPP + (e + k) % BPP]);
@@ -288,27 +286,56 @@ uint16 tile_run(__global const uchar *plane, int stride, int y, int first,
   return vload16(0, v);
 }
 
-/* Turns `sums`, a row of TILE_PIXELS pixels' column sums, into inclusive
- * prefix sums along the row, each work-item scanning TILE_SCAN_PIXELS
- * neighbouring pixels. */
-void tile_prefix(__local SUM *sums, __local PIX(SUM) *scan, int lid)
+/* Where sample s of a tile's row of prefix sums lies in local memory:
+ * the work-item that scanned it (s / TILE_RUN) indexes the row of its
+ * place in the run (s % TILE_RUN), so that neighbouring work-items store
+ * to neighbouring words; rows are one word longer than a group, so that
+ * pixels read on neighbouring rows fall in other banks. */
+#define TILE_STRIDE (TILE_GROUP + 1)
+#define TILE_AT(s) (((s) % TILE_RUN) * TILE_STRIDE + (s) / TILE_RUN)
+
+/* Pixel j's inclusive prefix sums along the tile's row. */
+PIX(SUM) tile_prefix_at(__local const SUM *sums, int j)
 {
-  const int first = lid * TILE_SCAN_PIXELS;
-  const int end = min(first + TILE_SCAN_PIXELS, TILE_PIXELS);
-  PIX(SUM) total = 0;
-  for (int j = first; j < end; j++)
-    total += LOAD_PIX(j, sums);
-  PIX(SUM) running = group_scan(scan, lid, TILE_GROUP, total) - total;
-  for (int j = first; j < end; j++) {
-    running += LOAD_PIX(j, sums);
-    STORE_PIX(running, j, sums);
-  }
+#if BPP == 1
+  return sums[TILE_AT(j)];
+#else
+  PIX(SUM) v;
+  v.s0 = sums[TILE_AT(j * BPP)];
+  v.s1 = sums[TILE_AT(j * BPP + 1)];
+#if BPP >= 3
+  v.s2 = sums[TILE_AT(j * BPP + 2)];
+#endif
+#if BPP == 4
+  v.s3 = sums[TILE_AT(j * BPP + 3)];
+#endif
+  return v;
+#endif
+}
+
+/* The prefix sums along the tile's row of the column sums `column` of
+ * each work-item's TILE_RUN samples, into `sums`: within the run in
+ * registers (a whole number of pixels), then across the runs by a scan
+ * of their totals. */
+void tile_prefix(__local SUM *sums, __local PIX(SUM) *scan, int lid,
+    uint16 column)
+{
+  SUM run[16];
+  vstore16(PASTE(convert_, SUMN(16))(column), 0, run);
+  for (int k = BPP; k < TILE_RUN; k++)
+    run[k] += run[k - BPP];
+  const PIX(SUM) total = LOAD_PIX(TILE_RUN_PIXELS - 1, run);
+  const PIX(SUM) carry = group_scan(scan, lid, TILE_GROUP, total) - total;
+  for (int j = 0; j < TILE_RUN_PIXELS; j++)
+    STORE_PIX(LOAD_PIX(j, run) + carry, j, run);
+  for (int k = 0; k < TILE_RUN; k++)
+    sums[k * TILE_STRIDE + lid] = run[k];
 }
 
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
-  __local SUM sums_row[TILE_UNITS];
+  __local SUM sums_row[TILE_RUN * TILE_STRIDE];
   __local PIX(SUM) scan[TILE_GROUP];
   const int lid = get_local_id(0), e = lid * TILE_RUN;
   const int tile_width = TILE_PIXELS - 2 * radius;
@@ -326,19 +353,18 @@ void sliding_tiles(PLANE_ARGS)
   Walk leave = walk_from(y0 - radius, height, border);
 
   for (int y = y0; y < y1; y++) {
-    vstore16(PASTE(convert_, SUMN(16))(column), lid, sums_row);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    tile_prefix(sums_row, scan, lid);
+    tile_prefix(sums_row, scan, lid, column);
     barrier(CLK_LOCAL_MEM_FENCE);
     __global S *out = DST_ROW(y);
     __global const S *keep = KEEP_ROW(y);
     for (int i = lid; i < tile_width && x0 + i < width; i += TILE_GROUP)
-      store_mean_pix(out, keep, x0 + i, LOAD_PIX(i + 2 * radius, sums_row)
-          - (i > 0 ? LOAD_PIX(i - 1, sums_row) : (PIX(SUM)) 0), mean);
+      store_mean_pix(out, keep, x0 + i, tile_prefix_at(sums_row,
+              i + 2 * radius) - (i > 0 ? tile_prefix_at(sums_row, i - 1) :
+              (PIX(SUM)) 0), mean);
     if (y + 1 < y1)
-      column += tile_run(plane, src_stride, walk_index(enter), first, e, width,
-        border) - tile_run(plane, src_stride, walk_index(leave), first, e,
-        width, border);
+      column += tile_run(plane, src_stride, walk_index(enter), first, e,
+          width, border) - tile_run(plane, src_stride, walk_index(leave),
+          first, e, width, border);
     enter = walk_next(enter);
     leave = walk_next(leave);
     barrier(CLK_LOCAL_MEM_FENCE);

@@ -680,13 +680,13 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
-/* The pixels of a sliding_tiles tile: the row samples a work-group keeps,
- * as pixels, less r either side. */
+/* The pixels of a sliding_tiles tile: the pixels whose column sums a
+ * work-group keeps, less r either side. */
 static int64_t
 tile_width (const KernelSet * set, uint32_t radius)
 {
-  return (int64_t) (clf_tile_units (&set->layout) / set->layout.units)
-      - 2 * (int64_t) radius;
+  return (int64_t) (clf_tile_group (&set->layout) *
+      clf_tile_run_pixels (&set->layout)) - 2 * (int64_t) radius;
 }
 
 /* Whether the one-pass sliding blur takes radius r: where its tiles are

@@ -55,13 +55,21 @@ typedef struct {
 
 bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 
-/* Samples of a row that one work-group of the GPUs' one-pass sliding blur
- * (sliding_tiles in kernels/blur.cl) keeps in local memory: 16 KiB of
- * 32-bit sums, or of 64-bit ones at half as many samples. */
+/* The geometry of the GPUs' one-pass sliding blur (sliding_tiles in
+ * kernels/blur.cl), given to its kernels as -D options: a work-group's
+ * work-items, each keeping the column sums of a run of whole pixels of up
+ * to 16 samples (16 KiB of local memory, of 32-bit sums; of 64-bit ones,
+ * half as many work-items). */
 static inline uint32_t
-clf_tile_units (const ClfLayout * layout)
+clf_tile_group (const ClfLayout * layout)
 {
-  return layout->wide_sums ? 2048 : 4096;
+  return layout->wide_sums ? 128 : 256;
+}
+
+static inline uint32_t
+clf_tile_run_pixels (const ClfLayout * layout)
+{
+  return layout->units == 3 ? 5 : 16 / layout->units;
 }
 
 /* A program of all kernels for one layout, built on first use and kept by

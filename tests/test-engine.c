@@ -253,8 +253,8 @@ test_matrix (void)
 }
 
 /* The sliding blur of rows several tiles of the GPUs' one-pass kernel
- * wide (a tile is 4096 / bpp pixels less 2r, taken up to r = 1024 / bpp)
- * and several tiles tall, at the largest radius tiles take and the next
+ * wide (a tile is `tile` pixels less 2r, taken up to r = tile / 4) and
+ * several tiles tall, at the largest radius tiles take and the next
  * (one-byte pixels: 1022 and 1023), both borders, against the
  * reference. */
 static void
@@ -263,9 +263,11 @@ check_rows_of_tiles (void)
   static const uint32_t bpps[] = { 1, 2, 3, 4 };
   for (size_t b = 0; b < N_OF (bpps); b++) {
     uint32_t bpp = bpps[b];
-    uint32_t largest = MIN (1024 / bpp, CLF_MAX_RADIUS - 1);
+    ClfLayout pixels = {.units = bpp };
+    uint32_t tile = clf_tile_group (&pixels) * clf_tile_run_pixels (&pixels);
+    uint32_t largest = MIN (tile / 4, CLF_MAX_RADIUS - 1);
     const uint32_t tile_radii[] = { 1, 7, largest, largest + 1 };
-    ClfFrameFormat f = one_plane (4096 / bpp * 2 + 37, 71, bpp,
+    ClfFrameFormat f = one_plane (tile * 2 + 37, 71, bpp,
         (uint8_t) ((1u << bpp) - 1), 1);
     ClfPlan *plan = plan_for ("tiles", &f);
     if (!plan)
