@@ -249,53 +249,85 @@ void row_means_scan(PLANE_ARGS)
         - extended_prefix(p, x - radius, width, border), mean);
 }
 
+/* Samples b .. b + 15 of a row: the means of window sums `sum` where
+ * filtered, else `kept`. */
+SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
+{
+  const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
+              + m.rounding), m, ulong16));
+  return select(kept, PASTE(convert_, SN(16))(CONTAINER_OF(mean)),
+      filtered_lanes(b));
+}
+
 /* ---- GPUs: sliding window in one pass --------------------------------
  * sliding_tiles  a work-group of TILE_GROUP work-items per tile of
- *              TILE_PIXELS - 2r pixels and `seg` rows.  Its work-items keep
- *              in registers the column sums of the tile's pixels and of r
- *              pixels either side, TILE_RUN neighbouring samples each: the
- *              first window in full, then a row enters and a row leaves per
- *              step.  Each row's column sums go to local memory, become
- *              prefix sums along the row there, and each pixel's window is
- *              the difference of two; nothing goes through global memory
- *              between the passes.  The host passes TILE_GROUP and
- *              TILE_RUN_PIXELS (-D, whole pixels of at most 16 samples) and
- *              picks the tiles where they are wide enough (see clf-plan.c).
- *              Prefix sums are exact modulo the width of SUM, and so is
- *              every window sum, which is below it. */
+ *              TILE_PIXELS - 2r pixels and `seg` rows.  Each work-item
+ *              keeps in registers the column sums of a run of
+ *              TILE_RUN_PIXELS pixels of the tile and of r pixels either
+ *              side: the first window in full, then a row enters and a row
+ *              leaves per step.  Each row's column sums go to local memory,
+ *              and each work-item sums the windows of its run's pixels from
+ *              there, the first in full, then sliding.  Nothing goes
+ *              through global memory between the passes, and a row costs
+ *              two barriers; the window along the row costs 2r + 1 reads
+ *              of local memory per run, so the host takes tiles at small
+ *              radii (SLIDING_TILES_MAX_RADIUS in clf-plan.c), and passes
+ *              their geometry as -D TILE_GROUP and TILE_RUN_PIXELS (whole
+ *              pixels, at most 16 samples). */
 
 #define TILE_RUN (TILE_RUN_PIXELS * BPP)
 #define TILE_PIXELS (TILE_GROUP * TILE_RUN_PIXELS)
 
-/* The values of the TILE_RUN neighbouring samples of row y from sample e
- * of a row whose pixel 0 is the plane's pixel `first` (any integer), in
- * the first lanes: one vector load where 16 of them lie inside the
- * plane's row, else each sample from its pixel under the border rule. */
-uint16 tile_run(__global const uchar *plane, int stride, int y, int first,
-    int e, int width, int border)
+/* Where a work-item's run of TILE_RUN samples, from sample e of a row
+ * whose pixel 0 is the plane's pixel `first` (any integer), is read in
+ * each row: where the run lies inside the plane's row, from there; else
+ * sample by sample under the border rule, at offsets worked out once
+ * (a warp at an edge sets the pace of its work-group). */
+typedef struct {
+  int start;                       /* sample of the row the run starts at */
+  bool inside, aligned;
+  int at[16];                      /* else the samples, in the first lanes */
+} RunSource;
+
+RunSource run_source(int first, int e, int width, int border, bool aligned)
+{
+  RunSource r;
+  const int left = first + e / BPP, right = first + (e + TILE_RUN - 1) / BPP;
+  r.start = first * BPP + e;
+  r.inside = TILE_RUN == 16 && left >= 0 && right < width;
+  r.aligned = aligned;
+  for (int k = 0; k < 16; k++)
+    r.at[k] = k < TILE_RUN ? border_index(first + (e + k) / BPP, width,
+        border) * BPP + (e + k) % BPP : 0;
+  return r;
+}
+
+/* The values of a run's samples in row y, in the first lanes (one vector
+ * load inside the row: an aligned one where the plane's rows are aligned,
+ * as `first` and e start runs). */
+uint16 tile_run(__global const uchar *plane, int stride, int y,
+    const RunSource *r)
 {
   __global const S *row = PLANE_ROW(plane, stride, y);
-  const int left = first + e / BPP, right = first + (e + TILE_RUN - 1) / BPP;
-  if (TILE_RUN == 16 && left >= 0 && right < width)
-    return LINE_VALUES(16, row + first * BPP + e);
+  if (r->inside && r->aligned)
+    return VALUE_OF(convert_uint16(aligned_load16(row + r->start)));
+  if (r->inside)
+    return LINE_VALUES(16, row + r->start);
   uint v[16] = { 0 };
-  for (int k = 0; k < TILE_RUN; k++) {
-    const int x = border_index(first + (e + k) / BPP, width, border);
-    v[k] = VALUE_OF((uint) row[x * BPP + (e + k) % BPP]);
-  }
+  for (int k = 0; k < TILE_RUN; k++)
+    v[k] = VALUE_OF((uint) row[r->at[k]]);
   return vload16(0, v);
 }
 
-/* Where sample s of a tile's row of prefix sums lies in local memory:
- * the work-item that scanned it (s / TILE_RUN) indexes the row of its
- * place in the run (s % TILE_RUN), so that neighbouring work-items store
- * to neighbouring words; rows are one word longer than a group, so that
- * pixels read on neighbouring rows fall in other banks. */
+/* Where sample s of a tile's row of column sums lies in local memory: the
+ * work-item that holds it (s / TILE_RUN) indexes the row of its place in
+ * the run (s % TILE_RUN), so that neighbouring work-items store to and
+ * read from neighbouring words. */
 #define TILE_STRIDE (TILE_GROUP + 1)
 #define TILE_AT(s) (((s) % TILE_RUN) * TILE_STRIDE + (s) / TILE_RUN)
 
-/* Pixel j's inclusive prefix sums along the tile's row. */
-PIX(SUM) tile_prefix_at(__local const SUM *sums, int j)
+/* Pixel j's column sums, from the tile's row of them. */
+PIX(SUM) tile_column(__local const uint *sums, int j)
 {
 #if BPP == 1
   return sums[TILE_AT(j)];
@@ -313,58 +345,89 @@ PIX(SUM) tile_prefix_at(__local const SUM *sums, int j)
 #endif
 }
 
-/* The prefix sums along the tile's row of the column sums `column` of
- * each work-item's TILE_RUN samples, into `sums`: within the run in
- * registers (a whole number of pixels), then across the runs by a scan
- * of their totals. */
-void tile_prefix(__local SUM *sums, __local PIX(SUM) *scan, int lid,
-    uint16 column)
+/* The means of the tile pixels of a work-item's run, p0 on, whose windows
+ * are pixels skew + p .. skew + p + 2r of `sums`; the tile starts at pixel
+ * x0 of the row.  A whole run of 16 aligned samples is stored at once. */
+void tile_run_means(__global S *out, __global const S *keep,
+    __local const uint *sums, int p0, int skew, int x0, int tile_width,
+    int width, int radius, bool aligned, Mean m)
 {
-  SUM run[16];
-  vstore16(PASTE(convert_, SUMN(16))(column), 0, run);
-  for (int k = BPP; k < TILE_RUN; k++)
-    run[k] += run[k - BPP];
-  const PIX(SUM) total = LOAD_PIX(TILE_RUN_PIXELS - 1, run);
-  const PIX(SUM) carry = group_scan(scan, lid, TILE_GROUP, total) - total;
-  for (int j = 0; j < TILE_RUN_PIXELS; j++)
-    STORE_PIX(LOAD_PIX(j, run) + carry, j, run);
-  for (int k = 0; k < TILE_RUN; k++)
-    sums[k * TILE_STRIDE + lid] = run[k];
+  const int end = min(min(p0 + TILE_RUN_PIXELS, tile_width), width - x0);
+  if (p0 >= end)
+    return;
+  PIX(SUM) sum = 0;
+  for (int j = skew + p0; j <= skew + p0 + 2 * radius; j++)
+    sum += tile_column(sums, j);
+  if (aligned && end - p0 == TILE_RUN_PIXELS) {
+    SUM run[16];
+    for (int k = 0; k < TILE_RUN_PIXELS; k++) {
+      STORE_PIX(sum, k, run);
+      const int j = skew + p0 + k;
+      sum += tile_column(sums, j + 2 * radius + 1) - tile_column(sums, j);
+    }
+    const int b = (x0 + p0) * BPP;
+    aligned_store16(run_mean_samples(aligned_load16(keep + b),
+            vload16(0, run), b, m), out + b);
+    return;
+  }
+  for (int p = p0;; p++) {
+    store_mean_pix(out, keep, x0 + p, sum, m);
+    if (p + 1 == end)
+      return;
+    sum += tile_column(sums, skew + p + 2 * radius + 1)
+        - tile_column(sums, skew + p);
+  }
+}
+
+/* A tile's pixels at radius r: a whole number of runs, so that a tile's
+ * runs start on 16-sample boundaries of the row, such that the runs of
+ * its pixels and r either side, from the run the leftmost starts in, are
+ * TILE_PIXELS at most.  The host's tile_width in clf-plan.c is the
+ * same. */
+int tile_width_at(int radius)
+{
+  return (TILE_PIXELS - 2 * radius - (TILE_RUN_PIXELS - 1))
+      / TILE_RUN_PIXELS * TILE_RUN_PIXELS;
 }
 
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
-  __local SUM sums_row[TILE_RUN * TILE_STRIDE];
-  __local PIX(SUM) scan[TILE_GROUP];
+  __local uint sums_row[TILE_RUN * TILE_STRIDE];
   const int lid = get_local_id(0), e = lid * TILE_RUN;
-  const int tile_width = TILE_PIXELS - 2 * radius;
-  const int x0 = get_group_id(0) * tile_width, first = x0 - radius;
+  const int tile_width = tile_width_at(radius);
+  const int x0 = get_group_id(0) * tile_width;
+  /* The first pixel whose column sums the tile keeps starts a run. */
+  const int reach = x0 - radius;
+  const int skew = (reach % TILE_RUN_PIXELS + TILE_RUN_PIXELS)
+      % TILE_RUN_PIXELS, first = reach - skew;
   const int y0 = get_group_id(1) * seg, y1 = min(y0 + seg, height);
+  const bool aligned = TILE_RUN == 16
+      && ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
   __global const uchar *plane = src + src_off;
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
+
+  const RunSource source = run_source(first, e, width, border, aligned);
 
   uint16 column = 0;               /* below 2^27 */
   Walk w = walk_from(y0 - radius, height, border);
   for (int i = -radius; i <= radius; i++, w = walk_next(w))
-    column += tile_run(plane, src_stride, walk_index(w), first, e, width,
-        border);
+    column += tile_run(plane, src_stride, walk_index(w), &source);
   Walk enter = walk_from(y0 + radius + 1, height, border);
   Walk leave = walk_from(y0 - radius, height, border);
+  uint run[16];
 
   for (int y = y0; y < y1; y++) {
-    tile_prefix(sums_row, scan, lid, column);
+    vstore16(column, 0, run);
+    for (int k = 0; k < TILE_RUN; k++)
+      sums_row[k * TILE_STRIDE + lid] = run[k];
     barrier(CLK_LOCAL_MEM_FENCE);
-    __global S *out = DST_ROW(y);
-    __global const S *keep = KEEP_ROW(y);
-    for (int i = lid; i < tile_width && x0 + i < width; i += TILE_GROUP)
-      store_mean_pix(out, keep, x0 + i, tile_prefix_at(sums_row,
-              i + 2 * radius) - (i > 0 ? tile_prefix_at(sums_row, i - 1) :
-              (PIX(SUM)) 0), mean);
+    tile_run_means(DST_ROW(y), KEEP_ROW(y), sums_row,
+        lid * TILE_RUN_PIXELS, skew, x0, tile_width, width, radius, aligned,
+        mean);
     if (y + 1 < y1)
-      column += tile_run(plane, src_stride, walk_index(enter), first, e,
-          width, border) - tile_run(plane, src_stride, walk_index(leave),
-          first, e, width, border);
+      column += tile_run(plane, src_stride, walk_index(enter), &source)
+          - tile_run(plane, src_stride, walk_index(leave), &source);
     enter = walk_next(enter);
     leave = walk_next(leave);
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -434,10 +497,7 @@ void run_means(__global S *out, __global const S *keep,
   SUMN(16) sum = 0;
   for (int d = -radius; d <= radius; d++)
     sum += PASTE(convert_, SUMN(16))(vload16(0, v + b + d * BPP));
-  const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
-              + m.rounding), m, ulong16));
-  vstore16(select(vload16(0, keep + b), PASTE(convert_, SN(16))(
-              CONTAINER_OF(mean)), filtered_lanes(b)), 0, out + b);
+  vstore16(run_mean_samples(vload16(0, keep + b), sum, b, m), 0, out + b);
 }
 
 /* One row's means, each pixel's window summed afresh from the column sums:

@@ -279,3 +279,26 @@ LANES16 filtered_lanes(int b)
       13, 14, 15) + b) % BPP;
   return PASTE(convert_, LANES16)((((int16)(MASK) >> channel) & 1) * -1);
 }
+
+/* 16 samples from and to a 16-byte aligned address: GPUs do not know it
+ * of a vload's address, and load or store single samples. */
+SN(16) aligned_load16(__global const S *p)
+{
+#if SAMPLE_BYTES == 1
+  return as_uchar16(*(__global const uint4 *) p);
+#else
+  __global const ushort8 *run = (__global const ushort8 *) p;
+  return (ushort16)(run[0], run[1]);
+#endif
+}
+
+void aligned_store16(SN(16) v, __global S *p)
+{
+#if SAMPLE_BYTES == 1
+  *(__global uint4 *) p = as_uint4(v);
+#else
+  __global ushort8 *run = (__global ushort8 *) p;
+  run[0] = v.lo;
+  run[1] = v.hi;
+#endif
+}

@@ -276,16 +276,10 @@ Taps aligned_row_taps(__global const S *row, int b)
  * a vload16 and move single samples. */
 SN(16) aligned_centre(Taps here, __global const S *row, int b)
 {
-  __global const ushort8 *run = (__global const ushort8 *) (row + b);
-  return (ushort16)(run[0], run[1]);
+  return aligned_load16(row + b);
 }
 
-#define STORE_ALIGNED_RUN(v, p)                                           \
-  do {                                                                    \
-    __global ushort8 *run_ = (__global ushort8 *) (p);                    \
-    run_[0] = (v).lo;                                                     \
-    run_[1] = (v).hi;                                                     \
-  } while (0)
+#define STORE_ALIGNED_RUN(v, p) aligned_store16((v), (p))
 
 #define WORD_ROWS() \
   LAPLACE_RUN_ROWS (aligned_row_taps, aligned_centre, STORE_ALIGNED_RUN)

@@ -598,7 +598,7 @@ clf_program_options (const ClfLayout * layout, char *buf, size_t size)
       "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u", layout->units, layout->mask,
       layout->sample_bytes, layout->depth, layout->shift, layout->swap ? 1 : 0,
-      layout->wide_sums ? 1 : 0, clf_tile_group (layout),
+      layout->wide_sums ? 1 : 0, CLF_TILE_GROUP,
       clf_tile_run_pixels (layout));
 }
 

@@ -87,8 +87,8 @@ static const ModePasses mode_passes[] = {
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_WORDS, ROW_RUN, 16, 2}}},
 };
 
-/* GPUs' sliding blur in one pass, where its tiles are wide enough (see
- * sliding_tiles_fit). */
+/* GPUs' sliding blur in one pass, at small radii (see
+ * SLIDING_TILES_MAX_RADIUS). */
 static const ModePasses sliding_tiles_passes =
     {1, {{K_SLIDING_TILES, TILE}}};
 
@@ -680,34 +680,27 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
-/* The pixels of a sliding_tiles tile: the pixels whose column sums a
- * work-group keeps, less r either side. */
+/* The pixels of a sliding_tiles tile: as tile_width_at in blur.cl, the
+ * pixels whose column sums a work-group keeps, less r either side and a
+ * run but a pixel, as whole runs. */
 static int64_t
 tile_width (const KernelSet * set, uint32_t radius)
 {
-  return (int64_t) (clf_tile_group (&set->layout) *
-      clf_tile_run_pixels (&set->layout)) - 2 * (int64_t) radius;
+  int64_t run = clf_tile_run_pixels (&set->layout);
+  return (CLF_TILE_GROUP * run - 2 * (int64_t) radius - (run - 1)) / run
+      * run;
 }
 
-/* Whether the one-pass sliding blur takes radius r: where its tiles are
- * at least 2r pixels wide, so that the column sums of the pixels either
- * side at most double a tile's work. */
-static bool
-sliding_tiles_fit (const KernelSet * set, uint32_t radius)
-{
-  return tile_width (set, radius) >= 2 * (int64_t) radius;
-}
-
-/* Rows of a sliding_tiles tile: FIXME tuned on the GPU. */
-static size_t
-tile_rows (uint32_t radius)
-{
-  const char *force = getenv ("CLFILTER_TILE_ROWS");
-  if (force)
-    return (size_t) atoi (force);
-  size_t window = 2 * (size_t) radius + 1;
-  return window < 16 ? 16 : window > 64 ? 64 : window;
-}
+/* The one-pass sliding blur sums each pixel's window along the row from
+ * the column sums in local memory, 2r + 1 reads a run: it beat the two
+ * passes up to here, and lost from r = 15 on (3840x2160 RGBA, NVIDIA
+ * H200: 0.125 against 0.246 ms at r = 1, 0.201 against 0.255 at r = 7,
+ * 0.304 against 0.262 at r = 15).  Its tiles are then 1280 pixels or
+ * more less 2r, and every tile keeps 16 rows: fewer rows per work-group
+ * repeat the first window's rows more, more rows leave too few
+ * work-groups (0.125, 0.141 and 0.163 ms at r = 1 with 16, 32 and 64). */
+#define SLIDING_TILES_MAX_RADIUS 7
+#define SLIDING_TILE_ROWS 16
 
 /* The global size of a pass over view p, and its `seg` argument. */
 static size_t
@@ -734,7 +727,7 @@ work_shape_size (const ClfPlan * plan, const KernelSet * set,
       global[1] = ceil_div (p->height, pass->rows);
       return pass->rows;
     case TILE:
-      segment = tile_rows (params->radius);
+      segment = SLIDING_TILE_ROWS;
       global[0] = ceil_div (p->width, (size_t) tile_width (set,
               params->radius)) * set->group[pass->kernel];
       global[1] = ceil_div (p->height, segment);
@@ -1011,7 +1004,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : params->mode == CLF_MODE_SLIDING
-      && sliding_tiles_fit (set, params->radius) ? &sliding_tiles_passes :
+      && params->radius <= SLIDING_TILES_MAX_RADIUS ? &sliding_tiles_passes :
       &mode_passes[params->mode];
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,

@@ -58,13 +58,8 @@ bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 /* The geometry of the GPUs' one-pass sliding blur (sliding_tiles in
  * kernels/blur.cl), given to its kernels as -D options: a work-group's
  * work-items, each keeping the column sums of a run of whole pixels of up
- * to 16 samples (16 KiB of local memory, of 32-bit sums; of 64-bit ones,
- * half as many work-items). */
-static inline uint32_t
-clf_tile_group (const ClfLayout * layout)
-{
-  return layout->wide_sums ? 128 : 256;
-}
+ * to 16 samples (16 KiB of local memory for a row of them). */
+#define CLF_TILE_GROUP 256
 
 static inline uint32_t
 clf_tile_run_pixels (const ClfLayout * layout)
