@@ -261,7 +261,8 @@ SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
 
 /* ---- GPUs: sliding window in one pass --------------------------------
  * sliding_tiles  a work-group of TILE_GROUP work-items per tile of
- *              TILE_PIXELS - 2r pixels and `seg` rows.  Each work-item
+ *              about TILE_PIXELS - 2r pixels (tile_width_at) and `seg`
+ *              rows.  Each work-item
  *              keeps in registers the column sums of a run of
  *              TILE_RUN_PIXELS pixels of the tile and of r pixels either
  *              side: the first window in full, then a row enters and a row
