@@ -2071,7 +2071,6 @@ gst_cl_filter_frame_failed (GstClFilter * self, ClfError * err)
   return ret;
 }
 
-
 /* Waits for a frame taken from the flight queue (the oldest) and closes
  * its accesses.  With `deliver`, the frame is counted, its figures go on
  * its buffer and the bus, and the buffer to `*outbuf`; without, or when a

@@ -5,9 +5,8 @@
  *  rows_direct, cols_direct    separable: a row pass into `sums`, then columns
  *  sliding                     running sums: the cost per pixel does not grow
  *                              with the radius (GPUs: sliding_tiles in one
- *                              pass, or column_sums then row_means_scan
- *                              where tiles would be too narrow; CPUs:
- *                              sliding_strips)
+ *                              pass at small radii, else column_sums then
+ *                              row_means_scan; CPUs: sliding_strips)
  */
 
 __kernel void box_2d(PLANE_ARGS)
@@ -202,12 +201,11 @@ PIX(SUM) extended_prefix(__global const SUM *p, int j, int width,
   return (SUM) q * (2 * total - first - last) + rest;
 }
 
-/* The inclusive scan of `value` over a work-group of n work-items,
- * through `scan`. */
-PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, int n, PIX(SUM) value)
+/* The inclusive scan of `value` over the work-group, through `scan`. */
+PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, PIX(SUM) value)
 {
   scan[lid] = value;
-  for (int step = 1; step < n; step *= 2) {
+  for (int step = 1; step < SCAN_GROUP; step *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
     const PIX(SUM) add = lid >= step ? scan[lid - step] : 0;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -231,7 +229,7 @@ void row_means_scan(PLANE_ARGS)
   PIX(SUM) carry = 0;
   for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
     const int x = x0 + lid;
-    const PIX(SUM) sum = group_scan(scan, lid, SCAN_GROUP,
+    const PIX(SUM) sum = group_scan(scan, lid,
         x < width ? LOAD_COLUMN_SUMS(x, columns) : (PIX(SUM)) 0) + carry;
     if (x < width)
       STORE_SUMS(sum, x, p);
@@ -262,11 +260,10 @@ SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
 /* ---- GPUs: sliding window in one pass --------------------------------
  * sliding_tiles  a work-group of TILE_GROUP work-items per tile of
  *              about TILE_PIXELS - 2r pixels (tile_width_at) and `seg`
- *              rows.  Each work-item
- *              keeps in registers the column sums of a run of
- *              TILE_RUN_PIXELS pixels of the tile and of r pixels either
- *              side: the first window in full, then a row enters and a row
- *              leaves per step.  Each row's column sums go to local memory,
+ *              rows.  Each work-item keeps in registers the column sums
+ *              of a run of TILE_RUN_PIXELS pixels of the tile and of r
+ *              pixels either side: the first window in full, then a row
+ *              enters and a row leaves per step.  Each row's column sums go to local memory,
  *              and each work-item sums the windows of its run's pixels from
  *              there, the first in full, then sliding.  Nothing goes
  *              through global memory between the passes, and a row costs
