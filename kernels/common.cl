@@ -302,3 +302,16 @@ void aligned_store16(SN(16) v, __global S *p)
   run[1] = v.hi;
 #endif
 }
+
+/* 16 samples from and to any address, in one vector access: PoCL makes a
+ * vstore16 of bytes sixteen byte stores. */
+typedef SN(16) __attribute__((aligned(SAMPLE_BYTES))) AnySN16;
+SN(16) any_load16(__global const S *p)
+{
+  return *(__global const AnySN16 *) p;
+}
+
+void any_store16(SN(16) v, __global S *p)
+{
+  *(__global AnySN16 *) p = v;
+}

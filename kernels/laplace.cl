@@ -3,14 +3,9 @@
  * apply.
  *
  * Two shapes of the same arithmetic, picked per device class by the host:
- * laplace_words for GPUs, aligned 16-byte loads (below), and laplace_runs
- * for CPUs: a work-item takes RUN samples of `seg` consecutive rows.  In
- * both, each row's samples are loaded once per work-item, as the left,
- * centre and right neighbour vectors, and serve three output rows; the
- * arithmetic is 16-bit for values of up to 11 bits and 32-bit beyond.  (On
- * PoCL, three overlapping loads, which hit the cache, measured 3-4 times
- * faster than two loads and shuffle2; on GPUs a vload from an unaligned
- * address becomes loads of single samples, hence aligned words there.)
+ * laplace_words for GPUs, aligned 16-byte loads (below), and
+ * laplace_strips for CPUs: a work-item takes a strip of whole rows.  The
+ * arithmetic is 16-bit for values of up to 11 bits and 32-bit beyond.
  * Runs that touch a left or right edge, or would read past the row (never
  * into padding), take the sample-by-sample path. */
 
@@ -29,17 +24,6 @@
 typedef struct {
   TAP left, centre, right;
 } Taps;
-
-/* Samples b..b+15 of a row and their neighbours BPP samples to either
- * side. */
-Taps row_taps(__global const S *row, int b)
-{
-  Taps t;
-  t.left = TAP_VALUES(vload16(0, row + b - BPP));
-  t.centre = TAP_VALUES(vload16(0, row + b));
-  t.right = TAP_VALUES(vload16(0, row + b + BPP));
-  return t;
-}
 
 TAP taps_sum(Taps t)
 {
@@ -107,19 +91,6 @@ void laplace_samples(__global const uchar *in, int src_stride,
       here = below;                                                       \
     }                                                                     \
   } while (0)
-
-/* The centre row's containers, to copy the samples not filtered: 8-bit
- * values are their containers. */
-SN(16) centre_containers(Taps here, __global const S *row, int b)
-{
-#if SAMPLE_BYTES == 1
-  return convert_uchar16(here.centre);
-#else
-  return vload16(0, row + b);
-#endif
-}
-
-#define STORE_RUN(v, p) vstore16 ((v), 0, (p))
 
 /* 9 * centre - ring, clamped to the values, as containers. */
 SN(16) sharp_run(TAP v)
@@ -306,21 +277,89 @@ __kernel void laplace_words(PLANE_ARGS)
   WORD_ROWS();
 }
 
-/* ---- CPUs: RUN samples of `seg` rows per work-item -------------------- */
+/* ---- CPUs: a strip of `seg` whole rows per work-item -------------------
+ * A core walks its strip STRIP_ROWS rows at a time, each row in runs of 16
+ * samples.  Each run's left + centre + right sum is taken once in each of
+ * the STRIP_ROWS + 2 rows it spans (overlapping loads, from L1) and serves
+ * up to three output rows: the 3x3 sum T, and out = 10 * centre - T.  The
+ * lanes that are copied repeat every BPP runs (16 mod BPP), so their masks
+ * are worked out once per strip.  (1280x720 RGBA on one PoCL core: a
+ * work-item per 16 samples of four rows, the taps slid down in registers,
+ * took 1.5 ms, the work-item loop and a mask per run costing more than
+ * the loads they saved; a strip a row at a time 0.67 ms, two rows 0.55,
+ * four 0.53.) */
 
-__kernel void laplace_runs(PLANE_ARGS)
+#define STRIP_ROWS 2
+
+/* The sum of samples b .. b + 15 of a row and of their neighbours BPP
+ * samples to either side. */
+TAP three_taps(__global const S *row, int b)
 {
-  const int b = get_global_id(0) * RUN;
-  const int y0 = get_global_id(1) * seg;
-  const int y1 = min(y0 + seg, height);
+  return TAP_VALUES(any_load16(row + b - BPP))
+      + TAP_VALUES(any_load16(row + b)) + TAP_VALUES(any_load16(row + b + BPP));
+}
+
+/* Samples b .. b + 15 of rows in[1] .. in[STRIP_ROWS] into out[0] ..
+ * out[STRIP_ROWS - 1]; in[0] and in[STRIP_ROWS + 1] are the rows above and
+ * below. */
+void laplace_run(__global const S *const *in, __global S *const *out,
+    int b, LANES16 keep)
+{
+  TAP h[STRIP_ROWS + 2];
+#pragma unroll
+  for (int i = 0; i < STRIP_ROWS + 2; i++)
+    h[i] = three_taps(in[i], b);
+#pragma unroll
+  for (int i = 0; i < STRIP_ROWS; i++) {
+    const SN(16) centre = any_load16(in[i + 1] + b);
+    const SN(16) sharp = sharp_run((TAP) (10) * TAP_VALUES(centre)
+        - (h[i] + h[i + 1] + h[i + 2]));
+#if MASK == (1 << BPP) - 1
+    any_store16(sharp, out[i] + b);
+#else
+    any_store16(select(centre, sharp, keep), out[i] + b);
+#endif
+  }
+}
+
+__kernel void laplace_strips(PLANE_ARGS)
+{
+  const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
   const int row_units = width * BPP;
   __global const uchar *in = src + src_off;
   __global uchar *out = dst + dst_off;
+  LANES16 keep[BPP];                 /* of the runs from BPP + 16 k on */
+  for (int k = 0; k < BPP; k++)
+    keep[k] = filtered_lanes(BPP + k * RUN);
 
-  if (b < BPP || b + BPP + RUN > row_units) {
-    laplace_samples(in, src_stride, out, dst_stride, b,
-        min(b + RUN, row_units), y0, y1, width, height, border);
+  if (y1 - y0 < STRIP_ROWS) {
+    laplace_samples(in, src_stride, out, dst_stride, 0, row_units, y0, y1,
+        width, height, border);
     return;
   }
-  LAPLACE_RUN_ROWS(row_taps, centre_containers, STORE_RUN);
+  /* The last step of a strip of rows that STRIP_ROWS does not divide goes
+   * back over rows already written, with the same bytes. */
+  for (int y = y0; y < y1; y += STRIP_ROWS) {
+    const int top = min(y, y1 - STRIP_ROWS);
+    __global const S *rows_in[STRIP_ROWS + 2];
+    __global S *rows_out[STRIP_ROWS];
+#pragma unroll
+    for (int i = 0; i < STRIP_ROWS + 2; i++)
+      rows_in[i] = PLANE_ROW(in, src_stride,
+          border_index(top - 1 + i, height, border));
+#pragma unroll
+    for (int i = 0; i < STRIP_ROWS; i++)
+      rows_out[i] = PLANE_ROW(out, dst_stride, top + i);
+    int b = BPP;
+    for (; b + BPP + BPP * RUN <= row_units; b += BPP * RUN)
+#pragma unroll
+      for (int k = 0; k < BPP; k++)
+        laplace_run(rows_in, rows_out, b + k * RUN, keep[k]);
+    for (; b + BPP + RUN <= row_units; b += RUN)
+      laplace_run(rows_in, rows_out, b, filtered_lanes(b));
+    laplace_samples(in, src_stride, out, dst_stride, 0, min(BPP, row_units),
+        top, top + STRIP_ROWS, width, height, border);
+    laplace_samples(in, src_stride, out, dst_stride, max(b, BPP), row_units,
+        top, top + STRIP_ROWS, width, height, border);
+  }
 }

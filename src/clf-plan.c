@@ -35,7 +35,7 @@ typedef enum {
   K_COLUMN_SUMS,
   K_ROW_MEANS_SCAN,
   K_LAPLACE_WORDS,
-  K_LAPLACE_RUNS,
+  K_LAPLACE_STRIPS,
   K_SEPARABLE_STRIPS,
   K_SLIDING_STRIPS,
   K_SLIDING_TILES,
@@ -46,7 +46,7 @@ _Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
 
 const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
-  "laplace_words", "laplace_runs", "separable_strips", "sliding_strips",
+  "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
   "sliding_tiles",
 };
 
@@ -97,7 +97,7 @@ static const ModePasses cpu_mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_STRIPS, STRIP}}, true},
   [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}, true},
-  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_RUNS, ROW_RUN, 16, 4}}},
+  [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_STRIPS, STRIP}}},
 };
 
 /* Strips per compute unit: two, so a core that finishes early takes
@@ -702,13 +702,22 @@ tile_width (const KernelSet * set, uint32_t radius)
 #define SLIDING_TILES_MAX_RADIUS 7
 #define SLIDING_TILE_ROWS 16
 
+/* The rows a pass's window spans: laplace's are 3 whatever the radius. */
+static size_t
+pass_window (const Pass * pass, const ClfParams * params)
+{
+  if (pass->kernel == K_LAPLACE_WORDS || pass->kernel == K_LAPLACE_STRIPS)
+    return 3;
+  return 2 * (size_t) params->radius + 1;
+}
+
 /* The global size of a pass over view p, and its `seg` argument. */
 static size_t
 work_shape_size (const ClfPlan * plan, const KernelSet * set,
     const Pass * pass, const ClfView * p, const ClfParams * params,
     size_t global[2])
 {
-  size_t window = 2 * (size_t) params->radius + 1;
+  size_t window = pass_window (pass, params);
   size_t segment = window > SLIDING_MAX_SEGMENT ? SLIDING_MAX_SEGMENT :
       window > SLIDING_MIN_SEGMENT ? window : SLIDING_MIN_SEGMENT;
 
