@@ -55,7 +55,7 @@ __kernel void cols_direct(PLANE_ARGS)
 
 
 /* The sums over the window of rows first .. first + 2r of samples b ..
- * b + L - 1 of a row (L = 16, 4 or a single sample), summed in registers. */
+ * b + L - 1 of a row (L = 4 or a single sample), summed in registers. */
 #define DEFINE_COLUMN_WINDOW(L, T, LOAD)                                   \
   T column_window_##L (__global const uchar *plane, int stride, int b,     \
       int first, int height, int radius, int border)                       \
@@ -73,10 +73,8 @@ __kernel void cols_direct(PLANE_ARGS)
     return acc;                                                            \
   }
 
-#define LOAD_RUN(p) LINE_VALUES (16, p)
 #define LOAD_WORD(p) LINE_VALUES (4, p)
 #define LOAD_ONE(p) VALUE_OF ((uint) *(p))
-DEFINE_COLUMN_WINDOW (16, uint16, LOAD_RUN)
 DEFINE_COLUMN_WINDOW (4, uint4, LOAD_WORD)
 DEFINE_COLUMN_WINDOW (1, uint, LOAD_ONE)
 
@@ -458,16 +456,26 @@ void columns_slide(__global uint *v, __global const S *enter,
 }
 
 /* The column sums of a row's n samples over the window of rows first ..
- * first + 2r. */
+ * first + 2r, added a row at a time so that the rows stream through the
+ * cache (seeding four strips of 1280x720 RGBA at r = 255 on one PoCL
+ * core: 1.0-1.2 ms, against 1.7-1.9 summing 16 columns at a time down the
+ * window, each row a cache line apart). */
 void columns_window(__global uint *v, __global const uchar *plane,
     int stride, int n, int first, int height, int radius, int border)
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    vstore16(column_window_16(plane, stride, b, first, height, radius,
-            border), 0, v + b);
+    vstore16(0, 0, v + b);
   for (; b < n; b++)
-    v[b] = column_window_1(plane, stride, b, first, height, radius, border);
+    v[b] = 0;
+  Walk w = walk_from(first, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w)) {
+    __global const S *row = PLANE_ROW(plane, stride, walk_index(w));
+    for (b = 0; b + COLUMN_RUN <= n; b += COLUMN_RUN)
+      vstore16(vload16(0, v + b) + LINE_VALUES(16, row + b), 0, v + b);
+    for (; b < n; b++)
+      v[b] += VALUE_OF((uint) row[b]);
+  }
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */
@@ -519,59 +527,128 @@ void row_means_direct(__global S *out, __global const S *keep,
         m);
 }
 
-/* Means of pixels x .. end - 1 of a row, sliding the running sum `sum`
- * with the border rule; returns where it stopped. */
-int row_means_walking(__global S *out, __global const S *keep,
-    __global const uint *v, PIX(SUM) *sum, int x, int end, int width,
-    int radius, int border, Mean m)
+/* CPUs: the means floor(D / N) of 16 window sums, D = S + N/2.  8-bit
+ * samples take them in float, 8 lanes an instruction (the exact 64-bit
+ * product took half of a row's time on PoCL): D < 256 N, so where N <=
+ * FLOAT_MEAN_MAX_AREA, D is exact in float, and (D + 0.5) * (1/N) in one
+ * fused multiply-add, 1/N rounded from the host's mul (within 2^-30 of
+ * it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N, whose fraction
+ * lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D / N).  Larger
+ * windows take an estimate from below (1/N lowered by 2^-20, more than the
+ * roundings), at most 1 short, and one correction.  test_means in
+ * test-engine.c checks every radius at the sums where the mean steps. */
+#define FLOAT_MEAN_MAX_AREA (127 * 127)
+
+uint16 cpu_means(SUMN(16) sum, Mean m)
 {
-  Walk enter = walk_from(x + radius + 1, width, border);
-  Walk leave = walk_from(x - radius, width, border);
-  for (; x < end; x++, enter = walk_next(enter), leave = walk_next(leave)) {
-    store_mean_pix(out, keep, x, *sum, m);
-    *sum += CONVERT_PIX(SUM)(LOAD_PIX(walk_index(enter), v))
-        - CONVERT_PIX(SUM)(LOAD_PIX(walk_index(leave), v));
-  }
-  return x;
+#if SAMPLE_BYTES == 1
+  const int16 d = as_int16(sum + m.rounding);
+  if (m.area <= FLOAT_MEAN_MAX_AREA)
+    return as_uint16(convert_int16(fma(convert_float16(d), (float16) m.inv,
+                (float16) (0.5f * m.inv))));
+  const int16 low = convert_int16(convert_float16(d)
+      * (m.inv * (1.0f - 0x1p-20f)));
+  return as_uint16(low - (d - low * (int) m.area >= (int) m.area));
+#else
+  return convert_uint16(MEAN_OF(convert_ulong16(sum + m.rounding), m,
+          ulong16));
+#endif
 }
 
-/* One row's means with a running sum along the row.  Between the edges,
- * where the entering and leaving pixels need no border rule, no walk. */
-void row_means_sliding(__global S *out, __global const S *keep,
-    __global const uint *v, int width, int radius, int border, Mean m)
+/* Fills the r + 1 pixels left of a row of column sums and the r right of
+ * it with the pixels that the border rule reads there, so that the row's
+ * running sum needs no border rule.  Only a window wider than the row
+ * reflects more than once: the others copy without a walk. */
+void pad_columns(__global uint *v, int width, int radius, int border)
 {
-  const int inner_first = min(radius, width);
-  const int inner_end = max(inner_first, width - radius - 1);
-  PIX(SUM) sum = pixel_window(v, 0, width, radius, border);
-  int x = row_means_walking(out, keep, v, &sum, 0, inner_first, width,
-      radius, border, m);
-  for (; x < inner_end; x++) {
+  if (border == BORDER_CLAMP) {
+    const PIX(uint) first = LOAD_PIX(0, v), last = LOAD_PIX(width - 1, v);
+    for (int k = 1; k <= radius + 1; k++) {
+      STORE_PIX(first, -k, v);
+      STORE_PIX(last, width - 1 + k, v);
+    }
+  } else if (radius + 1 < width) {
+    for (int k = 1; k <= radius + 1; k++) {
+      STORE_PIX(LOAD_PIX(k, v), -k, v);
+      STORE_PIX(LOAD_PIX(width - 1 - k, v), width - 1 + k, v);
+    }
+  } else {
+    Walk w = walk_from(-radius - 1, width, border);
+    for (int x = -radius - 1; x < 0; x++, w = walk_next(w))
+      STORE_PIX(LOAD_PIX(walk_index(w), v), x, v);
+    w = walk_from(width, width, border);
+    for (int x = width; x <= width + radius; x++, w = walk_next(w))
+      STORE_PIX(LOAD_PIX(walk_index(w), v), x, v);
+  }
+}
+
+/* Whole pixels in a run of at most 16 samples. */
+#define RUN_PIXELS (16 / BPP)
+
+/* One row's means from its padded column sums v, with a running sum along
+ * the row: RUN_PIXELS window sums a pixel at a time, then their means at
+ * once.  (A run of RGB's 5 pixels also writes the next pixel's first
+ * sample, which the next run or the last pixels write again.) */
+void row_means_padded(__global S *out, __global const S *keep,
+    __global const uint *v, int width, int radius, Mean m)
+{
+  PIX(SUM) sum = 0;
+  for (int j = -radius; j <= radius; j++)
+    sum += CONVERT_PIX(SUM)(LOAD_PIX(j, v));
+  const LANES16 lanes = filtered_lanes(0);   /* runs start whole pixels */
+  __global const uint *enter = v + (radius + 1) * BPP;
+  __global const uint *leave = v - radius * BPP;
+  int x = 0;
+  for (; x * BPP + 16 <= width * BPP; x += RUN_PIXELS) {
+    SUM run[16];
+#pragma unroll
+    for (int k = 0; k < RUN_PIXELS; k++) {
+      STORE_PIX(sum, k, run);
+      sum += CONVERT_PIX(SUM)(LOAD_PIX(k, enter))
+          - CONVERT_PIX(SUM)(LOAD_PIX(k, leave));
+    }
+    enter += RUN_PIXELS * BPP;
+    leave += RUN_PIXELS * BPP;
+    /* The means are values: saturating is converting, in fewer steps. */
+    const SN(16) means = PASTE(PASTE(convert_, SN(16)), _sat)(
+        CONTAINER_OF(cpu_means(vload16(0, run), m)));
+#if MASK == (1 << BPP) - 1
+    any_store16(means, out + x * BPP);
+#else
+    any_store16(select(any_load16(keep + x * BPP), means, lanes),
+        out + x * BPP);
+#endif
+  }
+  for (; x < width; x++) {
     store_mean_pix(out, keep, x, sum, m);
     sum += CONVERT_PIX(SUM)(LOAD_PIX(x + radius + 1, v))
         - CONVERT_PIX(SUM)(LOAD_PIX(x - radius, v));
   }
-  row_means_walking(out, keep, v, &sum, x, width, width, radius, border, m);
 }
 
-/* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`. */
+/* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`,
+ * with room for `pad` pixels either side (the host's sums are large
+ * enough: view_sums_bytes in clf-plan.c). */
 typedef struct {
   int y0, y1, row_units;
   __global uint *v;
 } Strip;
 
-Strip strip_for(__global SUM *sums, int seg, int width, int height)
+Strip strip_for(__global SUM *sums, int seg, int width, int height,
+    int pad)
 {
   Strip s;
   s.y0 = get_global_id(0) * seg;
   s.y1 = min(s.y0 + seg, height);
   s.row_units = width * BPP;
-  s.v = (__global uint *) sums + get_global_id(0) * s.row_units;
+  s.v = (__global uint *) sums
+      + get_global_id(0) * (size_t) (s.row_units + 2 * pad * BPP) + pad * BPP;
   return s;
 }
 
 __kernel void separable_strips(PLANE_ARGS)
 {
-  const Strip s = strip_for(sums, seg, width, height);
+  const Strip s = strip_for(sums, seg, width, height, 0);
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
   for (int y = s.y0; y < s.y1; y++) {
@@ -584,7 +661,7 @@ __kernel void separable_strips(PLANE_ARGS)
 
 __kernel void sliding_strips(PLANE_ARGS)
 {
-  const Strip s = strip_for(sums, seg, width, height);
+  const Strip s = strip_for(sums, seg, width, height, radius + 1);
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
   columns_window(s.v, src + src_off, src_stride, s.row_units, s.y0 - radius,
@@ -592,8 +669,8 @@ __kernel void sliding_strips(PLANE_ARGS)
   Walk enter = walk_from(s.y0 + radius + 1, height, border);
   Walk leave = walk_from(s.y0 - radius, height, border);
   for (int y = s.y0; y < s.y1; y++) {
-    row_means_sliding(DST_ROW(y), KEEP_ROW(y), s.v, width, radius, border,
-        mean);
+    pad_columns(s.v, width, radius, border);
+    row_means_padded(DST_ROW(y), KEEP_ROW(y), s.v, width, radius, mean);
     if (y + 1 < s.y1)
       columns_slide(s.v, SRC_ROW(walk_index(enter)), SRC_ROW(walk_index(leave)),
           s.row_units);

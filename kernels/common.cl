@@ -186,6 +186,8 @@ void store_sums (__global uint *out, const SUM *sum)
  * (16-bit values above r=90, 10-bit ones above r=723). */
 typedef struct {
   SUM rounding;                  /* N / 2 */
+  uint area;                     /* N */
+  float inv;                     /* 1 / N, for 8-bit samples on CPUs */
 #if SAMPLE_BYTES == 1
   uint mul;
 #else
@@ -211,9 +213,13 @@ uint window_area(int radius)
 Mean mean_for(int radius, ulong mul, int shift)
 {
   Mean m;
-  m.rounding = window_area(radius) / 2;
+  m.area = window_area(radius);
+  m.rounding = m.area / 2;
   m.mul = mul;
   m.shift = shift;
+#if SAMPLE_BYTES == 1
+  m.inv = ldexp((float) mul, -shift);
+#endif
   return m;
 }
 

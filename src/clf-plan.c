@@ -215,14 +215,24 @@ needs_wide_sums (const ClfView * v, uint32_t radius)
 /* Bytes of the sums buffer a blur of view v needs: a 32-bit sum per
  * sample, and where 64-bit sums may be needed, 8 bytes more per sample
  * after them (the GPU sliding blur's prefix sums; see prefix_row in
- * blur.cl). */
+ * blur.cl).  CPUs' sliding strips each keep a row of column sums with
+ * room for the window's reach either side (strip_for in blur.cl), and a
+ * view has at most STRIPS_PER_COMPUTE_UNIT strips a compute unit. */
 static uint64_t
-view_sums_bytes (const ClfView * v)
+view_sums_bytes (const ClfPlan * plan, const ClfView * v)
 {
   uint64_t samples = (uint64_t) view_row_units (v) * v->height;
   uint64_t narrow = (samples + 15) / 16 * 16 * sizeof (cl_uint);
-  return narrow + (needs_wide_sums (v, CLF_MAX_RADIUS) ?
+  uint64_t bytes = narrow + (needs_wide_sums (v, CLF_MAX_RADIUS) ?
       samples * sizeof (cl_ulong) : 0);
+  if (plan->cpu_kernels) {
+    uint64_t padded_row = view_row_units (v)
+        + 2 * (uint64_t) (CLF_MAX_RADIUS + 1) * v->units;
+    uint64_t strips = (uint64_t) STRIPS_PER_COMPUTE_UNIT
+        * plan->compute_units * padded_row * sizeof (cl_uint);
+    bytes = strips > bytes ? strips : bytes;
+  }
+  return bytes;
 }
 
 /* A kernel's work-group size on GPUs: the size it was compiled for
@@ -323,7 +333,7 @@ check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
   uint32_t widest = 0;
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
-    uint64_t view_sums = view_sums_bytes (v);
+    uint64_t view_sums = view_sums_bytes (plan, v);
     if (v->blur_mask && view_sums > sums) {
       sums = view_sums;
       widest = i;
@@ -602,8 +612,8 @@ finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
  * where depth + L <= 31, s = depth + 2L keeps D * mul below 2^64 and the
  * kernels shift by s; else bits = 38 and they take the high word of a
  * 128-bit product, shifting by 64 - s first (passed negated). */
-static void
-mean_divider (uint32_t radius, uint32_t sample_bytes, uint32_t depth,
+void
+clf_mean_divider (uint32_t radius, uint32_t sample_bytes, uint32_t depth,
     cl_ulong * mul, cl_int * shift)
 {
   uint64_t area = (2 * (uint64_t) radius + 1) * (2 * (uint64_t) radius + 1);
@@ -630,7 +640,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_int keep_dst = keep_from_dst;
   cl_ulong mean_mul;
   cl_int mean_shift;
-  mean_divider (params->radius, v->sample_bytes, v->depth, &mean_mul,
+  clf_mean_divider (params->radius, v->sample_bytes, v->depth, &mean_mul,
       &mean_shift);
   const struct {
     size_t size;

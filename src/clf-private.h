@@ -82,6 +82,12 @@ extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* The build options of the program for one layout, into `buf`. */
 void clf_program_options (const ClfLayout * layout, char *buf, size_t size);
 
+/* The multiplier and shift that divide window sums by the window's area in
+ * the kernels (Mean in common.cl), for a radius and samples of
+ * `sample_bytes` bytes and `depth` bits (clf-plan.c). */
+void clf_mean_divider (uint32_t radius, uint32_t sample_bytes,
+    uint32_t depth, cl_ulong * mul, cl_int * shift);
+
 /* ---- frame formats (clf-format.c) ---- */
 
 /* The components of one plane that share a grid of pixels (the same pixel
