@@ -245,39 +245,12 @@ void row_means_scan(PLANE_ARGS)
         - extended_prefix(p, x - radius, width, border), mean);
 }
 
-/* The means floor(D / N) of 16 window sums, D = S + N/2.  8-bit samples
- * take them in float, 8 lanes an instruction on CPUs and one on GPUs (the
- * exact 64-bit product took half of a row's time on PoCL): D < 256 N, so
- * where N <= FLOAT_MEAN_MAX_AREA, D is exact in float, and (D + 0.5) * (1/N) in one
- * fused multiply-add, 1/N rounded from the host's mul (within 2^-30 of
- * it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N, whose fraction
- * lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D / N).  Larger
- * windows take an estimate from below (1/N lowered by 2^-20, more than the
- * roundings), at most 1 short, and one correction.  test_means in
- * test-engine.c checks every radius at the sums where the mean steps. */
-#define FLOAT_MEAN_MAX_AREA (127 * 127)
-
-uint16 means16(SUMN(16) sum, Mean m)
-{
-#if SAMPLE_BYTES == 1
-  const int16 d = as_int16(sum + m.rounding);
-  if (m.area <= FLOAT_MEAN_MAX_AREA)
-    return as_uint16(convert_int16(fma(convert_float16(d), (float16) m.inv,
-                (float16) (0.5f * m.inv))));
-  const int16 low = convert_int16(convert_float16(d)
-      * (m.inv * (1.0f - 0x1p-20f)));
-  return as_uint16(low - (d - low * (int) m.area >= (int) m.area));
-#else
-  return convert_uint16(MEAN_OF(convert_ulong16(sum + m.rounding), m,
-          ulong16));
-#endif
-}
-
 /* Samples b .. b + 15 of a row: the means of window sums `sum` where
  * filtered, else `kept`. */
 SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
 {
-  const uint16 mean = means16(sum, m);
+  const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
+              + m.rounding), m, ulong16));
   return select(kept, PASTE(convert_, SN(16))(CONTAINER_OF(mean)),
       filtered_lanes(b));
 }
@@ -288,10 +261,9 @@ SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
  *              rows.  Each work-item keeps in registers the column sums
  *              of a run of TILE_RUN_PIXELS pixels of the tile and of r
  *              pixels either side: the first window in full, then a row
- *              enters and a row leaves per step.  Each row's column sums
- *              go to local memory, and each work-item sums the windows of
- *              its run's pixels from there, the first in full, then
- *              sliding.  Nothing goes
+ *              enters and a row leaves per step.  Each row's column sums go to local memory,
+ *              and each work-item sums the windows of its run's pixels from
+ *              there, the first in full, then sliding.  Nothing goes
  *              through global memory between the passes, and a row costs
  *              two barriers; the window along the row costs 2r + 1 reads
  *              of local memory per run, so the host takes tiles at small
@@ -555,6 +527,34 @@ void row_means_direct(__global S *out, __global const S *keep,
         m);
 }
 
+/* CPUs: the means floor(D / N) of 16 window sums, D = S + N/2.  8-bit
+ * samples take them in float, 8 lanes an instruction (the exact 64-bit
+ * product took half of a row's time on PoCL): D < 256 N, so where N <=
+ * FLOAT_MEAN_MAX_AREA, D is exact in float, and (D + 0.5) * (1/N) in one
+ * fused multiply-add, 1/N rounded from the host's mul (within 2^-30 of
+ * it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N, whose fraction
+ * lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D / N).  Larger
+ * windows take an estimate from below (1/N lowered by 2^-20, more than the
+ * roundings), at most 1 short, and one correction.  test_means in
+ * test-engine.c checks every radius at the sums where the mean steps. */
+#define FLOAT_MEAN_MAX_AREA (127 * 127)
+
+uint16 cpu_means(SUMN(16) sum, Mean m)
+{
+#if SAMPLE_BYTES == 1
+  const int16 d = as_int16(sum + m.rounding);
+  if (m.area <= FLOAT_MEAN_MAX_AREA)
+    return as_uint16(convert_int16(fma(convert_float16(d), (float16) m.inv,
+                (float16) (0.5f * m.inv))));
+  const int16 low = convert_int16(convert_float16(d)
+      * (m.inv * (1.0f - 0x1p-20f)));
+  return as_uint16(low - (d - low * (int) m.area >= (int) m.area));
+#else
+  return convert_uint16(MEAN_OF(convert_ulong16(sum + m.rounding), m,
+          ulong16));
+#endif
+}
+
 /* Fills the r + 1 pixels left of a row of column sums and the r right of
  * it with the pixels that the border rule reads there, so that the row's
  * running sum needs no border rule.  Only a window wider than the row
@@ -611,7 +611,7 @@ void row_means_padded(__global S *out, __global const S *keep,
     leave += RUN_PIXELS * BPP;
     /* The means are values: saturating is converting, in fewer steps. */
     const SN(16) means = PASTE(PASTE(convert_, SN(16)), _sat)(
-        CONTAINER_OF(means16(vload16(0, run), m)));
+        CONTAINER_OF(cpu_means(vload16(0, run), m)));
 #if MASK == (1 << BPP) - 1
     any_store16(means, out + x * BPP);
 #else

@@ -187,7 +187,7 @@ void store_sums (__global uint *out, const SUM *sum)
 typedef struct {
   SUM rounding;                  /* N / 2 */
   uint area;                     /* N */
-  float inv;                     /* 1 / N, for 8-bit samples */
+  float inv;                     /* 1 / N, for 8-bit samples on CPUs */
 #if SAMPLE_BYTES == 1
   uint mul;
 #else

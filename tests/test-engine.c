@@ -252,7 +252,7 @@ test_matrix (void)
       check_format_at_radius ("gray", &f, radii[r]);
     }
   /* The CPUs' sliding blur takes 8-bit means in float, as it is up to a
-   * window of 127^2 and with a correction beyond (means16 in blur.cl):
+   * window of 127^2 and with a correction beyond (cpu_means in blur.cl):
    * frames at the windows either side (test_means checks the arithmetic),
    * on rows that end in less than a run of 16 samples. */
   ClfFrameFormat rgba = one_plane (333, 97, 4, 0x7, 0x7);
@@ -279,7 +279,7 @@ critical_sums (uint32_t area, cl_uint * sums)
   return n;
 }
 
-/* means16 (blur.cl) on the critical sums of every radius of 8-bit
+/* cpu_means (blur.cl) on the critical sums of every radius of 8-bit
  * samples, against integer division: its float arithmetic is exact by a
  * bound on its roundings, which frames of random samples seldom test. */
 static void
@@ -290,7 +290,7 @@ test_means (void)
       "    __global uint *means, int radius, ulong mul, int shift)\n"
       "{\n"
       "  const int i = get_global_id(0);\n"
-      "  vstore16(means16(vload16(i, sums), mean_for(radius, mul, shift)),\n"
+      "  vstore16(cpu_means(vload16(i, sums), mean_for(radius, mul, shift)),\n"
       "      i, means);\n" "}\n";
   const char *sources[CLF_N_KERNEL_SOURCES + 1];
   for (size_t i = 0; i < CLF_N_KERNEL_SOURCES; i++)
