@@ -261,15 +261,15 @@ SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
  *              rows.  Each work-item keeps in registers the column sums
  *              of a run of TILE_RUN_PIXELS pixels of the tile and of r
  *              pixels either side: the first window in full, then a row
- *              enters and a row leaves per step.  Each row's column sums go to local memory,
- *              and each work-item sums the windows of its run's pixels from
- *              there, the first in full, then sliding.  Nothing goes
- *              through global memory between the passes, and a row costs
- *              two barriers; the window along the row costs 2r + 1 reads
- *              of local memory per run, so the host takes tiles at small
- *              radii (SLIDING_TILES_MAX_RADIUS in clf-plan.c), and passes
- *              their geometry as -D TILE_GROUP and TILE_RUN_PIXELS (whole
- *              pixels, at most 16 samples). */
+ *              enters and a row leaves per step.  Each row's column sums
+ *              go to local memory, and each work-item sums the windows of
+ *              its run's pixels from there, the first in full, then
+ *              sliding.  Nothing goes through global memory between the
+ *              passes, and a row costs two barriers; the window along the
+ *              row costs 2r + 1 reads of local memory per run, so the
+ *              host takes tiles at small radii (SLIDING_TILES_MAX_RADIUS
+ *              in clf-plan.c), and passes their geometry as -D TILE_GROUP
+ *              and TILE_RUN_PIXELS (whole pixels, at most 16 samples). */
 
 #define TILE_RUN (TILE_RUN_PIXELS * BPP)
 #define TILE_PIXELS (TILE_GROUP * TILE_RUN_PIXELS)
@@ -529,14 +529,16 @@ void row_means_direct(__global S *out, __global const S *keep,
 
 /* CPUs: the means floor(D / N) of 16 window sums, D = S + N/2.  8-bit
  * samples take them in float, 8 lanes an instruction (the exact 64-bit
- * product took half of a row's time on PoCL): D < 256 N, so where N <=
- * FLOAT_MEAN_MAX_AREA, D is exact in float, and (D + 0.5) * (1/N) in one
- * fused multiply-add, 1/N rounded from the host's mul (within 2^-30 of
- * it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N, whose fraction
- * lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D / N).  Larger
- * windows take an estimate from below (1/N lowered by 2^-20, more than the
- * roundings), at most 1 short, and one correction.  test_means in
- * test-engine.c checks every radius at the sums where the mean steps. */
+ * product took half of a row's time on PoCL; GPUs keep it: on an H100 the
+ * float conversions made the one-pass sliding blur 15% slower).  D < 256
+ * N, so where N <= FLOAT_MEAN_MAX_AREA, D is exact in float, and (D +
+ * 0.5) * (1/N) in one fused multiply-add, 1/N rounded from the host's mul
+ * (within 2^-30 of it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N,
+ * whose fraction lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D /
+ * N).  Larger windows take an estimate from below (1/N lowered by 2^-20,
+ * more than the roundings), at most 1 short, and one correction.
+ * test_means in test-engine.c checks every radius at the sums where the
+ * mean steps. */
 #define FLOAT_MEAN_MAX_AREA (127 * 127)
 
 uint16 cpu_means(SUMN(16) sum, Mean m)
