@@ -245,12 +245,18 @@ void row_means_scan(PLANE_ARGS)
         - extended_prefix(p, x - radius, width, border), mean);
 }
 
+/* The means of 16 window sums, from the exact product (see Mean). */
+uint16 exact_means(SUMN(16) sum, Mean m)
+{
+  return convert_uint16(MEAN_OF(convert_ulong16(sum + m.rounding), m,
+          ulong16));
+}
+
 /* Samples b .. b + 15 of a row: the means of window sums `sum` where
  * filtered, else `kept`. */
 SN(16) run_mean_samples(SN(16) kept, SUMN(16) sum, int b, Mean m)
 {
-  const uint16 mean = convert_uint16(MEAN_OF(convert_ulong16(sum
-              + m.rounding), m, ulong16));
+  const uint16 mean = exact_means(sum, m);
   return select(kept, PASTE(convert_, SN(16))(CONTAINER_OF(mean)),
       filtered_lanes(b));
 }
@@ -552,8 +558,7 @@ uint16 cpu_means(SUMN(16) sum, Mean m)
       * (m.inv * (1.0f - 0x1p-20f)));
   return as_uint16(low - (d - low * (int) m.area >= (int) m.area));
 #else
-  return convert_uint16(MEAN_OF(convert_ulong16(sum + m.rounding), m,
-          ulong16));
+  return exact_means(sum, m);
 #endif
 }
 
