@@ -304,21 +304,28 @@ RunSource run_source(int first, int e, int width, int border, bool aligned)
   return r;
 }
 
-/* The values of a run's samples in row y, in the first lanes (one vector
+/* A run's samples in row y, in the first lanes, the rest 0 (one vector
  * load inside the row: an aligned one where the plane's rows are aligned,
  * as `first` and e start runs). */
-uint16 tile_run(__global const uchar *plane, int stride, int y,
+SN(16) tile_samples(__global const uchar *plane, int stride, int y,
     const RunSource *r)
 {
   __global const S *row = PLANE_ROW(plane, stride, y);
   if (r->inside && r->aligned)
-    return VALUE_OF(convert_uint16(aligned_load16(row + r->start)));
+    return aligned_load16(row + r->start);
   if (r->inside)
-    return LINE_VALUES(16, row + r->start);
-  uint v[16] = { 0 };
+    return vload16(0, row + r->start);
+  S v[16] = { 0 };
   for (int k = 0; k < TILE_RUN; k++)
-    v[k] = VALUE_OF((uint) row[r->at[k]]);
+    v[k] = row[r->at[k]];
   return vload16(0, v);
+}
+
+/* Their values. */
+uint16 tile_run(__global const uchar *plane, int stride, int y,
+    const RunSource *r)
+{
+  return VALUE_OF(convert_uint16(tile_samples(plane, stride, y, r)));
 }
 
 /* Where sample s of a tile's row of column sums lies in local memory: the
@@ -392,49 +399,199 @@ int tile_width_at(int radius)
       / TILE_RUN_PIXELS * TILE_RUN_PIXELS;
 }
 
+/* Where a work-group's tile lies: its pixels x0 .. x0 + width - 1 of rows
+ * y0 .. y1 - 1, and the column sums it keeps, from pixel x0 - r - skew,
+ * which starts a run; and where a work-item's run is read. */
+typedef struct {
+  int x0, width, skew, y0, y1;
+  bool aligned;
+  RunSource source;
+} Tile;
+
+Tile tile_of(int lid, int width, int height, int radius, int border,
+    int seg, bool aligned)
+{
+  Tile t;
+  t.width = tile_width_at(radius);
+  t.x0 = get_group_id(0) * t.width;
+  const int reach = t.x0 - radius;
+  t.skew = (reach % TILE_RUN_PIXELS + TILE_RUN_PIXELS) % TILE_RUN_PIXELS;
+  t.y0 = get_group_id(1) * seg;
+  t.y1 = min(t.y0 + seg, height);
+  t.aligned = TILE_RUN == 16 && aligned;
+  t.source = run_source(reach - t.skew, lid * TILE_RUN, width, border,
+      t.aligned);
+  return t;
+}
+
+#define ROWS_ALIGNED \
+  (((src_off | src_stride | dst_off | dst_stride) & 15) == 0)
+
+#if SAMPLE_BYTES == 1 && BPP == 4
+/* ---- packed tiles: 8-bit pixels of four samples ----------------------
+ * sliding_tiles for RGBA-like layouts.  Up to TILE_MAX_RADIUS (7, the
+ * host's limit for tiles) every window sum is below 2^16: (2r+1)^2 * 255
+ * + N/2 <= 57487.  So the column sums and window sums go two to a uint,
+ * a pixel's samples 0 and 2 in one (EVEN_BYTES), 1 and 3 in the other
+ * (ODD_BYTES): one 32-bit add serves two samples, a pixel's column sums
+ * are two words of local memory, and a mean is one mul_hi (packed_means).
+ * (3840x2160 RGBA on an H100: 0.061 ms against 0.126 for sliding_tiles'
+ * general form at r = 1, 0.091 against 0.201 at r = 7.) */
+
+#if (2 * TILE_MAX_RADIUS + 1) * (2 * TILE_MAX_RADIUS + 1) * 256 > 65536
+#error "packed tiles: window sums must stay below 2^16"
+#endif
+
+#define PACKED_AT(p) \
+  (((p) % TILE_RUN_PIXELS) * TILE_STRIDE + (p) / TILE_RUN_PIXELS)
+
+/* A work-item's four pixels' packed column sums into the tile's row. */
+void store_packed(__local uint *sums, int lid, uint4 v)
+{
+  sums[PACKED_AT(4 * lid)] = v.s0;
+  sums[PACKED_AT(4 * lid + 1)] = v.s1;
+  sums[PACKED_AT(4 * lid + 2)] = v.s2;
+  sums[PACKED_AT(4 * lid + 3)] = v.s3;
+}
+
+/* floor(D / N) for D < 2^16 as mul_hi(2D, m), m = ceil(2^31 / N): with e
+ * = m N - 2^31 < N, D e < 2^16 N <= 2^31 keeps the error below 1/N. */
+uint packed_divider(uint area)
+{
+  return (0x80000000u + area - 1) / area;
+}
+
+/* A pixel's four means, as bytes in the order they were read, from its
+ * packed D = S + N/2. */
+uint packed_means(uint even, uint odd, uint m)
+{
+  return mul_hi((even << 1) & 0x1fffe, m)
+      | mul_hi((odd << 1) & 0x1fffe, m) << 8
+      | mul_hi((even >> 15) & 0x1fffe, m) << 16
+      | mul_hi((odd >> 15) & 0x1fffe, m) << 24;
+}
+
+/* The means of the tile pixels of a work-item's run, p0 on, as
+ * tile_run_means; the four slides past the last pixel read the padding
+ * column at most. */
+void packed_run_means(__global S *out, __global const S *keep,
+    __local const uint *even, __local const uint *odd, int p0,
+    const Tile *t, int width, int radius, uint rounding, uint m)
+{
+  const int end = min(min(p0 + TILE_RUN_PIXELS, t->width), width - t->x0);
+  if (p0 >= end)
+    return;
+  uint e = 0, o = 0;
+  for (int j = t->skew + p0; j <= t->skew + p0 + 2 * radius; j++) {
+    e += even[PACKED_AT(j)];
+    o += odd[PACKED_AT(j)];
+  }
+  uint v[TILE_RUN_PIXELS];
+#pragma unroll
+  for (int k = 0; k < TILE_RUN_PIXELS; k++) {
+    v[k] = packed_means(e + rounding, o + rounding, m);
+    const int j = t->skew + p0 + k;
+    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
+    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
+  }
+  const uint filtered = filtered_word(0);
+  const int b = (t->x0 + p0) * BPP;
+  if (t->aligned && end - p0 == TILE_RUN_PIXELS) {
+    uint4 run = (uint4) (v[0], v[1], v[2], v[3]);
+    if (filtered != 0xffffffffu)
+      run = bitselect(*(__global const uint4 *) (keep + b), run,
+          (uint4) filtered);
+    *(__global uint4 *) (out + b) = run;
+    return;
+  }
+  for (int k = 0; k < end - p0; k++)
+    vstore4(as_uchar4(bitselect(as_uint(vload4(0, keep + b + 4 * k)), v[k],
+                filtered)), 0, out + b + 4 * k);
+}
+
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
-  __local uint sums_row[TILE_RUN * TILE_STRIDE];
-  const int lid = get_local_id(0), e = lid * TILE_RUN;
-  const int tile_width = tile_width_at(radius);
-  const int x0 = get_group_id(0) * tile_width;
-  /* The first pixel whose column sums the tile keeps starts a run. */
-  const int reach = x0 - radius;
-  const int skew = (reach % TILE_RUN_PIXELS + TILE_RUN_PIXELS)
-      % TILE_RUN_PIXELS, first = reach - skew;
-  const int y0 = get_group_id(1) * seg, y1 = min(y0 + seg, height);
-  const bool aligned = TILE_RUN == 16
-      && ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
+  __local uint even_sums[TILE_RUN_PIXELS * TILE_STRIDE];
+  __local uint odd_sums[TILE_RUN_PIXELS * TILE_STRIDE];
+  const int lid = get_local_id(0);
+  const Tile t = tile_of(lid, width, height, radius, border, seg,
+      ROWS_ALIGNED);
   __global const uchar *plane = src + src_off;
-  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+  const uint area = window_area(radius), m = packed_divider(area);
+  const uint rounding = HALVES(area / 2);
 
-  const RunSource source = run_source(first, e, width, border, aligned);
+  uint4 even = 0, odd = 0;         /* column sums, below 2^16 */
+  Walk w = walk_from(t.y0 - radius, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w)) {
+    const uint4 row = as_uint4(tile_samples(plane, src_stride,
+            walk_index(w), &t.source));
+    even += EVEN_BYTES(row);
+    odd += ODD_BYTES(row);
+  }
+  Walk enter = walk_from(t.y0 + radius + 1, height, border);
+  Walk leave = walk_from(t.y0 - radius, height, border);
 
-  uint16 column = 0;               /* below 2^27 */
-  Walk w = walk_from(y0 - radius, height, border);
-  for (int i = -radius; i <= radius; i++, w = walk_next(w))
-    column += tile_run(plane, src_stride, walk_index(w), &source);
-  Walk enter = walk_from(y0 + radius + 1, height, border);
-  Walk leave = walk_from(y0 - radius, height, border);
-  uint run[16];
-
-  for (int y = y0; y < y1; y++) {
-    vstore16(column, 0, run);
-    for (int k = 0; k < TILE_RUN; k++)
-      sums_row[k * TILE_STRIDE + lid] = run[k];
+  for (int y = t.y0; y < t.y1; y++) {
+    store_packed(even_sums, lid, even);
+    store_packed(odd_sums, lid, odd);
+    /* The next rows are loaded before the barrier, and added after. */
+    uint4 in = 0, out = 0;
+    if (y + 1 < t.y1) {
+      in = as_uint4(tile_samples(plane, src_stride, walk_index(enter),
+              &t.source));
+      out = as_uint4(tile_samples(plane, src_stride, walk_index(leave),
+              &t.source));
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    tile_run_means(DST_ROW(y), KEEP_ROW(y), sums_row,
-        lid * TILE_RUN_PIXELS, skew, x0, tile_width, width, radius, aligned,
-        mean);
-    if (y + 1 < y1)
-      column += tile_run(plane, src_stride, walk_index(enter), &source)
-          - tile_run(plane, src_stride, walk_index(leave), &source);
+    packed_run_means(DST_ROW(y), KEEP_ROW(y), even_sums, odd_sums,
+        lid * TILE_RUN_PIXELS, &t, width, radius, rounding, m);
+    even += EVEN_BYTES(in) - EVEN_BYTES(out);
+    odd += ODD_BYTES(in) - ODD_BYTES(out);
     enter = walk_next(enter);
     leave = walk_next(leave);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+
+#else
+
+__kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
+void sliding_tiles(PLANE_ARGS)
+{
+  __local uint sums_row[TILE_RUN * TILE_STRIDE];
+  const int lid = get_local_id(0);
+  const Tile t = tile_of(lid, width, height, radius, border, seg,
+      ROWS_ALIGNED);
+  __global const uchar *plane = src + src_off;
+  const Mean mean = mean_for(radius, mean_mul, mean_shift);
+
+  uint16 column = 0;               /* below 2^27 */
+  Walk w = walk_from(t.y0 - radius, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+    column += tile_run(plane, src_stride, walk_index(w), &t.source);
+  Walk enter = walk_from(t.y0 + radius + 1, height, border);
+  Walk leave = walk_from(t.y0 - radius, height, border);
+  uint run[16];
+
+  for (int y = t.y0; y < t.y1; y++) {
+    vstore16(column, 0, run);
+    for (int k = 0; k < TILE_RUN; k++)
+      sums_row[k * TILE_STRIDE + lid] = run[k];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tile_run_means(DST_ROW(y), KEEP_ROW(y), sums_row,
+        lid * TILE_RUN_PIXELS, t.skew, t.x0, t.width, width, radius,
+        t.aligned, mean);
+    if (y + 1 < t.y1)
+      column += tile_run(plane, src_stride, walk_index(enter), &t.source)
+          - tile_run(plane, src_stride, walk_index(leave), &t.source);
+    enter = walk_next(enter);
+    leave = walk_next(leave);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+#endif
 
 /* ---- CPUs: strips ---------------------------------------------------
  * On a CPU a work-item is a core's task rather than a lane.  Each takes a

@@ -321,3 +321,20 @@ void any_store16(SN(16) v, __global S *p)
 {
   *(__global AnySN16 *) p = v;
 }
+
+/* 8-bit samples two to a uint, in 16-bit halves, so that one 32-bit add
+ * serves two sums: a word's bytes 0 and 2 (EVEN_BYTES), 1 and 3
+ * (ODD_BYTES); HALVES(v) puts v in both halves. */
+#define HALVES(v) ((v) | ((v) << 16))
+#define EVEN_BYTES(w) ((w) & 0x00ff00ffu)
+#define ODD_BYTES(w) (((w) >> 8) & 0x00ff00ffu)
+
+/* Bit mask of the filtered bytes of the word at byte b of an 8-bit row. */
+uint filtered_word(int b)
+{
+  uint mask = 0;
+#pragma unroll
+  for (int i = 0; i < 4; i++)
+    mask |= FILTERED((b + i) % BPP) ? 0xffu << (8 * i) : 0;
+  return mask;
+}

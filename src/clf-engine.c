@@ -596,10 +596,11 @@ clf_program_options (const ClfLayout * layout, char *buf, size_t size)
 {
   snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
       "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
-      "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u", layout->units, layout->mask,
-      layout->sample_bytes, layout->depth, layout->shift, layout->swap ? 1 : 0,
-      layout->wide_sums ? 1 : 0, CLF_TILE_GROUP,
-      clf_tile_run_pixels (layout));
+      "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u",
+      layout->units, layout->mask, layout->sample_bytes, layout->depth,
+      layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
+      CLF_TILE_GROUP, clf_tile_run_pixels (layout),
+      clf_tiles_max_radius (layout));
 }
 
 /* The layout's program from the on-disk cache where it holds a usable

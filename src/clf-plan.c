@@ -88,7 +88,7 @@ static const ModePasses mode_passes[] = {
 };
 
 /* GPUs' sliding blur in one pass, at small radii (see
- * SLIDING_TILES_MAX_RADIUS). */
+ * clf_tiles_max_radius). */
 static const ModePasses sliding_tiles_passes =
     {1, {{K_SLIDING_TILES, TILE}}};
 
@@ -702,15 +702,10 @@ tile_width (const KernelSet * set, uint32_t radius)
       * run;
 }
 
-/* The one-pass sliding blur sums each pixel's window along the row from
- * the column sums in local memory, 2r + 1 reads a run: it beat the two
- * passes up to here, and lost from r = 15 on (3840x2160 RGBA, NVIDIA
- * H200: 0.125 against 0.246 ms at r = 1, 0.201 against 0.255 at r = 7,
- * 0.304 against 0.262 at r = 15).  Its tiles are then 1280 pixels or
- * more less 2r, and every tile keeps 16 rows: fewer rows per work-group
- * repeat the first window's rows more, more rows leave too few
- * work-groups (0.125, 0.141 and 0.163 ms at r = 1 with 16, 32 and 64). */
-#define SLIDING_TILES_MAX_RADIUS 7
+/* Every tile keeps 16 rows: fewer rows per work-group repeat the first
+ * window's rows more, more rows leave too few work-groups (0.125, 0.141
+ * and 0.163 ms at r = 1 with 16, 32 and 64, 3840x2160 RGBA, NVIDIA H200;
+ * packed tiles on an H100: 0.066, 0.067 with 8 and 0.079 with 32). */
 #define SLIDING_TILE_ROWS 16
 
 /* The rows a pass's window spans: laplace's are 3 whatever the radius. */
@@ -1023,7 +1018,8 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : params->mode == CLF_MODE_SLIDING
-      && params->radius <= SLIDING_TILES_MAX_RADIUS ? &sliding_tiles_passes :
+      && params->radius <= clf_tiles_max_radius (&set->layout) ?
+      &sliding_tiles_passes :
       &mode_passes[params->mode];
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,

@@ -363,8 +363,9 @@ test_means (void)
 
 /* The sliding blur of rows several tiles of the GPUs' one-pass kernel
  * wide (a tile is `tile` pixels less 2r and less a run, in whole runs)
- * and several tiles tall, at radii it takes (up to 7) and the two-pass
- * blur's first, both borders, against the reference. */
+ * and several tiles tall, at radii it takes (up to 7 for 8-bit RGBA, 15
+ * for the rest) and the two-pass blur's first, both borders, against the
+ * reference. */
 static void
 check_rows_of_tiles (void)
 {
@@ -372,7 +373,7 @@ check_rows_of_tiles (void)
   /* Staged rows of 2 tiles + 37 pixels are not 16-byte aligned, of + 48
    * they are (but RGB's): the kernel's aligned loads and stores. */
   static const uint32_t extra[] = { 37, 48 };
-  static const uint32_t tile_radii[] = { 1, 2, 7, 8 };
+  static const uint32_t tile_radii[] = { 1, 2, 7, 8, 15, 16 };
   for (size_t i = 0; i < N_OF (bpps) * N_OF (extra); i++) {
     uint32_t bpp = bpps[i / N_OF (extra)];
     ClfLayout pixels = {.units = bpp };
