@@ -429,17 +429,18 @@ Tile tile_of(int lid, int width, int height, int radius, int border,
 
 #if SAMPLE_BYTES == 1 && BPP == 4
 /* ---- packed tiles: 8-bit pixels of four samples ----------------------
- * sliding_tiles for RGBA-like layouts.  Up to TILE_MAX_RADIUS (7, the
- * host's limit for tiles) every window sum is below 2^16: (2r+1)^2 * 255
- * + N/2 <= 57487.  So the column sums and window sums go two to a uint,
- * a pixel's samples 0 and 2 in one (EVEN_BYTES), 1 and 3 in the other
- * (ODD_BYTES): one 32-bit add serves two samples, a pixel's column sums
- * are two words of local memory, and a mean is one mul_hi (packed_means).
- * (3840x2160 RGBA on an H100: 0.061 ms against 0.126 for sliding_tiles'
- * general form at r = 1, 0.091 against 0.201 at r = 7.) */
+ * sliding_tiles for RGBA-like layouts.  A column sum of 2r + 1 bytes is
+ * below 2^16 (r <= 127), so the column sums go two to a uint, a pixel's
+ * samples 0 and 2 in one (EVEN_BYTES), 1 and 3 in the other (ODD_BYTES):
+ * one 32-bit add serves two samples, and a pixel's column sums are two
+ * words of local memory.  Up to r = 7 the window sums are below 2^16 too,
+ * (2r+1)^2 * 255 + N/2 <= 57487, and stay packed; beyond, each sample's
+ * is summed on its own.  A mean is one mul_hi (packed_mean).  (3840x2160
+ * RGBA on an H100: 0.066 ms against 0.127 for sliding_tiles' general
+ * form at r = 1, 0.094 against 0.201 at r = 7.) */
 
-#if (2 * TILE_MAX_RADIUS + 1) * (2 * TILE_MAX_RADIUS + 1) * 256 > 65536
-#error "packed tiles: window sums must stay below 2^16"
+#if (2 * TILE_MAX_RADIUS + 1) * (2 * TILE_MAX_RADIUS + 1) * 256 > (1 << 21)
+#error "packed tiles: packed_mean needs window sums below 2^21"
 #endif
 
 #define PACKED_AT(p) \
@@ -454,56 +455,104 @@ void store_packed(__local uint *sums, int lid, uint4 v)
   sums[PACKED_AT(4 * lid + 3)] = v.s3;
 }
 
-/* floor(D / N) for D < 2^16 as mul_hi(2D, m), m = ceil(2^31 / N): with e
- * = m N - 2^31 < N, D e < 2^16 N <= 2^31 keeps the error below 1/N. */
+/* floor(D / N) for D < 2^21 as mul_hi(2D, m), m = ceil(2^31 / N): with e
+ * = m N - 2^31 < N, D e < 2^21 N <= 2^31 keeps the error below 1/N. */
 uint packed_divider(uint area)
 {
   return (0x80000000u + area - 1) / area;
 }
 
-/* A pixel's four means, as bytes in the order they were read, from its
- * packed D = S + N/2. */
-uint packed_means(uint even, uint odd, uint m)
+uint packed_mean(uint d, uint m)
 {
-  return mul_hi((even << 1) & 0x1fffe, m)
-      | mul_hi((odd << 1) & 0x1fffe, m) << 8
-      | mul_hi((even >> 15) & 0x1fffe, m) << 16
-      | mul_hi((odd >> 15) & 0x1fffe, m) << 24;
+  return mul_hi(d << 1, m);
 }
 
-/* The means of the tile pixels of a work-item's run, p0 on, as
- * tile_run_means; the four slides past the last pixel read the padding
- * column at most. */
+/* A pixel's four means, as bytes in the order they were read. */
+uint pixel_of_means(uint s0, uint s1, uint s2, uint s3)
+{
+  return s0 | s1 << 8 | s2 << 16 | s3 << 24;
+}
+
+/* The four pixels' means of a work-item's run whose first window is
+ * pixels j .. j + 2r of the tile's column sums, sliding along the row; a
+ * slide past the last pixel reads the padding column at most.  The
+ * spelling is measured (NVIDIA 580, H100, 3840x2160 RGBA): the packed
+ * windows spelt out pixel by pixel took 0.067 ms at r = 1, as a loop like
+ * the one below 0.077, with their steps in functions 0.077; the unpacked
+ * windows' loop took 0.121 ms at r = 11, spelt with functions 0.132. */
+uint4 packed_window_means(__local const uint *even, __local const uint *odd,
+    int j, int radius, uint m)
+{
+  const uint area = window_area(radius);
+  uint v[4];
+  if (area * 256 <= 0x10000) {
+    /* Window sums packed: below 2^16 with N/2 added. */
+    uint e = HALVES(area / 2), o = HALVES(area / 2);
+    for (int i = j; i <= j + 2 * radius; i++) {
+      e += even[PACKED_AT(i)];
+      o += odd[PACKED_AT(i)];
+    }
+    uint4 r;
+    r.s0 = pixel_of_means(packed_mean(e & 0xffff, m),
+        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
+        packed_mean(o >> 16, m));
+    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
+    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
+    j++;
+    r.s1 = pixel_of_means(packed_mean(e & 0xffff, m),
+        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
+        packed_mean(o >> 16, m));
+    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
+    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
+    j++;
+    r.s2 = pixel_of_means(packed_mean(e & 0xffff, m),
+        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
+        packed_mean(o >> 16, m));
+    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
+    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
+    r.s3 = pixel_of_means(packed_mean(e & 0xffff, m),
+        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
+        packed_mean(o >> 16, m));
+    return r;
+  }
+  /* Each sample's window sum on its own. */
+  uint4 sum = area / 2;            /* samples 0, 1, 2, 3 */
+  for (int i = j; i <= j + 2 * radius; i++) {
+    const uint e = even[PACKED_AT(i)], o = odd[PACKED_AT(i)];
+    sum += (uint4) (e & 0xffff, o & 0xffff, e >> 16, o >> 16);
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++, j++) {
+    v[k] = pixel_of_means(packed_mean(sum.s0, m), packed_mean(sum.s1, m),
+        packed_mean(sum.s2, m), packed_mean(sum.s3, m));
+    const uint e = even[PACKED_AT(j + 2 * radius + 1)];
+    const uint o = odd[PACKED_AT(j + 2 * radius + 1)];
+    const uint le = even[PACKED_AT(j)], lo = odd[PACKED_AT(j)];
+    sum += (uint4) (e & 0xffff, o & 0xffff, e >> 16, o >> 16)
+        - (uint4) (le & 0xffff, lo & 0xffff, le >> 16, lo >> 16);
+  }
+  return vload4(0, v);
+}
+
+/* The tile pixels of a work-item's run, p0 on, as tile_run_means. */
 void packed_run_means(__global S *out, __global const S *keep,
     __local const uint *even, __local const uint *odd, int p0,
-    const Tile *t, int width, int radius, uint rounding, uint m)
+    const Tile *t, int width, int radius, uint m)
 {
   const int end = min(min(p0 + TILE_RUN_PIXELS, t->width), width - t->x0);
   if (p0 >= end)
     return;
-  uint e = 0, o = 0;
-  for (int j = t->skew + p0; j <= t->skew + p0 + 2 * radius; j++) {
-    e += even[PACKED_AT(j)];
-    o += odd[PACKED_AT(j)];
-  }
-  uint v[TILE_RUN_PIXELS];
-#pragma unroll
-  for (int k = 0; k < TILE_RUN_PIXELS; k++) {
-    v[k] = packed_means(e + rounding, o + rounding, m);
-    const int j = t->skew + p0 + k;
-    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
-    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
-  }
+  const uint4 run = packed_window_means(even, odd, t->skew + p0, radius, m);
   const uint filtered = filtered_word(0);
   const int b = (t->x0 + p0) * BPP;
   if (t->aligned && end - p0 == TILE_RUN_PIXELS) {
-    uint4 run = (uint4) (v[0], v[1], v[2], v[3]);
-    if (filtered != 0xffffffffu)
-      run = bitselect(*(__global const uint4 *) (keep + b), run,
-          (uint4) filtered);
-    *(__global uint4 *) (out + b) = run;
+    *(__global uint4 *) (out + b) = filtered == 0xffffffffu ? run :
+        bitselect(*(__global const uint4 *) (keep + b), run,
+        (uint4) filtered);
     return;
   }
+  uint v[4];
+  vstore4(run, 0, v);
   for (int k = 0; k < end - p0; k++)
     vstore4(as_uchar4(bitselect(as_uint(vload4(0, keep + b + 4 * k)), v[k],
                 filtered)), 0, out + b + 4 * k);
@@ -518,10 +567,9 @@ void sliding_tiles(PLANE_ARGS)
   const Tile t = tile_of(lid, width, height, radius, border, seg,
       ROWS_ALIGNED);
   __global const uchar *plane = src + src_off;
-  const uint area = window_area(radius), m = packed_divider(area);
-  const uint rounding = HALVES(area / 2);
+  const uint m = packed_divider(window_area(radius));
 
-  uint4 even = 0, odd = 0;         /* column sums, below 2^16 */
+  uint4 even = 0, odd = 0;         /* column sums */
   Walk w = walk_from(t.y0 - radius, height, border);
   for (int i = -radius; i <= radius; i++, w = walk_next(w)) {
     const uint4 row = as_uint4(tile_samples(plane, src_stride,
@@ -545,7 +593,7 @@ void sliding_tiles(PLANE_ARGS)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     packed_run_means(DST_ROW(y), KEEP_ROW(y), even_sums, odd_sums,
-        lid * TILE_RUN_PIXELS, &t, width, radius, rounding, m);
+        lid * TILE_RUN_PIXELS, &t, width, radius, m);
     even += EVEN_BYTES(in) - EVEN_BYTES(out);
     odd += ODD_BYTES(in) - ODD_BYTES(out);
     enter = walk_next(enter);

@@ -599,8 +599,7 @@ clf_program_options (const ClfLayout * layout, char *buf, size_t size)
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
-      CLF_TILE_GROUP, clf_tile_run_pixels (layout),
-      clf_tiles_max_radius (layout));
+      CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS);
 }
 
 /* The layout's program from the on-disk cache where it holds a usable

@@ -88,7 +88,7 @@ static const ModePasses mode_passes[] = {
 };
 
 /* GPUs' sliding blur in one pass, at small radii (see
- * clf_tiles_max_radius). */
+ * CLF_TILES_MAX_RADIUS). */
 static const ModePasses sliding_tiles_passes =
     {1, {{K_SLIDING_TILES, TILE}}};
 
@@ -1018,8 +1018,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       plan->blur_set[i];
   const ModePasses *passes = plan->cpu_kernels ?
       &cpu_mode_passes[params->mode] : params->mode == CLF_MODE_SLIDING
-      && params->radius <= clf_tiles_max_radius (&set->layout) ?
-      &sliding_tiles_passes :
+      && params->radius <= CLF_TILES_MAX_RADIUS ? &sliding_tiles_passes :
       &mode_passes[params->mode];
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,

@@ -66,19 +66,12 @@ bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
  * 0.248 against 0.362; with 256 work-items, RGBA on an H200 lost there:
  * 0.304 against 0.262). */
 #define CLF_TILE_GROUP 128
+#define CLF_TILES_MAX_RADIUS 15
 
 static inline uint32_t
 clf_tile_run_pixels (const ClfLayout * layout)
 {
   return layout->units == 3 ? 5 : 16 / layout->units;
-}
-
-/* Layouts of 8-bit four-sample pixels take packed tiles, whose 16-bit
- * window sums hold up to r = 7; the others' tiles take up to r = 15. */
-static inline uint32_t
-clf_tiles_max_radius (const ClfLayout * layout)
-{
-  return layout->sample_bytes == 1 && layout->units == 4 ? 7 : 15;
 }
 
 /* A program of all kernels for one layout, built on first use and kept by

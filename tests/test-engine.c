@@ -363,9 +363,9 @@ test_means (void)
 
 /* The sliding blur of rows several tiles of the GPUs' one-pass kernel
  * wide (a tile is `tile` pixels less 2r and less a run, in whole runs)
- * and several tiles tall, at radii it takes (up to 7 for 8-bit RGBA, 15
- * for the rest) and the two-pass blur's first, both borders, against the
- * reference. */
+ * and several tiles tall, at radii it takes (up to 15; 8-bit RGBA's
+ * packed window sums up to 7) and the two-pass blur's first, both
+ * borders, against the reference. */
 static void
 check_rows_of_tiles (void)
 {
