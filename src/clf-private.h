@@ -62,9 +62,10 @@ bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
  * largest radius it takes.  It sums each pixel's window along the row
  * from the column sums in local memory, 2r + 1 reads a run.  Tiles of 128
  * work-items beat the two passes up to r = 15 (3840x2160 on an H100, at
- * r = 15: gray8 0.054 against 0.107 ms, i420 0.124 against 0.209, rgba64
- * 0.248 against 0.362; with 256 work-items, RGBA on an H200 lost there:
- * 0.304 against 0.262). */
+ * r = 15: rgba 0.153 against 0.303 ms, gray8 0.054 against 0.107, i420
+ * 0.124 against 0.209, rgba64 0.248 against 0.362; RGBA's tiles before
+ * packing, of 256 work-items, lost there on an H200: 0.304 against
+ * 0.262). */
 #define CLF_TILE_GROUP 128
 #define CLF_TILES_MAX_RADIUS 15
 
