@@ -473,13 +473,25 @@ uint pixel_of_means(uint s0, uint s1, uint s2, uint s3)
   return s0 | s1 << 8 | s2 << 16 | s3 << 24;
 }
 
+/* A pixel's means from packed window sums e and o, into `pixel`, then
+ * the window moves a pixel right, from j. */
+#define PACKED_STEP(pixel)                                                \
+  do {                                                                    \
+    pixel = pixel_of_means (packed_mean (e & 0xffff, m),                  \
+        packed_mean (o & 0xffff, m), packed_mean (e >> 16, m),            \
+        packed_mean (o >> 16, m));                                        \
+    e += even[PACKED_AT (j + 2 * radius + 1)] - even[PACKED_AT (j)];      \
+    o += odd[PACKED_AT (j + 2 * radius + 1)] - odd[PACKED_AT (j)];        \
+    j++;                                                                  \
+  } while (0)
+
 /* The four pixels' means of a work-item's run whose first window is
- * pixels j .. j + 2r of the tile's column sums, sliding along the row; a
- * slide past the last pixel reads the padding column at most.  The
- * spelling is measured (NVIDIA 580, H100, 3840x2160 RGBA): the packed
- * windows spelt out pixel by pixel took 0.067 ms at r = 1, as a loop like
- * the one below 0.077, with their steps in functions 0.077; the unpacked
- * windows' loop took 0.121 ms at r = 11, spelt with functions 0.132. */
+ * pixels j .. j + 2r of the tile's column sums, sliding along the row.
+ * The spelling is measured (NVIDIA 580, H100, 3840x2160 RGBA): the packed
+ * windows spelt out pixel by pixel (PACKED_STEP) took 0.067 ms at r = 1,
+ * as a loop like the one below 0.077, with their steps in functions
+ * 0.077; the unpacked windows' loop took 0.121 ms at r = 11, spelt with
+ * functions 0.132.  The fourth slide reads the padding column at most. */
 uint4 packed_window_means(__local const uint *even, __local const uint *odd,
     int j, int radius, uint m)
 {
@@ -493,26 +505,10 @@ uint4 packed_window_means(__local const uint *even, __local const uint *odd,
       o += odd[PACKED_AT(i)];
     }
     uint4 r;
-    r.s0 = pixel_of_means(packed_mean(e & 0xffff, m),
-        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
-        packed_mean(o >> 16, m));
-    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
-    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
-    j++;
-    r.s1 = pixel_of_means(packed_mean(e & 0xffff, m),
-        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
-        packed_mean(o >> 16, m));
-    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
-    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
-    j++;
-    r.s2 = pixel_of_means(packed_mean(e & 0xffff, m),
-        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
-        packed_mean(o >> 16, m));
-    e += even[PACKED_AT(j + 2 * radius + 1)] - even[PACKED_AT(j)];
-    o += odd[PACKED_AT(j + 2 * radius + 1)] - odd[PACKED_AT(j)];
-    r.s3 = pixel_of_means(packed_mean(e & 0xffff, m),
-        packed_mean(o & 0xffff, m), packed_mean(e >> 16, m),
-        packed_mean(o >> 16, m));
+    PACKED_STEP(r.s0);
+    PACKED_STEP(r.s1);
+    PACKED_STEP(r.s2);
+    PACKED_STEP(r.s3);
     return r;
   }
   /* Each sample's window sum on its own. */
