@@ -2049,7 +2049,11 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   snprintf (spec, sizeof spec, "%s:%u", call, nth);
   snprintf (what, sizeof what, "fault %s (%s frames)", spec,
       wrapped ? "wrapped" : "host");
-  ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
+  /* A radius past the GPUs' one-pass tiles, so that both kernel families
+   * make a buffer of sums (the third clCreateBuffer of a frame). */
+  ClfParams params = { CLF_MODE_SLIDING, CLF_TILES_MAX_RADIUS + 1,
+    CLF_BORDER_MIRROR
+  };
   ClfHostFrame in, want;
   test_frame_init (&in, &fault_format, true);
   test_frame_init (&want, &fault_format, false);
