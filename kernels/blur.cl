@@ -333,7 +333,8 @@ uint16 tile_run(__global const uchar *plane, int stride, int y,
  * the run (s % TILE_RUN), so that neighbouring work-items store to and
  * read from neighbouring words. */
 #define TILE_STRIDE (TILE_GROUP + 1)
-#define TILE_AT(s) (((s) % TILE_RUN) * TILE_STRIDE + (s) / TILE_RUN)
+#define RUN_SLOT(i, run) (((i) % (run)) * TILE_STRIDE + (i) / (run))
+#define TILE_AT(s) RUN_SLOT(s, TILE_RUN)
 
 /* Pixel j's column sums, from the tile's row of them. */
 PIX(SUM) tile_column(__local const uint *sums, int j)
@@ -443,8 +444,8 @@ Tile tile_of(int lid, int width, int height, int radius, int border,
 #error "packed tiles: packed_mean needs window sums below 2^21"
 #endif
 
-#define PACKED_AT(p) \
-  (((p) % TILE_RUN_PIXELS) * TILE_STRIDE + (p) / TILE_RUN_PIXELS)
+/* Pixel p's packed column sums in the tile's row: as TILE_AT, by pixel. */
+#define PACKED_AT(p) RUN_SLOT(p, TILE_RUN_PIXELS)
 
 /* A work-item's four pixels' packed column sums into the tile's row. */
 void store_packed(__local uint *sums, int lid, uint4 v)

@@ -117,7 +117,7 @@ SN(16) sharp_run(TAP v)
  *   out = 10 * centre - T, T the 3x3 sum (centre included): 9 * centre -
  *   ring.  T <= 2295 and 10 * centre <= 2550 stay within a half, and
  *   10 * centre + 2295 - T never borrows across halves.
- * (3840x2160 RGBA on an H100: 0.044 ms; 0.050 with each row's
+ * (3840x2160 RGBA on an H100: 0.045 ms; 0.050 with each row's
  * left + centre + right taken first, 0.064 in int4 and 0.095 in short4;
  * gray 0.020 against 0.024.)
  * 16-bit samples: two aligned runs of 8 and the runs either side, the
@@ -132,8 +132,7 @@ SN(16) sharp_run(TAP v)
 #define ROW_WORDS (WORD_RUN + 2)
 
 /* A row's words from b - 4 to b + 4 * WORD_RUN + 3, split into halves:
- * index 0 is the word left of the run.  (Arrays rather than a struct of
- * them: 0.044 against 0.048 ms at 3840x2160 RGBA on an H100.) */
+ * index 0 is the word left of the run. */
 void split_row(__global const uchar *row, int b, uint *even, uint *odd)
 {
   __global const uint *p = (__global const uint *) (row + b);
