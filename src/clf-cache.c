@@ -353,9 +353,11 @@ read_entry (const ClfCacheEntry * entry, size_t *size, const char **why)
  * builds any binary of its own, one of another program too, and that
  * would fail every start at clCreateKernel. */
 static bool
-program_has_kernels (cl_program program)
+program_has_kernels (cl_program program, const ClfLayout * layout)
 {
   for (unsigned k = 0; k < CLF_N_KERNELS; k++) {
+    if (!clf_layout_has_kernel (layout, k))
+      continue;
     cl_int status;
     cl_kernel kernel = NULL;
     CLF_FAULT_OR (status, "clCreateKernel", kernel =
@@ -375,7 +377,8 @@ program_has_kernels (cl_program program)
  * it lacks one of our kernels. */
 static cl_program
 program_from_binary (cl_context context, cl_device_id device,
-    const char *options, const unsigned char *binary, size_t size)
+    const ClfLayout * layout, const char *options,
+    const unsigned char *binary, size_t size)
 {
   ClfError err = { 0 };
   cl_int status, binary_status = CL_INVALID_BINARY;
@@ -387,7 +390,7 @@ program_from_binary (cl_context context, cl_device_id device,
    * 5.6.2), with the options it was compiled with. */
   CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
-  if (!program_has_kernels (program))
+  if (!program_has_kernels (program, layout))
     goto fail;
   return program;
 
@@ -413,8 +416,9 @@ evict (const ClfCacheEntry * entry, const char *why, ClfCacheStats * stats)
 }
 
 cl_program
-clf_cache_load (const ClfCacheEntry * entry, cl_context context,
-    cl_device_id device, const char *options, ClfCacheStats * stats)
+clf_cache_load (const ClfCacheEntry * entry, const ClfLayout * layout,
+    cl_context context, cl_device_id device, const char *options,
+    ClfCacheStats * stats)
 {
   const char *why = NULL;
   size_t size = 0;
@@ -424,8 +428,8 @@ clf_cache_load (const ClfCacheEntry * entry, cl_context context,
       evict (entry, why, stats);
     return NULL;                /* else no entry yet: a miss */
   }
-  cl_program program = program_from_binary (context, device, options,
-      binary, size);
+  cl_program program = program_from_binary (context, device, layout,
+      options, binary, size);
   free (binary);
   if (program)
     stats->loads++;

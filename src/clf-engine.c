@@ -592,14 +592,20 @@ fail:
 }
 
 void
-clf_program_options (const ClfLayout * layout, char *buf, size_t size)
+clf_program_options (const ClfLayout * layout,
+    char buf[CLF_PROGRAM_OPTIONS_SIZE])
 {
-  snprintf (buf, size, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
+  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
       "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
-      "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u",
+      "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
+      "-D PACKED_TILES=%d",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
-      CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS);
+      CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
+      clf_packed_tiles (layout) ? 1 : 0);
+  /* Cut short, they would build another program (160 bytes once dropped
+   * PACKED_TILES, and the kernel it selects, unnoticed). */
+  g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);
 }
 
 /* The layout's program from the on-disk cache where it holds a usable
@@ -610,15 +616,15 @@ static cl_program
 load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     ClfError * err)
 {
-  char options[160];
-  clf_program_options (layout, options, sizeof options);
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
+  clf_program_options (layout, options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = !clf_test_bad_source ()
       && clf_cache_entry_init (&entry, engine->platform, engine->device,
       options);
-  cl_program program = cached ? clf_cache_load (&entry, engine->context,
-      engine->device, options, &engine->cache_stats) : NULL;
+  cl_program program = cached ? clf_cache_load (&entry, layout,
+      engine->context, engine->device, options, &engine->cache_stats) : NULL;
   if (!program) {
     program = build_program (engine, options, err);
     if (program && cached)

@@ -39,6 +39,7 @@ typedef enum {
   K_SEPARABLE_STRIPS,
   K_SLIDING_STRIPS,
   K_SLIDING_TILES,
+  K_SEPARABLE_TILES,
   N_KERNELS
 } KernelId;
 
@@ -47,8 +48,14 @@ _Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
 const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
-  "sliding_tiles",
+  "sliding_tiles", "separable_tiles",
 };
+
+bool
+clf_layout_has_kernel (const ClfLayout * layout, unsigned k)
+{
+  return k != K_SEPARABLE_TILES || clf_packed_tiles (layout);
+}
 
 /* What one work-item of a pass covers. */
 typedef enum {
@@ -87,10 +94,13 @@ static const ModePasses mode_passes[] = {
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_WORDS, ROW_RUN, 16, 2}}},
 };
 
-/* GPUs' sliding blur in one pass, at small radii (see
- * CLF_TILES_MAX_RADIUS). */
-static const ModePasses sliding_tiles_passes =
-    {1, {{K_SLIDING_TILES, TILE}}};
+/* GPUs' separable and sliding blurs in one pass, at small radii (see
+ * CLF_TILES_MAX_RADIUS; the separable blur for clf_packed_tiles layouts
+ * only). */
+static const ModePasses tile_mode_passes[] = {
+  [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_TILES, TILE}}},
+  [CLF_MODE_SLIDING] = {1, {{K_SLIDING_TILES, TILE}}},
+};
 
 /* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
 static const ModePasses cpu_mode_passes[] = {
@@ -292,11 +302,13 @@ kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
   set->layout = *layout;
   cl_int status = CL_SUCCESS;
   for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
-    set->kernels[k] = clCreateKernel (program, clf_kernel_names[k], &status);
+    if (clf_layout_has_kernel (layout, k))
+      set->kernels[k] = clCreateKernel (program, clf_kernel_names[k],
+          &status);
   clReleaseProgram (program);
   CLF_CHECK (status, "clCreateKernel", err, fail);
   for (int k = 0; k < N_KERNELS; k++)
-    if (!kernel_group_size (set->kernels[k], clf_engine_device (plan->engine),
+    if (set->kernels[k] && !kernel_group_size (set->kernels[k], clf_engine_device (plan->engine),
             &set->group[k], err))
       goto fail;
   return set;
@@ -691,7 +703,7 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
-/* The pixels of a sliding_tiles tile: as tile_width_at in blur.cl, the
+/* The pixels of a tile (sliding_tiles, separable_tiles): as tile_width_at in blur.cl, the
  * pixels whose column sums a work-group keeps, less r either side and a
  * run but a pixel, as whole runs. */
 static int64_t
@@ -803,7 +815,8 @@ pass_local_size (const ClfPlan * plan, const KernelSet * set,
 #define CPU_LAUNCH_GROUP 16
 
 /* Bytes read per byte written by passes whose cost grows with the radius;
- * 0 for the others (a few reads a byte at any radius: one launch). */
+ * 0 for the others (a few reads a byte at any radius, or separable_tiles,
+ * whose radius is at most CLF_TILES_MAX_RADIUS: one launch). */
 static double
 pass_reads_per_byte (KernelId kernel, uint32_t radius)
 {
@@ -1017,10 +1030,13 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   const KernelSet *set = laplace ? plan->laplace_set[i] :
       needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
       plan->blur_set[i];
+  bool tiles = params->radius <= CLF_TILES_MAX_RADIUS
+      && (params->mode == CLF_MODE_SLIDING
+      || (params->mode == CLF_MODE_SEPARABLE
+          && set->kernels[K_SEPARABLE_TILES]));
   const ModePasses *passes = plan->cpu_kernels ?
-      &cpu_mode_passes[params->mode] : params->mode == CLF_MODE_SLIDING
-      && params->radius <= CLF_TILES_MAX_RADIUS ? &sliding_tiles_passes :
-      &mode_passes[params->mode];
+      &cpu_mode_passes[params->mode] : tiles ? &tile_mode_passes[params->mode]
+      : &mode_passes[params->mode];
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))

@@ -297,8 +297,8 @@ test_means (void)
     sources[i] = clf_kernel_sources[i];
   sources[CLF_N_KERNEL_SOURCES] = kernel;
   const ClfLayout gray = { 1, 1, 1, 8, 0, false };
-  char options[160];
-  clf_program_options (&gray, options, sizeof options);
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
+  clf_program_options (&gray, options);
   cl_context context = clf_engine_context (engine);
   cl_device_id device = clf_engine_device (engine);
   cl_int status;
@@ -361,11 +361,11 @@ test_means (void)
     clReleaseProgram (program);
 }
 
-/* The sliding blur of rows several tiles of the GPUs' one-pass kernel
- * wide (a tile is `tile` pixels less 2r and less a run, in whole runs)
- * and several tiles tall, at radii it takes (up to 15; 8-bit RGBA's
- * packed window sums up to 7) and the two-pass blur's first, both
- * borders, against the reference. */
+/* The separable and sliding blurs of rows several tiles of the GPUs'
+ * one-pass kernels wide (a tile is `tile` pixels less 2r and less a run,
+ * in whole runs) and several tiles tall, at radii they take (up to 15;
+ * 8-bit RGBA's packed window sums up to 7) and the two-pass blurs' first,
+ * both borders, against the reference. */
 static void
 check_rows_of_tiles (void)
 {
@@ -387,10 +387,12 @@ check_rows_of_tiles (void)
       return;
     ClfHostFrame in;
     test_frame_init (&in, &f, true);
-    for (size_t r = 0; r < N_OF (tile_radii); r++)
+    for (size_t r = 0; r < N_OF (tile_radii) * 2; r++)
       for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
           border++) {
-        ClfParams params = { CLF_MODE_SLIDING, tile_radii[r], border };
+        ClfParams params = { r % 2 ? CLF_MODE_SEPARABLE : CLF_MODE_SLIDING,
+          tile_radii[r / 2], border
+        };
         ClfHostFrame want, out;
         char what[160], layout[32];
         snprintf (layout, sizeof layout, "%u bytes a pixel", bpp);
@@ -1721,10 +1723,10 @@ engine_platform (void)
 static void
 plant_entry (cl_program program, const ClfLayout * layout, const char *what)
 {
-  char options[160];
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
   ClfCacheEntry entry;
   ClfCacheStats stats = { 0 };
-  clf_program_options (layout, options, sizeof options);
+  clf_program_options (layout, options);
   bool ok = clf_cache_entry_init (&entry, engine_platform (),
       clf_engine_device (engine), options);
   if (ok) {
