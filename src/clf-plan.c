@@ -714,12 +714,30 @@ tile_width (const KernelSet * set, uint32_t radius)
       * run;
 }
 
-/* Every tile keeps 16 rows: fewer rows per work-group repeat the first
+/* A tile keeps 16 rows: fewer rows per work-group repeat the first
  * window's rows more, more rows leave too few work-groups (0.125, 0.141
  * and 0.163 ms at r = 1 with 16, 32 and 64, 3840x2160 RGBA, NVIDIA H200;
  * packed tiles of 256 work-items on an H100, in a private harness: 0.066
- * with 16, 0.067 with 8 and 0.079 with 32). */
-#define SLIDING_TILE_ROWS 16
+ * with 16, 0.067 with 8 and 0.079 with 32).  Half as many, down to 4 (a
+ * block of separable_tiles), while a frame would give fewer than 4
+ * work-groups a compute unit: 16 rows leave most of an H100's units one
+ * group or two at 1920x1080 and 1280x720 (packed tiles, H100, private
+ * harness, 16 rows against the rows taken here: sliding r = 1 0.029
+ * against 0.024 at 1080p, 0.025 against 0.0175 at 720p; separable r = 7
+ * 0.050 against 0.048 and 0.043 against 0.032). */
+#define TILE_ROWS_MAX 16
+#define TILE_ROWS_MIN 4
+#define TILE_GROUPS_PER_UNIT 4
+
+static size_t
+tile_rows (const ClfPlan * plan, size_t tiles_wide, size_t height)
+{
+  size_t rows = TILE_ROWS_MAX;
+  while (rows > TILE_ROWS_MIN && tiles_wide * ceil_div (height, rows)
+      < TILE_GROUPS_PER_UNIT * (size_t) plan->compute_units)
+    rows /= 2;
+  return rows;
+}
 
 /* The rows a pass's window spans: laplace's are 3 whatever the radius. */
 static size_t
@@ -754,12 +772,14 @@ work_shape_size (const ClfPlan * plan, const KernelSet * set,
       global[0] = ceil_div (view_row_units (p), pass->units);
       global[1] = ceil_div (p->height, pass->rows);
       return pass->rows;
-    case TILE:
-      segment = SLIDING_TILE_ROWS;
-      global[0] = ceil_div (p->width, (size_t) tile_width (set,
-              params->radius)) * set->group[pass->kernel];
+    case TILE:{
+      size_t tiles_wide = ceil_div (p->width, (size_t) tile_width (set,
+              params->radius));
+      segment = tile_rows (plan, tiles_wide, p->height);
+      global[0] = tiles_wide * set->group[pass->kernel];
       global[1] = ceil_div (p->height, segment);
       return segment;
+    }
     case STRIP:{
       size_t shortest = ceil_div (p->height, (size_t) plan->compute_units *
           STRIPS_PER_COMPUTE_UNIT);
