@@ -1736,8 +1736,25 @@ plant_entry (cl_program program, const ClfLayout * layout, const char *what)
   CHECK (ok && stats.stores == 1, "%s: could not plant the entry", what);
 }
 
+/* Removes the entry of `layout`'s program, so that the directory holds
+ * the two of cache_format again. */
+static void
+remove_entry (const ClfLayout * layout)
+{
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
+  ClfCacheEntry entry;
+  clf_program_options (layout, options);
+  if (!clf_cache_entry_init (&entry, engine_platform (),
+          clf_engine_device (engine), options))
+    return;
+  CHECK (unlinkat (entry.dir_fd, entry.name, 0) == 0, "cannot remove %s",
+      entry.name);
+  clf_cache_entry_clear (&entry);
+}
+
 /* The program of another layout (samples per pixel and mask), built from
- * source without the cache: it has every kernel but filters other bytes. */
+ * source without the cache: it has every kernel it names, but filters
+ * other bytes. */
 static cl_program
 other_layout_program (uint32_t units, uint32_t mask)
 {
@@ -1804,6 +1821,40 @@ check_foreign_binary (const char *dir)
   check_rebuilt (dir, 1, "another program's binary");
 }
 
+/* The binary of a layout without separable_tiles (its tiles are not
+ * packed), planted under the key of one whose program has it: evicted
+ * and built from source, not run without it. */
+static void
+check_binary_without_layout_kernel (void)
+{
+  const ClfLayout rgba = { 1, 4, 7, 8, 0, false };
+  cl_program program = other_layout_program (2, 3);
+  if (!program)
+    return;
+  plant_entry (program, &rgba, "a binary without separable_tiles");
+  clReleaseProgram (program);
+
+  ClfError err = { 0 };
+  ClfCacheStats stats = { 0 };
+  ClfEngine *fresh = clf_engine_new ("auto", &err);
+  program = fresh ? clf_engine_program (fresh, &rgba, &err) : NULL;
+  CHECK (program, "a binary without separable_tiles: %s", err.message);
+  clf_error_clear (&err);
+  if (program) {
+    cl_int status;
+    cl_kernel kernel = clCreateKernel (program, "separable_tiles", &status);
+    CHECK (status == CL_SUCCESS, "a binary without separable_tiles: the "
+        "program has no separable_tiles (%d)", status);
+    if (kernel)
+      clReleaseKernel (kernel);
+    clReleaseProgram (program);
+    clf_engine_cache_stats (fresh, &stats);
+    CHECK_STATS (stats, 0u, 1u, 1u, "a binary without separable_tiles");
+  }
+  clf_engine_unref (fresh);
+  remove_entry (&rgba);
+}
+
 static long
 peak_rss_kib (void)
 {
@@ -1868,6 +1919,7 @@ check_untrusted_entries (const char *root, const char *dir,
       grown / 1024, (long long) (time (NULL) - start));
 
   check_foreign_binary (dir);
+  check_binary_without_layout_kernel ();
 }
 
 /* The process's open file descriptors; -1 where /proc cannot say. */
