@@ -16,10 +16,11 @@
  * and reports how long the device spent on each frame.
  *
  * Modes: `box` (naive 2D box blur: (2r+1)² reads per pixel), `separable`
- * (a row pass then a column pass), `sliding` (running sums: the cost per
- * pixel does not depend on the radius) and `laplace` (3x3 sharpen).  The
- * three blurs give identical bytes, exactly those of OpenCV's `cv::blur`;
- * all arithmetic is integer, so every device gives the same output.
+ * (a pass along rows and one along columns), `sliding` (running sums: the
+ * cost per pixel does not depend on the radius) and `laplace` (3x3
+ * sharpen).  The three blurs give identical bytes, exactly those of
+ * OpenCV's `cv::blur`; all arithmetic is integer, so every device gives
+ * the same output.
  *
  * Each frame's timing reaches an application three ways:
  * - an element message `clfilter-stats` (every `stats-interval` frames)
@@ -117,8 +118,8 @@
  * ]| Blurs 720p test frames and prints each frame's `clfilter-stats`.
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=separable radius=5 ! videoconvert ! autovideosink
- * ]| The separable blur: a row pass then a column pass, 2(2r+1) reads per
- * pixel.  A 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE
+ * ]| The separable blur: a pass along rows and one along columns, each
+ * window of 2r+1 samples summed afresh, so the cost grows with r.  A 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE
  * or Y444_10LE), without a conversion.
  * |[
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
@@ -301,7 +302,8 @@ gst_cl_filter_mode_get_type (void)
     {GST_CL_FILTER_MODE_BOX,
         "Naive 2D box blur, (2r+1)^2 reads per pixel", "box"},
     {GST_CL_FILTER_MODE_SEPARABLE,
-        "Separable box blur: a row pass then a column pass", "separable"},
+        "Separable box blur: a pass along rows and one along columns",
+        "separable"},
     {GST_CL_FILTER_MODE_SLIDING,
         "Sliding-window box blur: running sums, cost independent of r",
         "sliding"},
@@ -393,7 +395,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "Filter: box = naive 2D box blur, (2r+1)^2 reads per pixel; "
-          "separable = row pass then column pass, 2(2r+1) reads; "
+          "separable = a pass along rows and one along columns, each window "
+          "summed afresh (cost grows with r); "
           "sliding = running sums, cost independent of the radius; "
           "laplace = 3x3 sharpen (9 x centre - 8 neighbours). The three "
           "blurs give identical bytes. Takes effect on the next frame; "

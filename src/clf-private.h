@@ -56,10 +56,10 @@ typedef struct {
 bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 
 /* The geometry of the GPUs' one-pass sliding blur (sliding_tiles in
- * kernels/blur.cl), given to its kernels as -D options: a work-group's
- * work-items, each keeping the column sums of a run of whole pixels of up
- * to 16 samples (8 KiB of local memory for a row of them); and the
- * largest radius it takes.  It sums each pixel's window along the row
+ * kernels/blur.cl; separable_tiles takes the same tiles), given to the
+ * kernels as -D options: a work-group's work-items, each keeping the
+ * column sums of a run of whole pixels of up to 16 samples (8 KiB of
+ * local memory for a row of them); and the largest radius it takes.  It sums each pixel's window along the row
  * from the column sums in local memory, 2r + 1 reads a run.  Tiles of 128
  * work-items beat the two passes up to r = 15 (3840x2160 on an H100, at
  * r = 15: rgba 0.153 against 0.303 ms, gray8 0.054 against 0.107, i420

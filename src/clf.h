@@ -33,7 +33,7 @@ extern "C" {
 
 typedef enum {
   CLF_MODE_BOX,         /* naive 2D window: (2r+1)^2 reads per pixel */
-  CLF_MODE_SEPARABLE,   /* a row pass then a column pass */
+  CLF_MODE_SEPARABLE,   /* a pass along rows and one along columns */
   CLF_MODE_SLIDING,     /* running sums: cost independent of the radius */
   CLF_MODE_LAPLACE,     /* 3x3 sharpen, 9 in the centre, -1 around */
 } ClfMode;
