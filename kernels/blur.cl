@@ -620,16 +620,21 @@ void packed_run_means(__global S *out, __global const S *keep,
                 filtered)), 0, out + b + 4 * k);
 }
 
+/* What both packed tile kernels start from: the tile's row of column
+ * sums in local memory, the work-item's tile and its divider. */
+#define PACKED_TILE_START                                                 \
+  __local uint even_sums[TILE_RUN_PIXELS * TILE_STRIDE];                  \
+  __local uint odd_sums[TILE_RUN_PIXELS * TILE_STRIDE];                   \
+  const int lid = get_local_id (0);                                       \
+  const Tile t = tile_of (lid, width, height, radius, border, seg,        \
+      ROWS_ALIGNED);                                                      \
+  __global const uchar *plane = src + src_off;                            \
+  const uint m = packed_divider (window_area (radius))
+
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
-  __local uint even_sums[TILE_RUN_PIXELS * TILE_STRIDE];
-  __local uint odd_sums[TILE_RUN_PIXELS * TILE_STRIDE];
-  const int lid = get_local_id(0);
-  const Tile t = tile_of(lid, width, height, radius, border, seg,
-      ROWS_ALIGNED);
-  __global const uchar *plane = src + src_off;
-  const uint m = packed_divider(window_area(radius));
+  PACKED_TILE_START;
 
   uint4 even = 0, odd = 0;         /* column sums */
   Walk w = walk_from(t.y0 - radius, height, border);
@@ -681,17 +686,12 @@ uint8 packed_row(SN(16) samples)
  * The columns come first so that the intermediate stays on chip, a row of
  * packed 16-bit sums; the bytes are the same in either order.  (3840x2160
  * RGBA on an H100, r = 7: a row at a time, 2r + 1 reads a row, took
- * 0.243 ms; four rows at a time 0.170; the two passes 0.330.) */
+ * 0.243 ms; four rows at a time 0.141, 0.172 with the rows read through
+ * a Walk rather than by border_index; the two passes 0.330.) */
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void separable_tiles(PLANE_ARGS)
 {
-  __local uint even_sums[TILE_RUN_PIXELS * TILE_STRIDE];
-  __local uint odd_sums[TILE_RUN_PIXELS * TILE_STRIDE];
-  const int lid = get_local_id(0);
-  const Tile t = tile_of(lid, width, height, radius, border, seg,
-      ROWS_ALIGNED);
-  __global const uchar *plane = src + src_off;
-  const uint m = packed_divider(window_area(radius));
+  PACKED_TILE_START;
 
   for (int y = t.y0; y < t.y1; y += 4) {
     uint8 column[4];
