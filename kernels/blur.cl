@@ -535,22 +535,28 @@ uint4 packed_window_means(__local const uint *even, __local const uint *odd,
   return vload4(0, v);
 }
 
-/* The separable blur's sums of four windows of 2r + 1 items (r >= 1),
- * from item 0, 1, 2 and 3 on, into sums[0..3]: each window's items added
- * afresh, nothing subtracted.  The four share items 3 .. 2r, added once,
- * so 2r + 4 items are read once for four windows. */
+/* The separable blur's sums of four windows of 2r + 1 items, from item
+ * 0, 1, 2 and 3 on, plus `bias`, into sums[0..3]: each window's items
+ * added afresh, nothing subtracted.  From r = 1 the four share items 3 ..
+ * 2r, added once, so 2r + 4 items are read once for four windows; at
+ * r = 0 a window is its item. */
 #define FOUR_WINDOWS(T, ITEM, bias, sums)                                 \
   do {                                                                    \
-    T shared = bias;                                                      \
-    for (int i = 3; i <= 2 * radius; i++)                                 \
-      shared += ITEM (i);                                                 \
-    const T from2 = shared + ITEM (2), from1 = from2 + ITEM (1);          \
-    const T past1 = ITEM (2 * radius + 1);                                \
-    const T past2 = past1 + ITEM (2 * radius + 2);                        \
-    sums[0] = from1 + ITEM (0);                                           \
-    sums[1] = from1 + past1;                                              \
-    sums[2] = from2 + past2;                                              \
-    sums[3] = shared + past2 + ITEM (2 * radius + 3);                     \
+    if (radius == 0) {                                                    \
+      for (int k = 0; k < 4; k++)                                         \
+        sums[k] = (bias) + ITEM (k);                                      \
+    } else {                                                              \
+      T shared = bias;                                                    \
+      for (int i = 3; i <= 2 * radius; i++)                               \
+        shared += ITEM (i);                                               \
+      const T from2 = shared + ITEM (2), from1 = from2 + ITEM (1);        \
+      const T past1 = ITEM (2 * radius + 1);                              \
+      const T past2 = past1 + ITEM (2 * radius + 2);                      \
+      sums[0] = from1 + ITEM (0);                                         \
+      sums[1] = from1 + past1;                                            \
+      sums[2] = from2 + past2;                                            \
+      sums[3] = shared + past2 + ITEM (2 * radius + 3);                   \
+    }                                                                     \
   } while (0)
 
 /* Samples 0, 1, 2, 3 of packed (even, odd) sums, one a lane. */
@@ -571,7 +577,7 @@ uint means_of_packed(uint2 s, uint m)
 }
 
 /* The separable row pass: the four means of a work-item's run whose
- * first window is pixels j .. j + 2r (r >= 1) of the tile's column sums,
+ * first window is pixels j .. j + 2r of the tile's column sums,
  * packed while the window sums fit 16 bits (as in packed_window_means). */
 #define PACKED_COLUMN(i) \
   ((uint2) (even[PACKED_AT (j + (i))], odd[PACKED_AT (j + (i))]))
@@ -602,9 +608,8 @@ void packed_run_means(__global S *out, __global const S *keep,
   if (p0 >= end)
     return;
   const int j = t->skew + p0;
-  /* (A window of one pixel is no sum: both blurs take it as it is.) */
-  const uint4 run = slide || radius == 0 ? packed_window_means(even, odd, j,
-      radius, m) : packed_direct_means(even, odd, j, radius, m);
+  const uint4 run = slide ? packed_window_means(even, odd, j, radius, m) :
+      packed_direct_means(even, odd, j, radius, m);
   const uint filtered = filtered_word(0);
   const int b = (t->x0 + p0) * BPP;
   if (t->aligned && end - p0 == TILE_RUN_PIXELS) {
@@ -695,11 +700,7 @@ void separable_tiles(PLANE_ARGS)
 
   for (int y = t.y0; y < t.y1; y += 4) {
     uint8 column[4];
-    if (radius > 0)
-      FOUR_WINDOWS(uint8, PACKED_ROW, 0, column);
-    else
-      for (int k = 0; k < 4; k++)
-        column[k] = PACKED_ROW(k);
+    FOUR_WINDOWS(uint8, PACKED_ROW, 0, column);
 #pragma unroll
     for (int k = 0; k < 4; k++) {
       store_packed(even_sums, lid, column[k].lo);
