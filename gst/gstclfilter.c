@@ -119,8 +119,9 @@
  * |[
  * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=separable radius=5 ! videoconvert ! autovideosink
  * ]| The separable blur: a pass along rows and one along columns, each
- * window of 2r+1 samples summed afresh, so the cost grows with r.  A 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE
- * or Y444_10LE), without a conversion.
+ * window of 2r+1 samples summed afresh, so the cost grows with r.  A
+ * 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE or
+ * Y444_10LE), without a conversion.
  * |[
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
  * ]| The naive blur on the CPU device, mirrored at the edges.

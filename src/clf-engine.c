@@ -595,8 +595,8 @@ void
 clf_program_options (const ClfLayout * layout,
     char buf[CLF_PROGRAM_OPTIONS_SIZE])
 {
-  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 -D BPP=%u -D MASK=%u "
-      "-D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
+  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
+      "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
       "-D PACKED_TILES=%d",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,

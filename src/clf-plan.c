@@ -96,8 +96,8 @@ static const ModePasses mode_passes[] = {
 
 /* GPUs' separable and sliding blurs in one pass, at small radii (see
  * CLF_TILES_MAX_RADIUS; the separable blur for clf_packed_tiles layouts
- * only). */
-static const ModePasses tile_mode_passes[] = {
+ * only); none for the other modes. */
+static const ModePasses tile_mode_passes[CLF_MODE_LAPLACE + 1] = {
   [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_TILES, TILE}}},
   [CLF_MODE_SLIDING] = {1, {{K_SLIDING_TILES, TILE}}},
 };
@@ -308,8 +308,8 @@ kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
   clReleaseProgram (program);
   CLF_CHECK (status, "clCreateKernel", err, fail);
   for (int k = 0; k < N_KERNELS; k++)
-    if (set->kernels[k] && !kernel_group_size (set->kernels[k], clf_engine_device (plan->engine),
-            &set->group[k], err))
+    if (set->kernels[k] && !kernel_group_size (set->kernels[k],
+            clf_engine_device (plan->engine), &set->group[k], err))
       goto fail;
   return set;
 
@@ -703,9 +703,9 @@ ceil_div (size_t n, size_t d)
   return (n + d - 1) / d;
 }
 
-/* The pixels of a tile (sliding_tiles, separable_tiles): as tile_width_at in blur.cl, the
- * pixels whose column sums a work-group keeps, less r either side and a
- * run but a pixel, as whole runs. */
+/* The pixels of a tile (sliding_tiles, separable_tiles): as
+ * tile_width_at in blur.cl, the pixels whose column sums a work-group
+ * keeps, less r either side and a run but a pixel, as whole runs. */
 static int64_t
 tile_width (const KernelSet * set, uint32_t radius)
 {
@@ -1038,6 +1038,22 @@ fail:
   return false;
 }
 
+/* The passes of a mode on the plan's device: CPUs' strips; GPUs' tiles
+ * at small radii, where the layout's program has the mode's tile kernel;
+ * else the GPUs' passes. */
+static const ModePasses *
+mode_passes_for (const ClfPlan * plan, const KernelSet * set,
+    const ClfParams * params)
+{
+  if (plan->cpu_kernels)
+    return &cpu_mode_passes[params->mode];
+  const ModePasses *tiles = &tile_mode_passes[params->mode];
+  if (params->radius <= CLF_TILES_MAX_RADIUS && tiles->n > 0
+      && set->kernels[tiles->pass[0].kernel])
+    return tiles;
+  return &mode_passes[params->mode];
+}
+
 /* Filters view v (index i) of a plane, copying from `keep_from_dst` the
  * samples it does not filter. */
 static bool
@@ -1050,13 +1066,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
   const KernelSet *set = laplace ? plan->laplace_set[i] :
       needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
       plan->blur_set[i];
-  bool tiles = params->radius <= CLF_TILES_MAX_RADIUS
-      && (params->mode == CLF_MODE_SLIDING
-      || (params->mode == CLF_MODE_SEPARABLE
-          && set->kernels[K_SEPARABLE_TILES]));
-  const ModePasses *passes = plan->cpu_kernels ?
-      &cpu_mode_passes[params->mode] : tiles ? &tile_mode_passes[params->mode]
-      : &mode_passes[params->mode];
+  const ModePasses *passes = mode_passes_for (plan, set, params);
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, err))

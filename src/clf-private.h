@@ -59,8 +59,9 @@ bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
  * kernels/blur.cl; separable_tiles takes the same tiles), given to the
  * kernels as -D options: a work-group's work-items, each keeping the
  * column sums of a run of whole pixels of up to 16 samples (8 KiB of
- * local memory for a row of them); and the largest radius it takes.  It sums each pixel's window along the row
- * from the column sums in local memory, 2r + 1 reads a run.  Tiles of 128
+ * local memory for a row of them); and the largest radius it takes.
+ * It sums each pixel's window along the row from the column sums in local
+ * memory, 2r + 1 reads a run.  Tiles of 128
  * work-items beat the two passes up to r = 15 (3840x2160 on an H100, at
  * r = 15: rgba 0.153 against 0.303 ms, gray8 0.054 against 0.107, i420
  * 0.124 against 0.209, rgba64 0.248 against 0.362; RGBA's tiles before
@@ -94,8 +95,9 @@ cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
 /* Whether the device stores multi-byte values little-endian. */
 bool clf_engine_little_endian (const ClfEngine * engine);
 
-/* Every kernel of a program, by name (clf-plan.c); a program from the
- * cache must hold them all. */
+/* Every kernel, by name (clf-plan.c); a layout's program holds those
+ * clf_layout_has_kernel names, and one from the cache must hold them
+ * all. */
 #define CLF_N_KERNELS 11
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the program of `layout` has kernel k (clf_kernel_names). */

@@ -1717,18 +1717,25 @@ engine_platform (void)
   return platform;
 }
 
+/* The cache entry of `layout`'s program; false where there is no cache. */
+static bool
+layout_entry_init (ClfCacheEntry * entry, const ClfLayout * layout)
+{
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
+  clf_program_options (layout, options);
+  return clf_cache_entry_init (entry, engine_platform (),
+      clf_engine_device (engine), options);
+}
+
 /* Writes `program`'s binary as the cache entry of `layout`,
  * with the header and checksum the engine writes: a planted entry that
  * only the directory's checks or the kernels can tell from ours. */
 static void
 plant_entry (cl_program program, const ClfLayout * layout, const char *what)
 {
-  char options[CLF_PROGRAM_OPTIONS_SIZE];
   ClfCacheEntry entry;
   ClfCacheStats stats = { 0 };
-  clf_program_options (layout, options);
-  bool ok = clf_cache_entry_init (&entry, engine_platform (),
-      clf_engine_device (engine), options);
+  bool ok = layout_entry_init (&entry, layout);
   if (ok) {
     clf_cache_store (&entry, program, &stats);
     clf_cache_entry_clear (&entry);
@@ -1741,11 +1748,8 @@ plant_entry (cl_program program, const ClfLayout * layout, const char *what)
 static void
 remove_entry (const ClfLayout * layout)
 {
-  char options[CLF_PROGRAM_OPTIONS_SIZE];
   ClfCacheEntry entry;
-  clf_program_options (layout, options);
-  if (!clf_cache_entry_init (&entry, engine_platform (),
-          clf_engine_device (engine), options))
+  if (!layout_entry_init (&entry, layout))
     return;
   CHECK (unlinkat (entry.dir_fd, entry.name, 0) == 0, "cannot remove %s",
       entry.name);
