@@ -598,11 +598,12 @@ clf_program_options (const ClfLayout * layout,
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
-      "-D PACKED_TILES=%d",
+      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
-      clf_packed_tiles (layout) ? 1 : 0);
+      clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
+      CLF_NARROW_MAX_RADIUS);
   /* Cut short, they would build another program (160 bytes once dropped
    * PACKED_TILES, and the kernel it selects, unnoticed). */
   g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);

@@ -40,6 +40,8 @@ typedef enum {
   K_SLIDING_STRIPS,
   K_SLIDING_TILES,
   K_SEPARABLE_TILES,
+  K_NARROW_COLUMN_SUMS,
+  K_NARROW_ROW_MEANS,
   N_KERNELS
 } KernelId;
 
@@ -48,13 +50,18 @@ _Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
 const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
-  "sliding_tiles", "separable_tiles",
+  "sliding_tiles", "separable_tiles", "narrow_column_sums",
+  "narrow_row_means",
 };
 
 bool
 clf_layout_has_kernel (const ClfLayout * layout, unsigned k)
 {
-  return k != K_SEPARABLE_TILES || clf_packed_tiles (layout);
+  if (k == K_SEPARABLE_TILES)
+    return clf_packed_tiles (layout);
+  if (k == K_NARROW_COLUMN_SUMS || k == K_NARROW_ROW_MEANS)
+    return clf_narrow_sums (layout);
+  return true;
 }
 
 /* What one work-item of a pass covers. */
@@ -63,6 +70,7 @@ typedef enum {
   COLUMN_SEGMENT,               /* `units` samples of `seg` consecutive rows */
   ROW_GROUP,                    /* a row per work-group (the kernel's size) */
   ROW_RUN,                      /* `units` samples of `rows` rows */
+  ROW_CHUNKS,                   /* a work-group per chunk of `seg` pixels */
   STRIP,                        /* `seg` whole rows, alone in a work-group */
   TILE,                         /* a work-group per tile of `seg` rows */
 } WorkShape;
@@ -100,6 +108,13 @@ static const ModePasses mode_passes[] = {
 static const ModePasses tile_mode_passes[CLF_MODE_LAPLACE + 1] = {
   [CLF_MODE_SEPARABLE] = {1, {{K_SEPARABLE_TILES, TILE}}},
   [CLF_MODE_SLIDING] = {1, {{K_SLIDING_TILES, TILE}}},
+};
+
+/* GPUs' sliding blur with 16-bit column sums, beyond the tiles, for the
+ * layouts and radii whose column sums fit (CLF_NARROW_MAX_RADIUS). */
+static const ModePasses narrow_sliding_passes = {2,
+  {{K_NARROW_COLUMN_SUMS, COLUMN_SEGMENT, 4},
+    {K_NARROW_ROW_MEANS, ROW_CHUNKS}}, true
 };
 
 /* CPUs take strips of rows with vectors (see blur.cl and laplace.cl). */
@@ -739,6 +754,18 @@ tile_rows (const ClfPlan * plan, size_t tiles_wide, size_t height)
   return rows;
 }
 
+/* The pixels of a row that a narrow_row_means work-group takes, and how
+ * many such chunks a row has: at most what its local memory holds less
+ * r either side (as in blur.cl), the chunks of a row as even as may be. */
+static size_t
+narrow_chunk (const KernelSet * set, const ClfView * p, uint32_t radius,
+    size_t *chunks)
+{
+  size_t most = clf_narrow_pixels (&set->layout) - 2 * (size_t) radius;
+  *chunks = ceil_div (p->width, most);
+  return ceil_div (p->width, *chunks);
+}
+
 /* The rows a pass's window spans: laplace's are 3 whatever the radius. */
 static size_t
 pass_window (const Pass * pass, const ClfParams * params)
@@ -779,6 +806,11 @@ work_shape_size (const ClfPlan * plan, const KernelSet * set,
       global[0] = tiles_wide * set->group[pass->kernel];
       global[1] = ceil_div (p->height, segment);
       return segment;
+    }
+    case ROW_CHUNKS:{
+      size_t chunks, chunk = narrow_chunk (set, p, params->radius, &chunks);
+      global[0] = chunks * set->group[pass->kernel];
+      return chunk;
     }
     case STRIP:{
       size_t shortest = ceil_div (p->height, (size_t) plan->compute_units *
@@ -1040,6 +1072,7 @@ fail:
 
 /* The passes of a mode on the plan's device: CPUs' strips; GPUs' tiles
  * at small radii, where the layout's program has the mode's tile kernel;
+ * the sliding blur's narrow passes where its column sums fit 16 bits;
  * else the GPUs' passes. */
 static const ModePasses *
 mode_passes_for (const ClfPlan * plan, const KernelSet * set,
@@ -1051,6 +1084,10 @@ mode_passes_for (const ClfPlan * plan, const KernelSet * set,
   if (params->radius <= CLF_TILES_MAX_RADIUS && tiles->n > 0
       && set->kernels[tiles->pass[0].kernel])
     return tiles;
+  if (params->mode == CLF_MODE_SLIDING
+      && params->radius <= CLF_NARROW_MAX_RADIUS
+      && set->kernels[K_NARROW_ROW_MEANS])
+    return &narrow_sliding_passes;
   return &mode_passes[params->mode];
 }
 

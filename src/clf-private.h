@@ -88,6 +88,29 @@ clf_packed_tiles (const ClfLayout * layout)
   return layout->sample_bytes == 1 && layout->units == 4;
 }
 
+/* The GPUs' sliding blur in two passes with 16-bit column sums
+ * (narrow_column_sums, narrow_row_means in kernels/blur.cl), for 8-bit
+ * samples up to the radius whose column sums of 2r + 1 values fit 16
+ * bits.  narrow_row_means keeps a chunk of a row's column sums in
+ * CLF_NARROW_BYTES of local memory; with their pads, the chunk's means
+ * (half as many bytes) and the scan of a work-group, within the 32 KiB
+ * that OpenCL 1.2 devices have at least. */
+#define CLF_NARROW_MAX_RADIUS 127
+#define CLF_NARROW_BYTES 18432
+
+static inline bool
+clf_narrow_sums (const ClfLayout * layout)
+{
+  return layout->sample_bytes == 1;
+}
+
+/* The pixels of a chunk narrow_row_means keeps, r either side included. */
+static inline uint32_t
+clf_narrow_pixels (const ClfLayout * layout)
+{
+  return CLF_NARROW_BYTES / (2 * layout->units);
+}
+
 /* A program of all kernels for one layout, built on first use and kept by
  * the engine.  The caller gets a new reference. */
 cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
@@ -98,14 +121,14 @@ bool clf_engine_little_endian (const ClfEngine * engine);
 /* Every kernel, by name (clf-plan.c); a layout's program holds those
  * clf_layout_has_kernel names, and one from the cache must hold them
  * all. */
-#define CLF_N_KERNELS 11
+#define CLF_N_KERNELS 13
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the program of `layout` has kernel k (clf_kernel_names). */
 bool clf_layout_has_kernel (const ClfLayout * layout, unsigned k);
 
 /* The build options of the program for one layout, into `buf`, which
  * they always fit. */
-#define CLF_PROGRAM_OPTIONS_SIZE 256
+#define CLF_PROGRAM_OPTIONS_SIZE 320
 void clf_program_options (const ClfLayout * layout,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 

@@ -361,6 +361,34 @@ test_means (void)
     clReleaseProgram (program);
 }
 
+/* A blur of `in` with both borders against the reference. */
+static void
+check_both_borders (ClfPlan * plan, const ClfFrameFormat * f,
+    const ClfHostFrame * in, ClfMode mode, uint32_t radius,
+    const char *layout)
+{
+  for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
+      border++) {
+    ClfParams params = { mode, radius, border };
+    ClfHostFrame want, out;
+    char what[160];
+    describe (what, sizeof what, layout, f, &params);
+    test_frame_init (&want, f, false);
+    clf_ref_filter_frame (&params, f, in, &want);
+    if (run_and_compare (plan, &params, f, what, in, &out, &want))
+      test_frame_clear (&out);
+    test_frame_clear (&want);
+  }
+}
+
+/* The bytes the blurs of `bpp` bytes a pixel filter: RGBA's alpha is
+ * copied. */
+static uint8_t
+blurred_bytes (uint32_t bpp)
+{
+  return bpp == 4 ? 0x7 : (uint8_t) ((1u << bpp) - 1);
+}
+
 /* The separable and sliding blurs of rows several tiles of the GPUs'
  * one-pass kernels wide (a tile is `tile` pixels less 2r and less a run,
  * in whole runs) and several tiles tall, at radii they take (up to 15;
@@ -378,31 +406,48 @@ check_rows_of_tiles (void)
     uint32_t bpp = bpps[i / N_OF (extra)];
     ClfLayout pixels = {.units = bpp };
     uint32_t tile = CLF_TILE_GROUP * clf_tile_run_pixels (&pixels);
-    /* RGBA's alpha is copied. */
-    uint8_t blurred = bpp == 4 ? 0x7 : (uint8_t) ((1u << bpp) - 1);
     ClfFrameFormat f = one_plane (tile * 2 + extra[i % N_OF (extra)], 71,
-        bpp, blurred, 1);
+        bpp, blurred_bytes (bpp), 1);
     ClfPlan *plan = plan_for ("tiles", &f);
     if (!plan)
       return;
     ClfHostFrame in;
+    char layout[32];
+    snprintf (layout, sizeof layout, "%u bytes a pixel", bpp);
     test_frame_init (&in, &f, true);
     for (size_t r = 0; r < N_OF (tile_radii) * 2; r++)
-      for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
-          border++) {
-        ClfParams params = { r % 2 ? CLF_MODE_SEPARABLE : CLF_MODE_SLIDING,
-          tile_radii[r / 2], border
-        };
-        ClfHostFrame want, out;
-        char what[160], layout[32];
-        snprintf (layout, sizeof layout, "%u bytes a pixel", bpp);
-        describe (what, sizeof what, layout, &f, &params);
-        test_frame_init (&want, &f, false);
-        clf_ref_filter_frame (&params, &f, &in, &want);
-        if (run_and_compare (plan, &params, &f, what, &in, &out, &want))
-          test_frame_clear (&out);
-        test_frame_clear (&want);
-      }
+      check_both_borders (plan, &f, &in, r % 2 ? CLF_MODE_SEPARABLE :
+          CLF_MODE_SLIDING, tile_radii[r / 2], layout);
+    test_frame_clear (&in);
+    clf_plan_free (plan);
+  }
+}
+
+/* The GPUs' sliding blur with 16-bit column sums (8-bit samples, past the
+ * tiles up to CLF_NARROW_MAX_RADIUS) of rows of three chunks of
+ * narrow_row_means at every radius here (a chunk's local memory holds
+ * clf_narrow_pixels, r either side included), and at the first radius
+ * past it, both borders, against the reference. */
+static void
+check_rows_of_chunks (void)
+{
+  static const uint32_t chunk_radii[] = { CLF_TILES_MAX_RADIUS + 1, 61,
+    CLF_NARROW_MAX_RADIUS, CLF_NARROW_MAX_RADIUS + 1
+  };
+  for (uint32_t bpp = 1; bpp <= 4; bpp++) {
+    ClfLayout pixels = {.sample_bytes = 1,.units = bpp };
+    ClfFrameFormat f = one_plane (2 * clf_narrow_pixels (&pixels) + 37, 9,
+        bpp, blurred_bytes (bpp), 1);
+    ClfPlan *plan = plan_for ("chunks", &f);
+    if (!plan)
+      return;
+    ClfHostFrame in;
+    char layout[48];
+    snprintf (layout, sizeof layout, "%u bytes a pixel (chunks)", bpp);
+    test_frame_init (&in, &f, true);
+    for (size_t r = 0; r < N_OF (chunk_radii); r++)
+      check_both_borders (plan, &f, &in, CLF_MODE_SLIDING, chunk_radii[r],
+          layout);
     test_frame_clear (&in);
     clf_plan_free (plan);
   }
@@ -414,6 +459,7 @@ static void
 test_layouts (void)
 {
   check_rows_of_tiles ();
+  check_rows_of_chunks ();
   static const uint32_t layout_radii[] = { 0, 1, 7, 30 };
   for (size_t s = 0; s < 5; s++) {
     uint32_t w = sizes[s].w, h = sizes[s].h;
