@@ -361,6 +361,14 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
     out[b0 + i] = FILTERED((b0 + i) % BPP) ? means[i] : keep[b0 + i];
 }
 
+/* A chunk's column sums, its means and the scan (below) fit the 32 KiB of
+ * local memory that OpenCL 1.2 devices have at least. */
+#if (NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4 * 8 \
+    + (NARROW_PIXELS * BPP + 3) / 4 * 4 \
+    + SCAN_GROUP * 4 * (BPP == 3 ? 4 : BPP) > 32768
+#error "narrow_row_means: NARROW_PIXELS takes more than 32 KiB"
+#endif
+
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void narrow_row_means(PLANE_ARGS)
 {
