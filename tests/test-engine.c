@@ -389,6 +389,32 @@ blurred_bytes (uint32_t bpp)
   return bpp == 4 ? 0x7 : (uint8_t) ((1u << bpp) - 1);
 }
 
+/* The sliding blur, and with `separable` the separable one, of a random
+ * plane of w x h pixels of `bpp` bytes at each of n plane_radii, both
+ * borders, against the reference. */
+static void
+check_plane_blurs (const char *what, uint32_t w, uint32_t h, uint32_t bpp,
+    const uint32_t * plane_radii, size_t n, bool separable)
+{
+  ClfFrameFormat f = one_plane (w, h, bpp, blurred_bytes (bpp), 1);
+  ClfPlan *plan = plan_for (what, &f);
+  if (!plan)
+    return;
+  ClfHostFrame in;
+  char layout[48];
+  snprintf (layout, sizeof layout, "%u bytes a pixel (%s)", bpp, what);
+  test_frame_init (&in, &f, true);
+  for (size_t r = 0; r < n; r++) {
+    check_both_borders (plan, &f, &in, CLF_MODE_SLIDING, plane_radii[r],
+        layout);
+    if (separable)
+      check_both_borders (plan, &f, &in, CLF_MODE_SEPARABLE,
+          plane_radii[r], layout);
+  }
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
 /* The separable and sliding blurs of rows several tiles of the GPUs'
  * one-pass kernels wide (a tile is `tile` pixels less 2r and less a run,
  * in whole runs) and several tiles tall, at radii they take (up to 15;
@@ -397,30 +423,17 @@ blurred_bytes (uint32_t bpp)
 static void
 check_rows_of_tiles (void)
 {
-  static const uint32_t bpps[] = { 1, 2, 3, 4 };
   /* Staged rows of 2 tiles + 37 pixels are not 16-byte aligned, of + 48
    * they are (but RGB's): the kernel's aligned loads and stores. */
   static const uint32_t extra[] = { 37, 48 };
   static const uint32_t tile_radii[] = { 1, 2, 7, 8, 15, 16 };
-  for (size_t i = 0; i < N_OF (bpps) * N_OF (extra); i++) {
-    uint32_t bpp = bpps[i / N_OF (extra)];
-    ClfLayout pixels = {.units = bpp };
-    uint32_t tile = CLF_TILE_GROUP * clf_tile_run_pixels (&pixels);
-    ClfFrameFormat f = one_plane (tile * 2 + extra[i % N_OF (extra)], 71,
-        bpp, blurred_bytes (bpp), 1);
-    ClfPlan *plan = plan_for ("tiles", &f);
-    if (!plan)
-      return;
-    ClfHostFrame in;
-    char layout[32];
-    snprintf (layout, sizeof layout, "%u bytes a pixel", bpp);
-    test_frame_init (&in, &f, true);
-    for (size_t r = 0; r < N_OF (tile_radii) * 2; r++)
-      check_both_borders (plan, &f, &in, r % 2 ? CLF_MODE_SEPARABLE :
-          CLF_MODE_SLIDING, tile_radii[r / 2], layout);
-    test_frame_clear (&in);
-    clf_plan_free (plan);
-  }
+  for (uint32_t bpp = 1; bpp <= 4; bpp++)
+    for (size_t i = 0; i < N_OF (extra); i++) {
+      ClfLayout pixels = {.units = bpp };
+      uint32_t tile = CLF_TILE_GROUP * clf_tile_run_pixels (&pixels);
+      check_plane_blurs ("tiles", tile * 2 + extra[i], 71, bpp, tile_radii,
+          N_OF (tile_radii), true);
+    }
 }
 
 /* The GPUs' sliding blur with 16-bit column sums (8-bit samples, past the
@@ -436,20 +449,8 @@ check_rows_of_chunks (void)
   };
   for (uint32_t bpp = 1; bpp <= 4; bpp++) {
     ClfLayout pixels = {.sample_bytes = 1,.units = bpp };
-    ClfFrameFormat f = one_plane (2 * clf_narrow_pixels (&pixels) + 37, 9,
-        bpp, blurred_bytes (bpp), 1);
-    ClfPlan *plan = plan_for ("chunks", &f);
-    if (!plan)
-      return;
-    ClfHostFrame in;
-    char layout[48];
-    snprintf (layout, sizeof layout, "%u bytes a pixel (chunks)", bpp);
-    test_frame_init (&in, &f, true);
-    for (size_t r = 0; r < N_OF (chunk_radii); r++)
-      check_both_borders (plan, &f, &in, CLF_MODE_SLIDING, chunk_radii[r],
-          layout);
-    test_frame_clear (&in);
-    clf_plan_free (plan);
+    check_plane_blurs ("chunks", 2 * clf_narrow_pixels (&pixels) + 37, 9,
+        bpp, chunk_radii, N_OF (chunk_radii), false);
   }
 }
 
