@@ -395,8 +395,12 @@ void narrow_row_means(PLANE_ARGS)
   const int run = (count + SCAN_GROUP - 1) / SCAN_GROUP;
   const int p0 = min(lid * run, count), p1 = min(p0 + run, count);
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
-  PIX(SUM) sum = chunk_prefix(cols, scan, p0 + 2 * radius + 1, slice)
-      - chunk_prefix(cols, scan, p0, slice);
+  /* A work-item past the chunk's pixels has no run: P(n + 1) would read
+   * past the chunk, and its scan past the work-group's. */
+  PIX(SUM) sum = 0;
+  if (p0 < p1)
+    sum = chunk_prefix(cols, scan, p0 + 2 * radius + 1, slice)
+        - chunk_prefix(cols, scan, p0, slice);
   for (int p = p0; p < p1; p++) {
     STORE_PIX(CONVERT_PIX(uchar)(MEAN_OF(CONVERT_PIX(ulong)(sum
                     + mean.rounding), mean, PIX(ulong))), p, means);
