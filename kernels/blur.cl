@@ -361,10 +361,13 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
     out[b0 + i] = FILTERED((b0 + i) % BPP) ? means[i] : keep[b0 + i];
 }
 
-/* A chunk's column sums, its means and the scan (below) fit the 32 KiB of
- * local memory that OpenCL 1.2 devices have at least. */
-#if (NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4 * 8 \
-    + (NARROW_PIXELS * BPP + 3) / 4 * 4 \
+/* narrow_row_means' local memory: a chunk's column sums (uint2s, for
+ * CHUNK_AT's alignment), its means (uints) and the scan (a PIX(SUM) a
+ * work-item, 4 words where BPP is 3), within the 32 KiB that OpenCL 1.2
+ * devices have at least. */
+#define CHUNK_UINT2S ((NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4)
+#define CHUNK_MEAN_UINTS ((NARROW_PIXELS * BPP + 3) / 4)
+#if CHUNK_UINT2S * 8 + CHUNK_MEAN_UINTS * 4 \
     + SCAN_GROUP * 4 * (BPP == 3 ? 4 : BPP) > 32768
 #error "narrow_row_means: NARROW_PIXELS takes more than 32 KiB"
 #endif
@@ -372,8 +375,8 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void narrow_row_means(PLANE_ARGS)
 {
-  __local uint2 chunk[(NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4];
-  __local uint chunk_means[(NARROW_PIXELS * BPP + 3) / 4];
+  __local uint2 chunk[CHUNK_UINT2S];
+  __local uint chunk_means[CHUNK_MEAN_UINTS];
   __local PIX(SUM) scan[SCAN_GROUP];
   __local ushort *cols = (__local ushort *) chunk;
   __local uchar *means = (__local uchar *) chunk_means;
@@ -402,8 +405,7 @@ void narrow_row_means(PLANE_ARGS)
     sum = chunk_prefix(cols, scan, p0 + 2 * radius + 1, slice)
         - chunk_prefix(cols, scan, p0, slice);
   for (int p = p0; p < p1; p++) {
-    STORE_PIX(CONVERT_PIX(uchar)(MEAN_OF(CONVERT_PIX(ulong)(sum
-                    + mean.rounding), mean, PIX(ulong))), p, means);
+    STORE_PIX(CONVERT_PIX(uchar)(pixel_means(sum, mean)), p, means);
     if (p + 1 < p1)
       sum += chunk_column(cols, p + 2 * radius + 1) - chunk_column(cols, p);
   }

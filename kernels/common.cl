@@ -262,13 +262,18 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 
 /* store_mean for a whole pixel at once: the means of its filtered lanes,
  * its other samples copied from `keep`. */
+/* The containers of a pixel's means (S + N/2) / N, every lane. */
+PIX(uint) pixel_means(PIX(SUM) sum, Mean m)
+{
+  return CONTAINER_OF(CONVERT_PIX(uint)(
+          MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m, PIX(ulong))));
+}
+
 void store_mean_pix(__global S *out, __global const S *keep, int x,
     PIX(SUM) sum, Mean m)
 {
-  const PIX(uint) mean = CONVERT_PIX(uint)(
-      MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m, PIX(ulong)));
   const PIX(uint) kept = CONVERT_PIX(uint)(LOAD_PIX(x, keep));
-  STORE_PIX(CONVERT_PIX(S)((CONTAINER_OF(mean) & FILTERED_LANES)
+  STORE_PIX(CONVERT_PIX(S)((pixel_means(sum, m) & FILTERED_LANES)
           | (kept & ~FILTERED_LANES)), x, out);
 }
 
