@@ -76,6 +76,10 @@
 #define HOST_ORDER_AS(T, v) (v)
 #endif
 #define VALUE_AS(T, v) ((HOST_ORDER_AS (T, v) >> SHIFT) & (T) VALUE_MAX)
+/* 8-bit values that fill their bytes: the paths that add and clamp bytes
+ * as they are (laplace's packed words, the packed tiles) take only these;
+ * values of fewer bits in a byte take the general arithmetic. */
+#define FULL_BYTES (SAMPLE_BYTES == 1 && DEPTH == 8)
 #define CONTAINER_AS(T, v) HOST_ORDER_AS (T, (v) << SHIFT)
 #define VALUE_OF(v) VALUE_AS (uint, v)
 #define CONTAINER_OF(v) CONTAINER_AS (uint, v)

@@ -95,10 +95,10 @@ void laplace_samples(__global const uchar *in, int src_stride,
 /* 9 * centre - ring, clamped to the values, as containers. */
 SN(16) sharp_run(TAP v)
 {
-#if SAMPLE_BYTES == 1
+#if FULL_BYTES
   return convert_uchar16_sat(v);
 #else
-  return CONTAINER_AS(ushort16, convert_ushort16(clamp(v, (TAP) 0,
+  return CONTAINER_AS(SN(16), PASTE(convert_, SN(16))(clamp(v, (TAP) 0,
               (TAP) VALUE_MAX)));
 #endif
 }
@@ -226,6 +226,8 @@ void laplace_word_rows(__global const uchar *in, int src_stride,
   laplace_word_rows (in, src_stride, out, dst_stride, b, y0, y1, height, border)
 /* The neighbour run BPP bytes beyond: a word either side. */
 #define WORD_REACH 4
+/* Its halves hold bytes as they are: full bytes only. */
+#define WORD_ROWS_TAKE FULL_BYTES
 
 #else
 
@@ -267,6 +269,7 @@ SN(16) aligned_centre(Taps here, __global const S *row, int b)
   LAPLACE_RUN_ROWS (aligned_row_taps, aligned_centre, STORE_ALIGNED_RUN)
 /* The neighbour runs: 8 samples either side. */
 #define WORD_REACH 8
+#define WORD_ROWS_TAKE 1
 
 #endif
 
@@ -280,7 +283,8 @@ __kernel void laplace_words(PLANE_ARGS)
   __global uchar *out = dst + dst_off;
   const bool aligned = ((src_off | src_stride | dst_off | dst_stride) & 15) == 0;
 
-  if (!aligned || b == 0 || b + RUN + WORD_REACH > row_units) {
+  if (!WORD_ROWS_TAKE || !aligned || b == 0
+      || b + RUN + WORD_REACH > row_units) {
     laplace_samples(in, src_stride, out, dst_stride, b,
         min(b + RUN, row_units), y0, y1, width, height, border);
     return;

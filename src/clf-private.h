@@ -77,7 +77,8 @@ clf_tile_run_pixels (const ClfLayout * layout)
 }
 
 /* Whether a layout's tiles keep packed 16-bit sums, two to a word: 8-bit
- * samples, four a pixel (RGBA and its kin); the kernels' PACKED_TILES.
+ * values filling their bytes (the packed kernels add bytes as they are),
+ * four a pixel (RGBA and its kin); the kernels' PACKED_TILES.
  * Only these have the separable blur in tiles (separable_tiles): the
  * other layouts' general tiles lost to the two passes (3840x2160 on an
  * H100, r = 7: gray8 0.201 against 0.185 ms, i420 0.397 against 0.289,
@@ -85,7 +86,8 @@ clf_tile_run_pixels (const ClfLayout * layout)
 static inline bool
 clf_packed_tiles (const ClfLayout * layout)
 {
-  return layout->sample_bytes == 1 && layout->units == 4;
+  return layout->sample_bytes == 1 && layout->depth == 8
+      && layout->units == 4;
 }
 
 /* The GPUs' sliding blur in two passes with 16-bit column sums

@@ -603,6 +603,30 @@ check_extreme_values (void)
 
 static void check_deep_frames (void);
 
+/* Values of fewer than 8 bits in byte containers, above spare low bits
+ * (the engine takes any depth and shift that fit a byte; no GStreamer
+ * format has them): gray, and four samples a pixel, at radii of each GPU
+ * path (the tiles, the 16-bit column sums, the 32-bit ones). */
+static void
+check_shifted_bytes (void)
+{
+  static const uint32_t shifted_radii[] = { 1, 9, 30, 140 };
+  /* 48 pixels: rows of 16-byte multiples, which laplace_words takes in
+   * aligned words. */
+  for (uint32_t i = 0; i < 4; i++) {
+    uint32_t bpp = i % 2 ? 4 : 1;
+    ClfFrameFormat f = one_plane (i < 2 ? 37 : 48, 21, bpp,
+        (uint8_t) ((1u << bpp) - 1), 1);
+    for (uint32_t c = 0; c < bpp; c++) {
+      f.components[c].depth = 6;
+      f.components[c].shift = 2;
+    }
+    for (size_t r = 0; r < N_OF (shifted_radii); r++)
+      check_format_at_radius (bpp == 1 ? "6 bits << 2, gray" :
+          "6 bits << 2, 4 a pixel", &f, shifted_radii[r]);
+  }
+}
+
 /* Every family at the issue's radii, both borders, every mode (the naive
  * box on a CPU within 2e8 reads a case), odd sizes and 720p: the GPUs'
  * 8-bit sliding blur takes 16-bit column sums at r=30 (narrow_row_means),
@@ -633,6 +657,7 @@ test_formats (void)
   cpu_box_budget = CPU_BOX_READ_BUDGET;
   check_extreme_values ();
   check_deep_frames ();
+  check_shifted_bytes ();
 }
 
 /* The oracle against the blur's definition on small planes. */
