@@ -208,6 +208,14 @@ PIX(SUM) extended_prefix(__global const SUM *p, int j, int width,
   return (SUM) q * (2 * total - first - last) + rest;
 }
 
+/* The window sum of pixel x from a row's prefix sums p, any radius. */
+PIX(SUM) window_of_prefix(__global const SUM *p, int x, int radius,
+    int width, int border)
+{
+  return extended_prefix(p, x + radius + 1, width, border)
+      - extended_prefix(p, x - radius, width, border);
+}
+
 /* The inclusive scan of `value` over the work-group, through `scan`. */
 PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, PIX(SUM) value)
 {
@@ -250,8 +258,7 @@ void row_means_scan(PLANE_ARGS)
   __global const S *keep = KEEP_ROW(y);
   for (int x = lid; x < width; x += SCAN_GROUP)
     store_mean_pix(out, keep, x,
-        extended_prefix(p, x + radius + 1, width, border)
-        - extended_prefix(p, x - radius, width, border), mean);
+        window_of_prefix(p, x, radius, width, border), mean);
 }
 
 #if SAMPLE_BYTES == 1
@@ -940,33 +947,49 @@ void columns_slide(__global uint *v, __global const S *enter,
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    vstore16(vload16(0, v + b) + LINE_VALUES(16, enter + b)
-        - LINE_VALUES(16, leave + b), 0, v + b);
+    store_uints16(uints16_at(v + b) + LINE_VALUES(16, enter + b)
+        - LINE_VALUES(16, leave + b), v + b);
   for (; b < n; b++)
     v[b] += VALUE_OF((uint) enter[b]) - VALUE_OF((uint) leave[b]);
+}
+
+/* v = a v + b row, for n samples: with b = 1, a row's values added. */
+void add_row_values(__global uint *v, uint a, __global const S *row, uint b,
+    int n)
+{
+  int k = 0;
+  for (; k + COLUMN_RUN <= n; k += COLUMN_RUN)
+    store_uints16(a * uints16_at(v + k) + b * LINE_VALUES(16, row + k),
+        v + k);
+  for (; k < n; k++)
+    v[k] = a * v[k] + b * VALUE_OF((uint) row[k]);
 }
 
 /* The column sums of a row's n samples over the window of rows first ..
  * first + 2r, added a row at a time so that the rows stream through the
  * cache (seeding four strips of 1280x720 RGBA at r = 255 on one PoCL
  * core: 1.0-1.2 ms, against 1.7-1.9 summing 16 columns at a time down the
- * window, each row a cache line apart). */
+ * window, each row a cache line apart).  A window centred on an edge row,
+ * with r < height, reads its r rows inside the edge once: beyond the edge
+ * mirror reads them again and clamp the edge row r times. */
 void columns_window(__global uint *v, __global const uchar *plane,
     int stride, int n, int first, int height, int radius, int border)
 {
-  int b = 0;
-  for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    vstore16(0, 0, v + b);
-  for (; b < n; b++)
-    v[b] = 0;
-  Walk w = walk_from(first, height, border);
-  for (int i = -radius; i <= radius; i++, w = walk_next(w)) {
-    __global const S *row = PLANE_ROW(plane, stride, walk_index(w));
-    for (b = 0; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-      vstore16(vload16(0, v + b) + LINE_VALUES(16, row + b), 0, v + b);
-    for (; b < n; b++)
-      v[b] += VALUE_OF((uint) row[b]);
+  const int centre = first + radius;
+  const int inward = centre == 0 ? 1 : centre == height - 1 ? -1 : 0;
+  add_row_values(v, 0, PLANE_ROW(plane, stride, centre), 0, n);
+  if (inward != 0 && radius < height) {
+    for (int k = 1; k <= radius; k++)
+      add_row_values(v, 1, PLANE_ROW(plane, stride, centre + inward * k), 1,
+          n);
+    const bool clamp = border == BORDER_CLAMP;
+    add_row_values(v, clamp ? 1 : 2, PLANE_ROW(plane, stride, centre),
+        clamp ? radius + 1 : 1, n);
+    return;
   }
+  Walk w = walk_from(first, height, border);
+  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+    add_row_values(v, 1, PLANE_ROW(plane, stride, walk_index(w)), 1, n);
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */
@@ -1077,6 +1100,22 @@ void pad_columns(__global uint *v, int width, int radius, int border)
 /* Whole pixels in a run of at most 16 samples. */
 #define RUN_PIXELS (16 / BPP)
 
+/* A run's 16 samples of means from their window sums, the copied samples
+ * from `keep`: sample b of a row starts a pixel. */
+void store_run_means(__global S *out, __global const S *keep, int b,
+    SUMN(16) sums, Mean m)
+{
+  /* The means are values: saturating is converting, in fewer steps. */
+  const SN(16) means = PASTE(PASTE(convert_, SN(16)), _sat)(
+      CONTAINER_OF(cpu_means(sums, m)));
+#if MASK == (1 << BPP) - 1
+  any_store16(means, out + b);
+#else
+  any_store16(select(any_load16(keep + b), means, filtered_lanes(0)),
+      out + b);
+#endif
+}
+
 /* One row's means from its padded column sums v, with a running sum along
  * the row: RUN_PIXELS window sums a pixel at a time, then their means at
  * once.  (A run of RGB's 5 pixels also writes the next pixel's first
@@ -1087,7 +1126,6 @@ void row_means_padded(__global S *out, __global const S *keep,
   PIX(SUM) sum = 0;
   for (int j = -radius; j <= radius; j++)
     sum += CONVERT_PIX(SUM)(LOAD_PIX(j, v));
-  const LANES16 lanes = filtered_lanes(0);   /* runs start whole pixels */
   __global const uint *enter = v + (radius + 1) * BPP;
   __global const uint *leave = v - radius * BPP;
   int x = 0;
@@ -1101,15 +1139,7 @@ void row_means_padded(__global S *out, __global const S *keep,
     }
     enter += RUN_PIXELS * BPP;
     leave += RUN_PIXELS * BPP;
-    /* The means are values: saturating is converting, in fewer steps. */
-    const SN(16) means = PASTE(PASTE(convert_, SN(16)), _sat)(
-        CONTAINER_OF(cpu_means(vload16(0, run), m)));
-#if MASK == (1 << BPP) - 1
-    any_store16(means, out + x * BPP);
-#else
-    any_store16(select(any_load16(keep + x * BPP), means, lanes),
-        out + x * BPP);
-#endif
+    store_run_means(out, keep, x * BPP, vload16(0, run), m);
   }
   for (; x < width; x++) {
     store_mean_pix(out, keep, x, sum, m);
@@ -1118,8 +1148,175 @@ void row_means_padded(__global S *out, __global const S *keep,
   }
 }
 
-/* A work-item's strip: rows y0 .. y1 - 1, and its row `v` of `sums`,
- * with room for `pad` pixels either side (the host's sums are large
+/* ---- CPUs: a row's windows from prefix sums --------------------------
+ * With 8-bit samples, 1, 2 or 4 a pixel, and a row at least as wide as the
+ * window: I[x] = v[0] + ... + v[x] along the row of column sums v, so the
+ * window of pixel x is I[x + r] - I[x - r - 1] inside the row.  Near an
+ * edge the pixels the border rule reads are the row's own: mirror's are
+ * a reflected stretch of the row, I[r - x] - I[0] at the left, clamp's a
+ * multiple of the edge pixel.  Everything goes 16 samples at a time, and
+ * nothing a row costs grows with r: the running sum of row_means_padded
+ * was a chain of adds a pixel at a time, after padding r + 1 pixels either
+ * side and summing the first window's 2r + 1.  (Sums wrap modulo 2^32;
+ * the windows' sums are below 2^30, so their differences are exact.) */
+#if SAMPLE_BYTES == 1 && BPP != 3
+#define PREFIX_ROWS 1
+
+/* A run's 16 lanes moved up by n lanes, zeros coming in. */
+#define LANES_UP_1(v) ((uint16)(0, (v).s0123, (v).s4567, (v).s89ab, \
+      (v).scde))
+#define LANES_UP_2(v) ((uint16)((uint2) 0, (v).s0123, (v).s4567, \
+      (v).s89ab, (v).scd))
+#define LANES_UP_4(v) ((uint16)((uint4) 0, (v).s0123, (v).s4567, \
+      (v).s89ab))
+#define LANES_UP_8(v) ((uint16)((uint8) 0, (v).lo))
+
+/* A run's pixels: the last one in every pixel's lanes, their order
+ * reversed, the first one of a vector, and a pixel in every pixel's
+ * lanes. */
+#if BPP == 1
+#define LAST_PIXEL_SPREAD(v) ((uint16)((v).sf))
+#define PIXELS_REVERSED(v) ((v).sfedcba9876543210)
+#define FIRST_PIXEL(v) ((v).s0)
+#define PIXEL_SPREAD(p) ((uint16)(p))
+#elif BPP == 2
+#define LAST_PIXEL_SPREAD(v) ((v).sefefefefefefefef)
+#define PIXELS_REVERSED(v) ((v).sefcdab8967452301)
+#define FIRST_PIXEL(v) ((v).s01)
+#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p), (p), (p), (p), (p)))
+#else
+#define LAST_PIXEL_SPREAD(v) ((v).scdefcdefcdefcdef)
+#define PIXELS_REVERSED(v) ((v).scdef89ab45670123)
+#define FIRST_PIXEL(v) ((v).s0123)
+#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p)))
+#endif
+
+/* Each pixel's lanes: the sums of the run's pixels up to it. */
+uint16 run_prefix(uint16 v)
+{
+#if BPP == 1
+  v += LANES_UP_1(v);
+#endif
+#if BPP <= 2
+  v += LANES_UP_2(v);
+#endif
+  v += LANES_UP_4(v);
+  return v + LANES_UP_8(v);
+}
+
+/* I[x] = P(x + 1), the prefix sums along a row of n samples of column
+ * sums v, as prefix() and extended_prefix() read them; first, where
+ * `slide`, v takes a row down: the row at `enter` enters, the row at
+ * `leave` leaves.  One pass, so the new column sums go from registers to
+ * their prefix sums. */
+void slide_and_prefix(__global uint *v, __global uint *I, bool slide,
+    __global const S *enter, __global const S *leave, int n)
+{
+  uint16 before = 0;
+  int b = 0;
+  for (; b + 16 <= n; b += 16) {
+    uint16 columns = uints16_at(v + b);
+    if (slide) {
+      columns += LINE_VALUES(16, enter + b) - LINE_VALUES(16, leave + b);
+      store_uints16(columns, v + b);
+    }
+    const uint16 run = run_prefix(columns);
+    store_uints16(run + before, I + b);
+    /* Off the chain from one run to the next, which is one add. */
+    before += LAST_PIXEL_SPREAD(run);
+  }
+  PIX(uint) sum = FIRST_PIXEL(before);
+  for (; b < n; b += BPP) {
+    PIX(uint) columns = LOAD_PIX(0, v + b);
+    if (slide) {
+      columns += PIXEL_VALUES(enter + b) - PIXEL_VALUES(leave + b);
+      STORE_PIX(columns, 0, v + b);
+    }
+    sum += columns;
+    STORE_PIX(sum, 0, I + b);
+  }
+}
+
+/* The windows of the RUN_PIXELS pixels from x, from the row's prefix sums
+ * I, in a row of 2r + 1 pixels or more: _left for pixels 0 .. r, _inner
+ * for r + 1 .. width - r - 1, _right for width - r on.  AHEAD(p) reads
+ * I at pixel p on (a pixel a lane), BACK(p) at p and back. */
+#define AHEAD(p) uints16_at(I + (p) * BPP)
+#define BACK(p) PIXELS_REVERSED(uints16_at(I + ((p) - RUN_PIXELS + 1) * BPP))
+#define LANE_PIXELS(x) as_uint16((int16)(x) + (int16)(0, 1, 2, 3, 4, 5, 6, \
+      7, 8, 9, 10, 11, 12, 13, 14, 15) / BPP)
+
+uint16 run_windows_inner(__global const uint *I, int x, int r, int width,
+    int border)
+{
+  return AHEAD(x + r) - AHEAD(x - r - 1);
+}
+
+uint16 run_windows_left(__global const uint *I, int x, int r, int width,
+    int border)
+{
+  const uint16 first = PIXEL_SPREAD(LOAD_PIX(0, I));
+  if (border == BORDER_CLAMP)
+    return AHEAD(x + r) + (r - LANE_PIXELS(x)) * first;
+  return AHEAD(x + r) + BACK(r - x) - first;
+}
+
+uint16 run_windows_right(__global const uint *I, int x, int r, int width,
+    int border)
+{
+  const PIX(uint) last = LOAD_PIX(width - 1, I);
+  const PIX(uint) before = LOAD_PIX(width - 2, I);
+  if (border == BORDER_CLAMP)
+    return PIXEL_SPREAD(last) - AHEAD(x - r - 1)
+        + (LANE_PIXELS(x) + r - width + 1) * PIXEL_SPREAD(last - before);
+  return PIXEL_SPREAD(last + before) - BACK(2 * width - 3 - x - r)
+      - AHEAD(x - r - 1);
+}
+
+#undef AHEAD
+#undef BACK
+
+/* The means of pixels first .. end - 1, which lie in one stretch of the
+ * run_windows_ functions: runs, the last one ending at `end` (writing
+ * some pixels twice, with the same samples), or a pixel at a time where
+ * the stretch is shorter than a run. */
+#define MEANS_OF_STRETCH(STRETCH, first, end)                             \
+  do {                                                                    \
+    int x = (first);                                                      \
+    if ((end) - x >= RUN_PIXELS) {                                        \
+      for (;; x += RUN_PIXELS) {                                          \
+        x = min(x, (end) - RUN_PIXELS);                                   \
+        store_run_means(out, keep, x * BPP, run_windows_##STRETCH(I, x,   \
+                radius, width, border), m);                               \
+        if (x + RUN_PIXELS == (end))                                      \
+          break;                                                          \
+      }                                                                   \
+    } else {                                                              \
+      for (; x < (end); x++)                                              \
+        store_mean_pix(out, keep, x, window_of_prefix(I, x, radius,       \
+                width, border), m);                                       \
+    }                                                                     \
+  } while (0)
+
+/* One row's means from the prefix sums I of its column sums. */
+void row_means_prefix(__global S *out, __global const S *keep,
+    __global const uint *I, int width, int radius, int border, Mean m)
+{
+  if (width < 2 * radius + 1) {
+    for (int x = 0; x < width; x++)
+      store_mean_pix(out, keep, x, window_of_prefix(I, x, radius, width,
+              border), m);
+    return;
+  }
+  MEANS_OF_STRETCH(left, 0, radius + 1);
+  MEANS_OF_STRETCH(inner, radius + 1, width - radius);
+  MEANS_OF_STRETCH(right, width - radius, width);
+}
+#else
+#define PREFIX_ROWS 0
+#endif
+/* A work-item's strip: rows y0 .. y1 - 1, and `rows` rows of `sums` from
+ * `v`, with room for `pad` pixels either side (the host's sums are large
  * enough: view_sums_bytes in clf-plan.c). */
 typedef struct {
   int y0, y1, row_units;
@@ -1127,20 +1324,21 @@ typedef struct {
 } Strip;
 
 Strip strip_for(__global SUM *sums, int seg, int width, int height,
-    int pad)
+    int rows, int pad)
 {
   Strip s;
   s.y0 = get_global_id(0) * seg;
   s.y1 = min(s.y0 + seg, height);
   s.row_units = width * BPP;
   s.v = (__global uint *) sums
-      + get_global_id(0) * (size_t) (s.row_units + 2 * pad * BPP) + pad * BPP;
+      + get_global_id(0) * (size_t) (rows * s.row_units + 2 * pad * BPP)
+      + pad * BPP;
   return s;
 }
 
 __kernel void separable_strips(PLANE_ARGS)
 {
-  const Strip s = strip_for(sums, seg, width, height, 0);
+  const Strip s = strip_for(sums, seg, width, height, 1, 0);
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
 
   for (int y = s.y0; y < s.y1; y++) {
@@ -1151,22 +1349,41 @@ __kernel void separable_strips(PLANE_ARGS)
   }
 }
 
+/* The last of several strips goes up from the bottom row, so that it
+ * seeds its first window at an edge, as the first strip does: at r = 255
+ * two strips of 1280x720 then read 256 rows each to seed, not 511. */
 __kernel void sliding_strips(PLANE_ARGS)
 {
-  const Strip s = strip_for(sums, seg, width, height, radius + 1);
+#if PREFIX_ROWS
+  /* Column sums, then their prefix sums. */
+  const Strip s = strip_for(sums, seg, width, height, 2, 0);
+  __global uint *prefix = s.v + s.row_units;
+#else
+  /* Column sums, padded under the border rule (pad_columns). */
+  const Strip s = strip_for(sums, seg, width, height, 1, radius + 1);
+#endif
   const Mean mean = mean_for(radius, mean_mul, mean_shift);
+  const bool upwards = s.y0 > 0 && s.y1 == height;
+  const int step = upwards ? -1 : 1;
+  int y = upwards ? s.y1 - 1 : s.y0;
 
-  columns_window(s.v, src + src_off, src_stride, s.row_units, s.y0 - radius,
+  columns_window(s.v, src + src_off, src_stride, s.row_units, y - radius,
       height, radius, border);
-  Walk enter = walk_from(s.y0 + radius + 1, height, border);
-  Walk leave = walk_from(s.y0 - radius, height, border);
-  for (int y = s.y0; y < s.y1; y++) {
+  for (int i = 0; i < s.y1 - s.y0; i++, y += step) {
+    /* Row y's column sums from row y - step's. */
+    __global const S *enter = SRC_ROW(border_index(y + step * radius,
+            height, border));
+    __global const S *leave = SRC_ROW(border_index(y - step * (radius + 1),
+            height, border));
+#if PREFIX_ROWS
+    slide_and_prefix(s.v, prefix, i > 0, enter, leave, s.row_units);
+    row_means_prefix(DST_ROW(y), KEEP_ROW(y), prefix, width, radius, border,
+        mean);
+#else
+    if (i > 0)
+      columns_slide(s.v, enter, leave, s.row_units);
     pad_columns(s.v, width, radius, border);
     row_means_padded(DST_ROW(y), KEEP_ROW(y), s.v, width, radius, mean);
-    if (y + 1 < s.y1)
-      columns_slide(s.v, SRC_ROW(walk_index(enter)), SRC_ROW(walk_index(leave)),
-          s.row_units);
-    enter = walk_next(enter);
-    leave = walk_next(leave);
+#endif
   }
 }

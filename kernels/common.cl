@@ -244,12 +244,15 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 #define LOAD_PIX(i, p) ((p)[i])
 #define STORE_PIX(v, i, p) ((p)[i] = (v))
 #define CONVERT_PIX(T) PASTE(convert_, T)
+#define PIXEL_VALUES(p) VALUE_OF((uint) *(p))
 #else
 #define PIX(T) PASTE(T, BPP)
 #define LOAD_PIX(i, p) PASTE(vload, BPP)(i, p)
 #define STORE_PIX(v, i, p) PASTE(vstore, BPP)(v, i, p)
 #define CONVERT_PIX(T) PASTE(convert_, PIX(T))
+#define PIXEL_VALUES(p) LINE_VALUES(BPP, p)
 #endif
+/* PIXEL_VALUES(p): the values of the pixel at p, as PIX(uint). */
 
 /* All ones in the lanes of filtered samples, zero in the copied ones. */
 #define LANE_MASK(c) (FILTERED(c) ? 0xffffffffu : 0u)
@@ -329,6 +332,19 @@ SN(16) any_load16(__global const S *p)
 void any_store16(SN(16) v, __global S *p)
 {
   *(__global AnySN16 *) p = v;
+}
+
+/* 16 uints from and to any uint's address, in one vector access each
+ * (PoCL splits a vload16 or vstore16 of uints in pieces). */
+typedef uint16 __attribute__((aligned(4))) AnyUint16;
+uint16 uints16_at(__global const uint *p)
+{
+  return *(__global const AnyUint16 *) p;
+}
+
+void store_uints16(uint16 v, __global uint *p)
+{
+  *(__global AnyUint16 *) p = v;
 }
 
 /* 8-bit samples two to a uint, in 16-bit halves, so that one 32-bit add

@@ -241,9 +241,10 @@ needs_wide_sums (const ClfView * v, uint32_t radius)
 /* Bytes of the sums buffer a blur of view v needs: a 32-bit sum per
  * sample, and where 64-bit sums may be needed, 8 bytes more per sample
  * after them (the GPU sliding blur's prefix sums; see prefix_row in
- * blur.cl).  CPUs' sliding strips each keep a row of column sums with
- * room for the window's reach either side (strip_for in blur.cl), and a
- * view has at most STRIPS_PER_COMPUTE_UNIT strips a compute unit. */
+ * blur.cl).  CPUs' sliding strips each keep a row of column sums and one
+ * of their prefix sums, or a row of column sums with room for the
+ * window's reach either side (strip_for in blur.cl), and a view has at
+ * most STRIPS_PER_COMPUTE_UNIT strips a compute unit. */
 static uint64_t
 view_sums_bytes (const ClfPlan * plan, const ClfView * v)
 {
@@ -252,7 +253,7 @@ view_sums_bytes (const ClfPlan * plan, const ClfView * v)
   uint64_t bytes = narrow + (needs_wide_sums (v, CLF_MAX_RADIUS) ?
       samples * sizeof (cl_ulong) : 0);
   if (plan->cpu_kernels) {
-    uint64_t padded_row = view_row_units (v)
+    uint64_t padded_row = 2 * (uint64_t) view_row_units (v)
         + 2 * (uint64_t) (CLF_MAX_RADIUS + 1) * v->units;
     uint64_t strips = (uint64_t) STRIPS_PER_COMPUTE_UNIT
         * plan->compute_units * padded_row * sizeof (cl_uint);
