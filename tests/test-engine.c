@@ -454,6 +454,29 @@ check_rows_of_chunks (void)
   }
 }
 
+/* The CPUs' sliding strips take a row's windows from prefix sums in
+ * three stretches (pixels 0..r, the inner ones, the last r) of runs of 16
+ * samples, or a pixel at a time where a stretch is shorter than a run or
+ * the row is narrower than the window; the strips seed at the frame's
+ * edges, the last one going up.  Rows at each of those boundaries, frames
+ * shorter and taller than the window. */
+static void
+check_strip_stretches (void)
+{
+  static const uint32_t strip_radii[] = { 3, 20 };
+  for (uint32_t bpp = 1; bpp <= 4; bpp++)
+    for (size_t r = 0; r < N_OF (strip_radii); r++) {
+      uint32_t window = 2 * strip_radii[r] + 1, run = 16 / bpp;
+      const uint32_t widths[] = { window - 2, window - 1, window,
+        window + 1, window + run - 1, window + run, window + 2 * run + 3
+      };
+      for (size_t i = 0; i < N_OF (widths); i++)
+        for (uint32_t h = strip_radii[r]; h <= 23; h += 23 - strip_radii[r])
+          check_plane_blurs ("stretches", widths[i], h, bpp, &strip_radii[r], 1,
+              false);
+    }
+}
+
 /* Packed and multi-plane layouts: copied alpha/padding bytes, interleaved
  * chroma, subsampled planes copied under laplace. */
 static void
@@ -461,6 +484,7 @@ test_layouts (void)
 {
   check_rows_of_tiles ();
   check_rows_of_chunks ();
+  check_strip_stretches ();
   static const uint32_t layout_radii[] = { 0, 1, 7, 30 };
   for (size_t s = 0; s < 5; s++) {
     uint32_t w = sizes[s].w, h = sizes[s].h;
