@@ -941,19 +941,27 @@ void sliding_tiles(PLANE_ARGS)
 
 #define COLUMN_RUN 16
 
-/* Exact in unsigned arithmetic: the leaving row was added before. */
+/* 16 column sums at v a row down: the row at `enter` enters, the row at
+ * `leave` leaves.  Exact in unsigned arithmetic: the leaving row was added
+ * before. */
+uint16 slid_columns16(__global const uint *v, __global const S *enter,
+    __global const S *leave)
+{
+  return uints16_at(v) + LINE_VALUES(16, enter) - LINE_VALUES(16, leave);
+}
+
 void columns_slide(__global uint *v, __global const S *enter,
     __global const S *leave, int n)
 {
   int b = 0;
   for (; b + COLUMN_RUN <= n; b += COLUMN_RUN)
-    store_uints16(uints16_at(v + b) + LINE_VALUES(16, enter + b)
-        - LINE_VALUES(16, leave + b), v + b);
+    store_uints16(slid_columns16(v + b, enter + b, leave + b), v + b);
   for (; b < n; b++)
     v[b] += VALUE_OF((uint) enter[b]) - VALUE_OF((uint) leave[b]);
 }
 
-/* v = a v + b row, for n samples: with b = 1, a row's values added. */
+/* v = a v + b row, for n samples: a = 0 starts v with the row, a = b = 1
+ * adds it. */
 void add_row_values(__global uint *v, uint a, __global const S *row, uint b,
     int n)
 {
@@ -977,19 +985,27 @@ void columns_window(__global uint *v, __global const uchar *plane,
 {
   const int centre = first + radius;
   const int inward = centre == 0 ? 1 : centre == height - 1 ? -1 : 0;
-  add_row_values(v, 0, PLANE_ROW(plane, stride, centre), 0, n);
   if (inward != 0 && radius < height) {
+    __global const S *edge = PLANE_ROW(plane, stride, centre);
+    add_row_values(v, 0, edge, 1, n);
     for (int k = 1; k <= radius; k++)
       add_row_values(v, 1, PLANE_ROW(plane, stride, centre + inward * k), 1,
           n);
-    const bool clamp = border == BORDER_CLAMP;
-    add_row_values(v, clamp ? 1 : 2, PLANE_ROW(plane, stride, centre),
-        clamp ? radius + 1 : 1, n);
+    /* The edge row and the r inside it once each so far: clamp counts the
+     * edge row r + 1 times, mirror the r rows twice (2v - edge, modulo
+     * 2^32). */
+    if (border == BORDER_CLAMP)
+      add_row_values(v, 1, edge, radius, n);
+    else
+      add_row_values(v, 2, edge, (uint) -1, n);
     return;
   }
   Walk w = walk_from(first, height, border);
-  for (int i = -radius; i <= radius; i++, w = walk_next(w))
+  add_row_values(v, 0, PLANE_ROW(plane, stride, walk_index(w)), 1, n);
+  for (int i = 1 - radius; i <= radius; i++) {
+    w = walk_next(w);
     add_row_values(v, 1, PLANE_ROW(plane, stride, walk_index(w)), 1, n);
+  }
 }
 
 /* The sum of column sums x - r .. x + r of pixel x. */
@@ -1215,10 +1231,12 @@ void slide_and_prefix(__global uint *v, __global uint *I, bool slide,
   uint16 before = 0;
   int b = 0;
   for (; b + 16 <= n; b += 16) {
-    uint16 columns = uints16_at(v + b);
+    uint16 columns;
     if (slide) {
-      columns += LINE_VALUES(16, enter + b) - LINE_VALUES(16, leave + b);
+      columns = slid_columns16(v + b, enter + b, leave + b);
       store_uints16(columns, v + b);
+    } else {
+      columns = uints16_at(v + b);
     }
     const uint16 run = run_prefix(columns);
     store_uints16(run + before, I + b);
@@ -1237,6 +1255,25 @@ void slide_and_prefix(__global uint *v, __global uint *I, bool slide,
   }
 }
 
+/* What the windows near the edges add, the same for a whole row:
+ * left, the first pixel's column sums (clamp: r - x times; mirror, less
+ * once); right, the last pixel's and clamp's step per pixel past the edge,
+ * or mirror's last two pixels'. */
+typedef struct {
+  uint16 left, right, right_step;
+} RowEdges;
+
+RowEdges row_edges(__global const uint *I, int width, int border)
+{
+  const PIX(uint) last = LOAD_PIX(width - 1, I);
+  const PIX(uint) before = LOAD_PIX(width - 2, I);
+  RowEdges e;
+  e.left = PIXEL_SPREAD(LOAD_PIX(0, I));
+  e.right = PIXEL_SPREAD(border == BORDER_CLAMP ? last : last + before);
+  e.right_step = PIXEL_SPREAD(last - before);
+  return e;
+}
+
 /* The windows of the RUN_PIXELS pixels from x, from the row's prefix sums
  * I, in a row of 2r + 1 pixels or more: _left for pixels 0 .. r, _inner
  * for r + 1 .. width - r - 1, _right for width - r on.  AHEAD(p) reads
@@ -1247,34 +1284,40 @@ void slide_and_prefix(__global uint *v, __global uint *I, bool slide,
       7, 8, 9, 10, 11, 12, 13, 14, 15) / BPP)
 
 uint16 run_windows_inner(__global const uint *I, int x, int r, int width,
-    int border)
+    int border, RowEdges e)
 {
   return AHEAD(x + r) - AHEAD(x - r - 1);
 }
 
 uint16 run_windows_left(__global const uint *I, int x, int r, int width,
-    int border)
+    int border, RowEdges e)
 {
-  const uint16 first = PIXEL_SPREAD(LOAD_PIX(0, I));
   if (border == BORDER_CLAMP)
-    return AHEAD(x + r) + (r - LANE_PIXELS(x)) * first;
-  return AHEAD(x + r) + BACK(r - x) - first;
+    return AHEAD(x + r) + (r - LANE_PIXELS(x)) * e.left;
+  return AHEAD(x + r) + BACK(r - x) - e.left;
 }
 
 uint16 run_windows_right(__global const uint *I, int x, int r, int width,
-    int border)
+    int border, RowEdges e)
 {
-  const PIX(uint) last = LOAD_PIX(width - 1, I);
-  const PIX(uint) before = LOAD_PIX(width - 2, I);
   if (border == BORDER_CLAMP)
-    return PIXEL_SPREAD(last) - AHEAD(x - r - 1)
-        + (LANE_PIXELS(x) + r - width + 1) * PIXEL_SPREAD(last - before);
-  return PIXEL_SPREAD(last + before) - BACK(2 * width - 3 - x - r)
-      - AHEAD(x - r - 1);
+    return e.right - AHEAD(x - r - 1)
+        + (LANE_PIXELS(x) + r - width + 1) * e.right_step;
+  return e.right - BACK(2 * width - 3 - x - r) - AHEAD(x - r - 1);
 }
 
 #undef AHEAD
 #undef BACK
+
+/* The means of pixels first .. end - 1 a pixel at a time, any row. */
+void pixel_means_of_prefix(__global S *out, __global const S *keep,
+    __global const uint *I, int first, int end, int radius, int width,
+    int border, Mean m)
+{
+  for (int x = first; x < end; x++)
+    store_mean_pix(out, keep, x, window_of_prefix(I, x, radius, width,
+            border), m);
+}
 
 /* The means of pixels first .. end - 1, which lie in one stretch of the
  * run_windows_ functions: runs, the last one ending at `end` (writing
@@ -1282,19 +1325,17 @@ uint16 run_windows_right(__global const uint *I, int x, int r, int width,
  * the stretch is shorter than a run. */
 #define MEANS_OF_STRETCH(STRETCH, first, end)                             \
   do {                                                                    \
-    int x = (first);                                                      \
-    if ((end) - x >= RUN_PIXELS) {                                        \
-      for (;; x += RUN_PIXELS) {                                          \
-        x = min(x, (end) - RUN_PIXELS);                                   \
-        store_run_means(out, keep, x * BPP, run_windows_##STRETCH(I, x,   \
-                radius, width, border), m);                               \
-        if (x + RUN_PIXELS == (end))                                      \
-          break;                                                          \
-      }                                                                   \
-    } else {                                                              \
-      for (; x < (end); x++)                                              \
-        store_mean_pix(out, keep, x, window_of_prefix(I, x, radius,       \
-                width, border), m);                                       \
+    if ((end) - (first) < RUN_PIXELS) {                                   \
+      pixel_means_of_prefix(out, keep, I, first, end, radius, width,      \
+          border, m);                                                     \
+      break;                                                              \
+    }                                                                     \
+    for (int x = (first);; x += RUN_PIXELS) {                             \
+      x = min(x, (end) - RUN_PIXELS);                                     \
+      store_run_means(out, keep, x * BPP, run_windows_##STRETCH(I, x,     \
+              radius, width, border, edges), m);                          \
+      if (x + RUN_PIXELS == (end))                                        \
+        break;                                                            \
     }                                                                     \
   } while (0)
 
@@ -1303,11 +1344,10 @@ void row_means_prefix(__global S *out, __global const S *keep,
     __global const uint *I, int width, int radius, int border, Mean m)
 {
   if (width < 2 * radius + 1) {
-    for (int x = 0; x < width; x++)
-      store_mean_pix(out, keep, x, window_of_prefix(I, x, radius, width,
-              border), m);
+    pixel_means_of_prefix(out, keep, I, 0, width, radius, width, border, m);
     return;
   }
+  const RowEdges edges = row_edges(I, width, border);
   MEANS_OF_STRETCH(left, 0, radius + 1);
   MEANS_OF_STRETCH(inner, radius + 1, width - radius);
   MEANS_OF_STRETCH(right, width - radius, width);
@@ -1315,6 +1355,7 @@ void row_means_prefix(__global S *out, __global const S *keep,
 #else
 #define PREFIX_ROWS 0
 #endif
+
 /* A work-item's strip: rows y0 .. y1 - 1, and `rows` rows of `sums` from
  * `v`, with room for `pad` pixels either side (the host's sums are large
  * enough: view_sums_bytes in clf-plan.c). */

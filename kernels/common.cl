@@ -239,6 +239,7 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 
 /* A pixel as one vector of BPP lanes (a scalar when BPP is 1): PIX(uint)
  * is uint4 for RGBA.  LOAD_PIX/STORE_PIX take a pixel index. */
+/* PIXEL_VALUES(p): the values of the pixel at p, as PIX(uint). */
 #if BPP == 1
 #define PIX(T) T
 #define LOAD_PIX(i, p) ((p)[i])
@@ -252,7 +253,6 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 #define CONVERT_PIX(T) PASTE(convert_, PIX(T))
 #define PIXEL_VALUES(p) LINE_VALUES(BPP, p)
 #endif
-/* PIXEL_VALUES(p): the values of the pixel at p, as PIX(uint). */
 
 /* All ones in the lanes of filtered samples, zero in the copied ones. */
 #define LANE_MASK(c) (FILTERED(c) ? 0xffffffffu : 0u)
@@ -267,8 +267,6 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
         LANE_MASK(3)))
 #endif
 
-/* store_mean for a whole pixel at once: the means of its filtered lanes,
- * its other samples copied from `keep`. */
 /* The containers of a pixel's means (S + N/2) / N, every lane. */
 PIX(uint) pixel_means(PIX(SUM) sum, Mean m)
 {
@@ -276,6 +274,8 @@ PIX(uint) pixel_means(PIX(SUM) sum, Mean m)
           MEAN_OF(CONVERT_PIX(ulong)(sum + m.rounding), m, PIX(ulong))));
 }
 
+/* store_mean for a whole pixel at once: the means of its filtered lanes,
+ * its other samples copied from `keep`. */
 void store_mean_pix(__global S *out, __global const S *keep, int x,
     PIX(SUM) sum, Mean m)
 {

@@ -253,8 +253,9 @@ view_sums_bytes (const ClfPlan * plan, const ClfView * v)
   uint64_t bytes = narrow + (needs_wide_sums (v, CLF_MAX_RADIUS) ?
       samples * sizeof (cl_ulong) : 0);
   if (plan->cpu_kernels) {
-    uint64_t padded_row = 2 * (uint64_t) view_row_units (v)
-        + 2 * (uint64_t) (CLF_MAX_RADIUS + 1) * v->units;
+    uint64_t row = view_row_units (v);
+    uint64_t pads = 2 * (uint64_t) (CLF_MAX_RADIUS + 1) * v->units;
+    uint64_t padded_row = row + (row > pads ? row : pads);
     uint64_t strips = (uint64_t) STRIPS_PER_COMPUTE_UNIT
         * plan->compute_units * padded_row * sizeof (cl_uint);
     bytes = strips > bytes ? strips : bytes;
