@@ -5,7 +5,9 @@
 #   2. whole pipelines at 1280x720 RGBA from a raw file, clfilter side by side
 #      with FFmpeg (CPU and OpenCL) and the read-only floor -> pipeline.tsv
 #   3. OpenCV's cv2.blur and cv2.filter2D per call, CPU and OpenCL -> opencv.tsv
-#   4. results.md (also printed at the end) and kernel-vs-radius.png
+#   4. clf-floor: each device's copy and three-row floors at the charted
+#      sizes -> floor.tsv; the kernels against them and OpenCV as ratios
+#   5. results.md (also printed at the end) and kernel-vs-radius.png
 #
 # Usage: tests/bench/run.sh [OUT]        OUT defaults to build/bench-results
 # Environment (all optional):
@@ -20,6 +22,8 @@
 #   DEVICE=auto     clfilter's device= in the pipelines
 #   FFMPEG_OCL=P.D  FFmpeg's OpenCL device (default: DEVICE when it is P:D, else 0.0)
 #   CV_REPS=30      calls timed per OpenCV case
+#   CV_RADII=1,7,31 OpenCV's blur radii (its OpenCL blur on a CPU device
+#                   takes seconds a call from r=31 at 3840x2160)
 #   INSTALL=0       do not try to install missing peers
 #   QUICK=1         everything tiny: a smoke test of about a minute
 #   CLF_BUILD_DIR   the build (default ./build; built if it has no clf-bench)
@@ -45,7 +49,7 @@ invocation() {
 command_line=$(invocation "$@")
 started=$(date '+%Y-%m-%d %H:%M:%S %Z')
 
-cv_args=(--reps "${CV_REPS:-30}")
+cv_args=(--reps "${CV_REPS:-30}" --radii "${CV_RADII:-1,7,31}")
 if [ "${QUICK:-0}" = 1 ]; then
   : "${SIZES:=640x360}" "${RADII:=1,7}" "${FRAMES:=5}" "${ROUNDS:=1}" "${FRAMES_RAW:=20}" "${FRAMES_SHORT:=5}"
   cv_args=(--sizes 1280x720 --radii 7 --reps "${CV_REPS:-3}")
@@ -292,7 +296,22 @@ run_opencv() {
   while read -r line; do note "$line"; done <"$out/opencv.log"
 }
 
-# ---- 4. chart and report -------------------------------------------------
+# ---- 4. floors -------------------------------------------------------------
+
+# clf-floor on every device clf-bench ran, at the sizes charted (the
+# sizes OpenCV measures too).
+run_floor() {
+  local dev size
+  say "== 4. floors: clf-floor"
+  for dev in $(awk -F'\t' 'NR > 1 { print $1 }' "$out/engine.tsv" | awk '!seen[$0]++'); do
+    for size in $(chart_sizes); do
+      "$build/tests/clf-floor" --device "$dev" --size "$size" >>"$out/floor.tsv" \
+        2>>"$out/floor.log" || note "clf-floor failed on $dev at $size (see floor.log)."
+    done
+  done
+}
+
+# ---- 5. chart and report -------------------------------------------------
 
 # Sizes to chart: 1280x720 and 3840x2160 where measured, else the first size.
 chart_sizes() {
@@ -352,6 +371,26 @@ ffmpeg_device_name() {
   { ffmpeg -hide_banner -nostdin -loglevel verbose -init_hw_device "opencl=ocl:$ffmpeg_ocl" \
       -f lavfi -i nullsrc=s=16x16 -frames:v 1 -f null - 2>&1 || true; } \
     | sed -n "s/.*\] $ffmpeg_ocl: //p" | first_line
+}
+
+md_ratios() {
+  echo
+  echo "## 4. Against the floor and OpenCV"
+  echo
+  echo "clfilter's median kernel ms (section 1) over the device's copy floor"
+  echo "(\`clf-floor\`: clEnqueueCopyBuffer of the frame; its three-row stencil is"
+  echo "the traffic of a 3x3 filter), and OpenCV's median ms for the same operation"
+  echo "(section 3: \`blur\` for the blurs, \`filter2D\` for laplace) over clfilter's:"
+  echo "above 1, clfilter is that many times faster. Raw data: floor.tsv."
+  if [ ! -s "$out/floor.tsv" ]; then
+    echo
+    echo "Not measured (no clf-floor output)."
+    return
+  fi
+  local cv=$out/opencv.tsv
+  [ -s "$cv" ] || cv=/dev/null
+  awk -f "$bench/ratio-report.awk" "$out/engine.log" "$out/floor.tsv" "$cv" \
+    "$out/engine.tsv"
 }
 
 md_machine() {
@@ -476,7 +515,7 @@ main() {
   mkdir -p "$out"
   # Results of an earlier run must not pass for this one's (the raw files stay).
   rm -f "$out"/{results.md,engine.tsv,engine.log,pipeline.tsv,pipeline-error.log} \
-        "$out"/{opencv.tsv,opencv.log,gnuplot.log} "$out"/kernel-vs-radius*
+        "$out"/{opencv.tsv,opencv.log,floor.tsv,floor.log,gnuplot.log} "$out"/kernel-vs-radius*
   export GST_PLUGIN_PATH=$build/gst
   install_peers
   peer_status
@@ -484,8 +523,9 @@ main() {
   run_engine
   run_pipelines
   run_opencv
+  run_floor
   make_chart
-  { md_machine; md_engine; md_pipeline; md_opencv; } >"$out/results.md"
+  { md_machine; md_engine; md_pipeline; md_opencv; md_ratios; } >"$out/results.md"
   say "== results: $out/results.md"
   cat "$out/results.md"
 }
