@@ -41,7 +41,7 @@ python=${PYTHON:-/usr/bin/python3}
 invocation() {
   local v line=""
   for v in QUICK DEVICES SIZES RADII MODES FRAMES BUDGET_MS ROUNDS FRAMES_RAW FRAMES_SHORT \
-           DEVICE FFMPEG_OCL CV_REPS INSTALL CLF_BUILD_DIR PYTHON; do
+           DEVICE FFMPEG_OCL CV_REPS CV_RADII INSTALL CLF_BUILD_DIR PYTHON; do
     [ -z "${!v:-}" ] || line+="$v=$(printf '%q' "${!v}") "
   done
   echo "$line$0${*:+ $*}"
