@@ -234,24 +234,35 @@ PIX(SUM) window_of_prefix(__global const SUM *p, int x, int radius,
       - extended_prefix(p, x - radius, width, border);
 }
 
-/* The inclusive scan of `value` over the work-group, through `scan`. */
-PIX(SUM) group_scan(__local PIX(SUM) *scan, int lid, PIX(SUM) value)
+/* The inclusive scan of `value` over the work-group, into `scan`: each
+ * step reads one of `scan` and `spare` (as large) and writes the other, so
+ * that it costs one barrier, not two; an even number of steps ends in
+ * `scan`. */
+#if (SCAN_GROUP & 0x55555555) == 0
+#error "group_scan: SCAN_GROUP must be a power of 4"
+#endif
+PIX(SUM) group_scan(__local PIX(SUM) *scan, __local PIX(SUM) *spare,
+    int lid, PIX(SUM) value)
 {
-  scan[lid] = value;
+  __local PIX(SUM) *from = scan, *to = spare;
+  from[lid] = value;
   for (int step = 1; step < SCAN_GROUP; step *= 2) {
     barrier(CLK_LOCAL_MEM_FENCE);
-    const PIX(SUM) add = lid >= step ? scan[lid - step] : 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    scan[lid] += add;
+    if (lid >= step)
+      value += from[lid - step];
+    to[lid] = value;
+    __local PIX(SUM) *const read = from;
+    from = to;
+    to = read;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  return scan[lid];
+  return value;
 }
 
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void row_means_scan(PLANE_ARGS)
 {
-  __local PIX(SUM) scan[SCAN_GROUP];
+  __local PIX(SUM) scan[SCAN_GROUP], spare[SCAN_GROUP];
   const int lid = get_local_id(0), y = get_global_id(1);
   __global const uint *columns = (__global const uint *) sums
       + y * width * BPP;
@@ -262,7 +273,7 @@ void row_means_scan(PLANE_ARGS)
   PIX(SUM) carry = 0;
   for (int x0 = 0; x0 < width; x0 += SCAN_GROUP) {
     const int x = x0 + lid;
-    const PIX(SUM) sum = group_scan(scan, lid,
+    const PIX(SUM) sum = group_scan(scan, spare, lid,
         x < width ? LOAD_COLUMN_SUMS(x, columns) : (PIX(SUM)) 0) + carry;
     if (x < width)
       STORE_SUMS(sum, x, p);
@@ -395,7 +406,10 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
  * work-item, 4 words where BPP is 3), within the 32 KiB that OpenCL 1.2
  * devices have at least. */
 #define CHUNK_UINT2S ((NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4)
-#define CHUNK_MEAN_UINTS ((NARROW_PIXELS * BPP + 3) / 4)
+#define CHUNK_MEAN_UINTS ((NARROW_PIXELS * BPP + 15) / 16 * 4)
+#if CHUNK_MEAN_UINTS < SCAN_GROUP * (BPP == 3 ? 4 : BPP)
+#error "narrow_row_means: the means must hold the scan's spare"
+#endif
 #if CHUNK_UINT2S * 8 + CHUNK_MEAN_UINTS * 4 \
     + SCAN_GROUP * 4 * (BPP == 3 ? 4 : BPP) > 32768
 #error "narrow_row_means: NARROW_PIXELS takes more than 32 KiB"
@@ -405,7 +419,7 @@ __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void narrow_row_means(PLANE_ARGS)
 {
   __local uint2 chunk[CHUNK_UINT2S];
-  __local uint chunk_means[CHUNK_MEAN_UINTS];
+  __local uint4 chunk_means[CHUNK_MEAN_UINTS / 4];
   __local PIX(SUM) scan[SCAN_GROUP];
   __local ushort *cols = (__local ushort *) chunk;
   __local uchar *means = (__local uchar *) chunk_means;
@@ -422,7 +436,8 @@ void narrow_row_means(PLANE_ARGS)
   PIX(SUM) total = 0;
   for (int k = a; k < e; k++)
     total += chunk_column(cols, k);
-  group_scan(scan, lid, total);
+  /* The means' local memory is free until the scan is done. */
+  group_scan(scan, (__local PIX(SUM) *) chunk_means, lid, total);
 
   const int run = (count + SCAN_GROUP - 1) / SCAN_GROUP;
   const int p0 = min(lid * run, count), p1 = min(p0 + run, count);
