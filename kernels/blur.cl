@@ -402,9 +402,9 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
 }
 
 /* narrow_row_means' local memory: a chunk's column sums (uint2s, for
- * CHUNK_AT's alignment), its means (uints) and the scan (a PIX(SUM) a
- * work-item, 4 words where BPP is 3), within the 32 KiB that OpenCL 1.2
- * devices have at least. */
+ * CHUNK_AT's alignment), its means (uint4s, as they serve the scan as its
+ * spare first) and the scan (a PIX(SUM) a work-item, 4 words where BPP is
+ * 3), within the 32 KiB that OpenCL 1.2 devices have at least. */
 #define CHUNK_UINT2S ((NARROW_SLOT(NARROW_PIXELS) * BPP + 3) / 4)
 #define CHUNK_MEAN_UINTS ((NARROW_PIXELS * BPP + 15) / 16 * 4)
 #if CHUNK_MEAN_UINTS < SCAN_GROUP * (BPP == 3 ? 4 : BPP)
