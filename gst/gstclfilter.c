@@ -234,6 +234,12 @@ struct _GstClFilter
   gint unread_stats;
   gboolean stats_held;
 
+  /* The CUDA context shared with CUDA neighbours (a GstCudaContext, from
+   * set_context() or found at negotiation; under the object lock), and,
+   * while the caps are in CUDA memory, the engine's use of it. */
+  GstObject *cuda_context;
+  GstClCuda *cuda;
+
   /* Streaming state, from set_caps(). */
   ClfPlan *plan;
   /* Interlaced caps: the plan that takes each plane as its two fields,
@@ -387,7 +393,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS;
   const GParamFlags ro = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
-  GstCaps *caps;
+  GstCaps *caps, *system_caps;
 
   gobject_class->set_property = gst_cl_filter_set_property;
   gobject_class->get_property = gst_cl_filter_get_property;
@@ -492,8 +498,11 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
-  /* Every raw format whose GstVideoFormatInfo the engine can take. */
-  caps = gst_cl_format_supported_caps ();
+  /* Every raw format whose GstVideoFormatInfo the engine can take, and
+   * those of them that GstCudaMemory holds, in CUDA memory. */
+  system_caps = gst_cl_format_supported_caps ();
+  caps = gst_cl_cuda_template_caps (system_caps);
+  gst_caps_unref (system_caps);
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,
@@ -576,6 +585,7 @@ gst_cl_filter_finalize (GObject * object)
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
   g_clear_pointer (&self->engine, clf_engine_unref);
+  gst_clear_object (&self->cuda_context);
   gst_clear_caps (&self->refused_caps);
   g_free (self->device);
   g_free (self->device_name);
@@ -758,6 +768,9 @@ gst_cl_filter_set_context (GstElement * element, GstContext * context)
 
   gst_cl_take_context (element, context, spec, &self->engine);
   g_free (spec);
+  GST_OBJECT_LOCK (self);
+  gst_cl_cuda_handle_set_context (element, context, &self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->set_context (element,
       context);
 }
@@ -921,11 +934,19 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     ClfEngine *engine = gst_cl_filter_ref_engine (self);
+    GstObject *cuda_context;
     gboolean answered;
 
     answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
         engine);
     clf_engine_unref (engine);
+    GST_OBJECT_LOCK (self);
+    cuda_context = self->cuda_context ? gst_object_ref (self->cuda_context)
+        : NULL;
+    GST_OBJECT_UNLOCK (self);
+    answered = answered || gst_cl_cuda_handle_context_query (GST_ELEMENT
+        (self), query, cuda_context);
+    gst_clear_object (&cuda_context);
     if (answered)
       return TRUE;
   }
@@ -983,6 +1004,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   gst_cl_filter_end_threads (self);
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
+  g_clear_pointer (&self->cuda, gst_cl_cuda_unref);
   gst_clear_caps (&self->refused_caps);
   GST_OBJECT_LOCK (self);
   engine = self->engine;
@@ -1160,6 +1182,27 @@ gst_cl_filter_free_retired_plans (GstClFilter * self)
     g_clear_slist (&self->retired_plans, (GDestroyNotify) clf_plan_free);
 }
 
+/* With caps in CUDA memory, the engine's use of the CUDA context (kept
+ * across renegotiations); none otherwise.  FALSE with `err` set where the
+ * engine's device cannot take CUDA memory. */
+static gboolean
+gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
+    GstCaps * caps, ClfError * err)
+{
+  if (!gst_cl_caps_are_cuda (caps)) {
+    g_clear_pointer (&self->cuda, gst_cl_cuda_unref);
+    return TRUE;
+  }
+  if (self->cuda)
+    return TRUE;
+  /* Not under the object lock: the search for a neighbour's context
+   * answers through set_context(), which stores it in cuda_context, as
+   * GStreamer's CUDA elements do. */
+  self->cuda = gst_cl_cuda_new (GST_ELEMENT (self), &self->cuda_context,
+      engine, err);
+  return self->cuda != NULL;
+}
+
 static gboolean
 gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -1197,6 +1240,10 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
       && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
               params.mode, &err)))
     g_clear_pointer (&plan, clf_plan_free);
+  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, &err)) {
+    g_clear_pointer (&plan, clf_plan_free);
+    g_clear_pointer (&field_plan, clf_plan_free);
+  }
   clf_engine_unref (engine);
   if (!plan)
     goto no_plan;
@@ -1334,6 +1381,36 @@ engine_owns_pool (ClfEngine * engine, GstBufferPool * pool)
       gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
 }
 
+/* Output in CUDA memory comes from a GstCudaBufferPool of the shared
+ * context: the frame is copied there on the device once the kernels are
+ * done. */
+static gboolean
+gst_cl_filter_decide_cuda_allocation (GstClFilter * self, GstQuery * query,
+    GstCaps * caps)
+{
+  GstVideoInfo info;
+  guint size, min = 0, max = 0;
+  GstBufferPool *pool;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  size = info.size;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
+  g_atomic_int_set (&self->output_to_filter, FALSE);
+  pool = gst_cl_cuda_pool_new (self->cuda, caps, size, min, max);
+  if (!pool) {
+    GST_ERROR_OBJECT (self, "no CUDA buffer pool for %" GST_PTR_FORMAT, caps);
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
 /* Output buffers come from a pool of ours: downstream's when it offers one
  * in our OpenCL context (another clfilter), else a new one.  May run in
  * upstream's thread (an allocation query renegotiates), so it holds its
@@ -1349,13 +1426,15 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gboolean video_meta;
   ClfEngine *engine;
 
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (self->cuda && gst_cl_caps_are_cuda (caps))
+    return gst_cl_filter_decide_cuda_allocation (self, query, caps);
   if (!self->sharing) {
     g_atomic_int_set (&self->output_to_filter, FALSE);
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
         decide_allocation (trans, query);
   }
 
-  gst_query_parse_allocation (query, &caps, NULL);
   if (!caps || !gst_video_info_from_caps (&info, caps))
     goto invalid_caps;
   engine = gst_cl_filter_ref_engine (self);
@@ -1417,7 +1496,7 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     GstClUpload * access, ClfError * err)
 {
   if (!gst_cl_upload_open (access, self->engine, &self->format, buffer, info,
-          flags, self->sharing, err))
+          flags, self->sharing, self->cuda, err))
     return FALSE;
   if (!clf_plan_check_frame (self->plan, &access->frame, what, err)) {
     gst_cl_upload_close (access);
@@ -1518,6 +1597,7 @@ gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
       "upload-ns", G_TYPE_UINT64, stats->upload_ns,
       "download-ns", G_TYPE_UINT64, stats->download_ns,
       "copies", G_TYPE_UINT, stats->copies,
+      "device-copies", G_TYPE_UINT, stats->device_copies,
       NULL);
 }
 
@@ -1561,6 +1641,7 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->upload_ns = stats->upload_ns;
   meta->download_ns = stats->download_ns;
   meta->copies = stats->copies;
+  meta->device_copies = stats->device_copies;
   /* The same figures for bindings (Python cannot read the struct above). */
   gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
       frame, params, stats, FALSE);
@@ -2098,7 +2179,10 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
   if (f->on_thread)
     gst_cl_filter_wait_enqueued (self, f);
   if (f->job) {
-    ok = clf_plan_finish (f->plan, f->job, &stats, &err);
+    ok = clf_plan_finish (f->plan, f->job, &stats, &err)
+        && gst_cl_upload_complete (&f->out, &err);
+    stats.device_copies = gst_cl_upload_device_copies (&f->in)
+        + gst_cl_upload_device_copies (&f->out);
   } else if (f->passed_through) {
     ok = TRUE;
   } else {

@@ -19,7 +19,7 @@ gst_cl_filter_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 
   m->frame = 0;
   m->mode = m->border = NULL;
-  m->radius = m->copies = 0;
+  m->radius = m->copies = m->device_copies = 0;
   m->kernel_ns = m->upload_ns = m->download_ns = 0;
   return TRUE;
 }
@@ -45,6 +45,7 @@ gst_cl_filter_meta_transform (GstBuffer * dest, GstMeta * meta,
   to->upload_ns = from->upload_ns;
   to->download_ns = from->download_ns;
   to->copies = from->copies;
+  to->device_copies = from->device_copies;
   return TRUE;
 }
 

@@ -29,6 +29,7 @@ typedef struct
   const GstVideoInfo *info;
   GstMapFlags flags;
   gboolean zero_copy;
+  GstClCuda *cuda;
 } UploadRequest;
 
 typedef enum
@@ -57,6 +58,24 @@ add_device_memory (GstClUpload * upload, GstMemory * mem)
     if (upload->device[i] == mem)
       return;
   upload->device[upload->n_device++] = mem;
+}
+
+/* ---- cuda-memory ------------------------------------------------------ */
+
+static gboolean
+cuda_memory_accept (const UploadRequest * req)
+{
+  return gst_cl_cuda_accepts (req->cuda, req->buffer);
+}
+
+/* The staging frame is laid out as the caps say. */
+static UploadResult
+cuda_memory_perform (GstClUpload * upload, const UploadRequest * req,
+    ClfError * err)
+{
+  return gst_cl_cuda_access_open (&upload->cuda, req->cuda, req->buffer,
+      req->info, req->info, req->format, req->flags, &upload->frame, err) ?
+      UPLOAD_DONE : UPLOAD_FAILED;
 }
 
 /* ---- device-memory ---------------------------------------------------- */
@@ -238,6 +257,7 @@ copied_host_perform (GstClUpload * upload, const UploadRequest * req,
 /* In order of preference: no copy, then a copy only of what cannot be
  * shared, then a copy of everything. */
 static const UploadMethod upload_methods[] = {
+  {"cuda-memory", cuda_memory_accept, cuda_memory_perform, NULL},
   {"device-memory", device_memory_accept, device_memory_perform,
       device_memory_propose},
   {"wrapped-host", wrapped_host_accept, wrapped_host_perform, NULL},
@@ -260,9 +280,11 @@ gboolean
 gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
-    ClfError * err)
+    GstClCuda * cuda, ClfError * err)
 {
-  const UploadRequest req = { engine, format, buffer, info, flags, zero_copy };
+  const UploadRequest req = { engine, format, buffer, info, flags, zero_copy,
+    cuda
+  };
 
   upload_debug_init ();
   memset (upload, 0, sizeof *upload);
@@ -297,7 +319,8 @@ gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
   /* Upstream may pad its rows: strides and offsets come from the meta. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps || !engine)
+  /* CUDA memory comes from upstream's own pools. */
+  if (!caps || !engine || gst_cl_caps_are_cuda (caps))
     return TRUE;
   for (guint m = 0; m < G_N_ELEMENTS (upload_methods); m++) {
     const UploadMethod *method = &upload_methods[m];
@@ -319,13 +342,26 @@ gst_cl_upload_close (GstClUpload * upload)
   if (upload->mapped)
     gst_video_frame_unmap (&upload->vframe);
   upload->mapped = FALSE;
+  gst_cl_cuda_access_close (&upload->cuda);
+}
+
+gboolean
+gst_cl_upload_complete (GstClUpload * upload, ClfError * err)
+{
+  return gst_cl_cuda_access_complete (&upload->cuda, err);
+}
+
+guint
+gst_cl_upload_device_copies (const GstClUpload * upload)
+{
+  return upload->cuda.copies;
 }
 
 guint
 gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
     cl_event * wait)
 {
-  guint n = 0;
+  guint n = gst_cl_cuda_access_wait_list (&upload->cuda, wait);
 
   for (guint i = 0; i < upload->n_device; i++)
     n += upload->promised ?
@@ -347,6 +383,7 @@ keep_promises (GstClUpload * upload, cl_event event)
 void
 gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags, cl_event event)
 {
+  gst_cl_cuda_access_done (&upload->cuda, event);
   if (upload->promised) {
     keep_promises (upload, event);
     return;

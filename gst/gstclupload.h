@@ -13,6 +13,7 @@
 #include <gst/video/video.h>
 
 #include "clf.h"
+#include "gstclcuda.h"
 #include "gstclmemory.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,10 @@ G_BEGIN_DECLS
  * (an output), as gstglupload.c does for GL: the ways a frame can take are
  * tried in order, and the first that accepts the buffer performs.
  *
+ *   "cuda-memory"    GStreamer's CUDA memory in the context of the
+ *                    element's GstClCuda: copied on the device into a
+ *                    frame OpenCL imported (to be read), or from it once
+ *                    the kernels wrote it (gst_cl_upload_complete);
  *   "device-memory"  every plane lies in GstClMemory of the engine's
  *                    context, usable as it is (on a discrete device, not
  *                    mapped by the CPU meanwhile): the kernels work on it
@@ -57,20 +62,28 @@ typedef struct
   /* The write promised on each (gst_cl_upload_promise), until kept. */
   guint64 tickets[GST_VIDEO_MAX_PLANES];
   gboolean promised;
+  /* The way "cuda-memory". */
+  GstClCudaAccess cuda;
 } GstClUpload;
 
 /* The most events gst_cl_upload_wait_list() gives for one frame. */
-#define GST_CL_UPLOAD_MAX_WAIT (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT)
+#define GST_CL_UPLOAD_MAX_WAIT \
+  (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT + 1)
 
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for the device
  * as `format` describes its frames, to be accessed with `flags`
- * (GST_MAP_READ or GST_MAP_WRITE).  FALSE on failure: with `err` set
+ * (GST_MAP_READ or GST_MAP_WRITE); `cuda` (or NULL) takes CUDA memory.  FALSE on failure: with `err` set
  * (CLF_ERROR_FRAME for a buffer whose planes the engine cannot take), or
  * unset when the buffer could not be mapped. */
 gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
-    ClfError * err);
+    GstClCuda * cuda, ClfError * err);
+/* Once the device finished the frame, what an output still owes its
+ * buffer: the copy to CUDA memory.  FALSE with `err` set on failure. */
+gboolean gst_cl_upload_complete (GstClUpload * upload, ClfError * err);
+/* The copies made on the device for the frame (CUDA memory). */
+guint gst_cl_upload_device_copies (const GstClUpload * upload);
 /* Gives up a promise not kept (gst_cl_upload_withdraw), then releases
  * what the frame holds. */
 void gst_cl_upload_close (GstClUpload * upload);

@@ -591,20 +591,24 @@ learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
   }
 }
 
-/* Waits for the frame (the queue is in order, so its last command ends
- * it), adds up each kind's device time and releases the events. */
+/* Waits for the frame, adds up each kind's device time and releases the
+ * events.  Every command is waited for, not only the last: the uploads
+ * and downloads run on queues of their own, and a driver may report one
+ * complete (and give its profiling times) only once it was waited for,
+ * after the command that depended on it ended (NVIDIA, with several
+ * frames in flight in several elements: CL_PROFILING_INFO_NOT_AVAILABLE). */
 static bool
 finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
     ClfError * err)
 {
-  cl_event last = cmds->done ? cmds->done : cmds->n ?
-      cmds->events[cmds->n - 1] : NULL;
   bool ok = true;
 
-  if (last) {
+  if (cmds->done || cmds->n) {
     cl_int status;
     CLF_FAULT_OR (status, "clWaitForEvents",
-        status = clWaitForEvents (1, &last));
+        status = cmds->done ? clWaitForEvents (1, &cmds->done) : CL_SUCCESS);
+    if (status == CL_SUCCESS && cmds->n)
+      status = clWaitForEvents (cmds->n, cmds->events);
     if (status != CL_SUCCESS) {
       clf_error_set_cl (err, "clWaitForEvents", status);
       /* Host memory may still be in use by a failed command's neighbours. */

@@ -224,6 +224,8 @@ typedef struct {
   uint64_t upload_ns;     /* the same for host -> device transfers */
   uint64_t download_ns;   /* the same for device -> host transfers */
   uint32_t copies;        /* host-side copies of the frame's pixels */
+  uint32_t device_copies; /* copies on the device made by the caller (the
+                           * element's CUDA memory); the plan leaves it 0 */
 } ClfFrameStats;
 
 /* Everything one frame format needs on the device: kernels for its pixel

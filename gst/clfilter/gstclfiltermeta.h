@@ -24,6 +24,9 @@ G_BEGIN_DECLS
  * @upload_ns: device time of its uploads and maps, in nanoseconds
  * @download_ns: device time of its downloads and unmaps, in nanoseconds
  * @copies: host-side copies of pixel data made for it (0: zero copy)
+ * @device_copies: copies made on the device for it: frames in CUDA memory
+ *   are copied into memory OpenCL shares, and out of it (2 for a frame in
+ *   and out of CUDA memory, else 0)
  *
  * What clfilter did to the output buffer it is attached to: the same
  * figures as the frame's `clfilter-stats` message, on the buffer itself, so
@@ -45,6 +48,7 @@ typedef struct {
   guint64 upload_ns;
   guint64 download_ns;
   guint copies;
+  guint device_copies;
 } GstClFilterMeta;
 
 #define GST_CL_FILTER_META_API_NAME "GstClFilterMetaAPI"
@@ -57,7 +61,8 @@ typedef struct {
  * read a plugin's own C struct.  Its structure, also named
  * "clfilter-stats", has the fields of the `clfilter-stats` message but
  * `device` and `pts`: `frame`, `kernel-ns`, `upload-ns`, `download-ns`
- * (guint64), `mode`, `border` (strings), `radius`, `copies` (guint).
+ * (guint64), `mode`, `border` (strings), `radius`, `copies`,
+ * `device-copies` (guint).
  * There is one per buffer: a clfilter downstream of another overwrites
  * it.  From Python:
  * |[

@@ -93,7 +93,7 @@ upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
   const gchar *way;
 
   fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
-          GST_MAP_READ, zero_copy, &err), "%s", err.message ? err.message :
+          GST_MAP_READ, zero_copy, NULL, &err), "%s", err.message ? err.message :
       "the buffer could not be mapped");
   way = upload.method;
   gst_cl_upload_close (&upload);

@@ -27,6 +27,7 @@ FIELDS = {
     "upload-ns": GObject.TYPE_UINT64,
     "download-ns": GObject.TYPE_UINT64,
     "copies": GObject.TYPE_UINT,
+    "device-copies": GObject.TYPE_UINT,
     "passthrough": GObject.TYPE_BOOLEAN,
 }
 # Filter a blurs without a copy; b sharpens with copies, so that the fields
