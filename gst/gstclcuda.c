@@ -33,6 +33,7 @@ gst_cl_caps_are_cuda (const GstCaps * caps)
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
@@ -92,6 +93,13 @@ gst_cl_cuda_new (GstElement * element, GstObject ** context,
 
   GST_DEBUG_CATEGORY_INIT (gst_cl_cuda_debug, "clcuda", 0,
       "CUDA memory in and out of the OpenCL device");
+  /* GStreamer's CUDA library aborts on any call before its driver is
+   * loaded. */
+  if (!gst_cuda_load_library ()) {
+    clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
+        "the CUDA driver (libcuda.so.1) could not be loaded");
+    return NULL;
+  }
   /* A neighbour's or the application's context, else one of our own on
    * the default device, as GStreamer's CUDA elements do. */
   if (!gst_cuda_ensure_element_context (element, -1,
@@ -140,10 +148,21 @@ gst_cl_cuda_unref (GstClCuda * cuda)
 
 gboolean
 gst_cl_cuda_handle_context_query (GstElement * element, GstQuery * query,
-    GstObject * context)
+    GstObject ** context)
 {
-  return gst_cuda_handle_context_query (element, query,
-      (GstCudaContext *) context);
+  const gchar *type;
+  GstCudaContext *answer;
+  gboolean answered;
+
+  if (!gst_query_parse_context_type (query, &type)
+      || g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0)
+    return FALSE;
+  GST_OBJECT_LOCK (element);
+  answer = *context ? gst_object_ref (GST_CUDA_CONTEXT (*context)) : NULL;
+  GST_OBJECT_UNLOCK (element);
+  answered = gst_cuda_handle_context_query (element, query, answer);
+  gst_clear_object (&answer);
+  return answered;
 }
 
 void
@@ -469,7 +488,7 @@ gst_cl_cuda_unref (GstClCuda * cuda)
 
 gboolean
 gst_cl_cuda_handle_context_query (GstElement * element, GstQuery * query,
-    GstObject * context)
+    GstObject ** context)
 {
   return FALSE;
 }

@@ -49,7 +49,7 @@ void gst_cl_cuda_unref (GstClCuda * cuda);
  * the CUDA context the element keeps (a GstCudaContext or NULL): TRUE
  * when the query was answered. */
 gboolean gst_cl_cuda_handle_context_query (GstElement * element,
-    GstQuery * query, GstObject * context);
+    GstQuery * query, GstObject ** context);
 void gst_cl_cuda_handle_set_context (GstElement * element,
     GstContext * gst_context, GstObject ** context);
 

@@ -135,6 +135,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstclfilter.h"
 
 #include "clf.h"
@@ -485,7 +487,8 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "kernels and download of neighbouring frames overlap; a frame "
           "never waits for later ones. 0 (auto): 3 on a device with memory "
           "of its own (a discrete GPU), 1 where the device works in host "
-          "memory (a CPU driver such as PoCL). Frames leave in order with "
+          "memory (a CPU driver such as PoCL) or where frames come in CUDA "
+          "memory (their copies are on the device: nothing to overlap). Frames leave in order with "
           "their own figures; EOS, caps and other serialized events pass "
           "the frames in the element on first, a flush drops them; the "
           "LATENCY query adds this many frames less one to the maximum "
@@ -855,8 +858,11 @@ gst_cl_filter_flight_limit (GstClFilter * self)
 
   GST_OBJECT_LOCK (self);
   limit = self->frames_in_flight;
+  /* Frames in CUDA memory have no transfers to overlap with the kernels
+   * (their copies are on the device): the threads of frames in flight
+   * only add hand-overs, 8 decode chains ran 8% slower with 3. */
   if (limit == 0)
-    limit = self->staged ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
+    limit = self->staged && !self->cuda ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
   GST_OBJECT_UNLOCK (self);
   return limit;
 }
@@ -934,19 +940,13 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     ClfEngine *engine = gst_cl_filter_ref_engine (self);
-    GstObject *cuda_context;
     gboolean answered;
 
     answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
         engine);
     clf_engine_unref (engine);
-    GST_OBJECT_LOCK (self);
-    cuda_context = self->cuda_context ? gst_object_ref (self->cuda_context)
-        : NULL;
-    GST_OBJECT_UNLOCK (self);
     answered = answered || gst_cl_cuda_handle_context_query (GST_ELEMENT
-        (self), query, cuda_context);
-    gst_clear_object (&cuda_context);
+        (self), query, &self->cuda_context);
     if (answered)
       return TRUE;
   }
@@ -1200,6 +1200,11 @@ gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
    * GStreamer's CUDA elements do. */
   self->cuda = gst_cl_cuda_new (GST_ELEMENT (self), &self->cuda_context,
       engine, err);
+  if (!self->cuda && !err->detail)
+    err->detail = strdup ("Frames in CUDA memory need the NVIDIA driver "
+        "(libcuda.so.1) and clfilter's OpenCL device to be that CUDA device "
+        "(property device). Elsewhere, download them first: \"... ! "
+        "cudadownload ! clfilter ! ...\"");
   return self->cuda != NULL;
 }
 

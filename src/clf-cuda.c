@@ -298,20 +298,31 @@ find_acquire_release (ClfCuda * cuda)
     cuda->acquire = NULL, cuda->release = NULL;
 }
 
-ClfCuda *
-clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err)
+/* The driver and the loader's calls, loaded once; false with `err` set
+ * where something is missing. */
+static bool
+interop_loaded (ClfError * err)
 {
   static GOnce once = G_ONCE_INIT;
-  ClfCuda *cuda;
-  CUmemAllocationProp prop;
-  bool pushed = false;
 
   g_once (&once, load_interop, NULL);
   if (interop.missing) {
     clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
         "%s", interop.missing);
-    return NULL;
+    return false;
   }
+  return true;
+}
+
+ClfCuda *
+clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err)
+{
+  ClfCuda *cuda;
+  CUmemAllocationProp prop;
+  bool pushed = false;
+
+  if (!interop_loaded (err))
+    return NULL;
   if (!cl_device_has_extension (clf_engine_device (engine),
           "cl_khr_external_memory_opaque_fd")) {
     clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "

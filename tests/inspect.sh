@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # gst-inspect-1.0 clfilter documents every property of DESIGN.md with a
 # description, and the plugin it shows is the one just built.
-# Usage (meson runs it): tests/inspect.sh BUILD_PLUGIN_DIR
+# Usage (meson runs it): tests/inspect.sh BUILD_PLUGIN_DIR CUDA
+#   CUDA: 1 when built with CUDA memory (meson option cuda), else 0: the
+#   templates list video/x-raw(memory:CUDAMemory) then, and only then.
 set -euo pipefail
 out=$(gst-inspect-1.0 clfilter)
 status=0
@@ -27,5 +29,15 @@ for format in GRAY16_LE P010_10LE I420_10LE Y444_12LE RGBA64_LE YUY2 A420; do
   grep -Eq "format: .*\(string\)$format[,} ]" <<<"$out" \
     || { echo "the pad templates do not list $format"; status=1; }
 done
+cuda_caps=$(grep -c '(memory:CUDAMemory)' <<<"$out" || true)
+if [ "${2:?usage: $0 BUILD_PLUGIN_DIR CUDA}" = 1 ]; then
+  [ "$cuda_caps" -eq 2 ] \
+    || { echo "built with CUDA, but $cuda_caps templates list CUDA memory"; status=1; }
+  grep -Eq "^  frames-in-flight +: .*CUDA" <<<"$out" \
+    || { echo "frames-in-flight does not say what it does with CUDA memory"; status=1; }
+else
+  [ "$cuda_caps" -eq 0 ] \
+    || { echo "built without CUDA, but the templates list CUDA memory"; status=1; }
+fi
 [ $status -eq 0 ] && echo "gst-inspect-1.0 clfilter documents every property and format"
 exit $status

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, on Debian 12 or newer (or Ubuntu), whatever building, testing and
 # the demo need and is missing: compiler, Meson/Ninja, GStreamer with the
-# plugins the tests and the demo use (x264 encoder, libav decoder), OpenCL
+# plugins the tests and the demo use (x264 encoder, libav decoder), the
+# development files of gst-plugins-bad's CUDA library (CUDA memory), OpenCL
 # headers, the ICD loader and PoCL (OpenCL on the CPU), and a virtual X
 # server with xdotool for the demo's window test; for the memory-safety
 # tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
@@ -18,6 +19,7 @@ packages=(
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   gstreamer1.0-x
+  libgstreamer-plugins-bad1.0-dev
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd clinfo
   xvfb xauth xdotool
   valgrind clang libclang-rt-dev llvm

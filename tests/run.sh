@@ -6,10 +6,13 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs the engine tests
 # (with LeakSanitizer) and the element tests there, and the libFuzzer target
 # for two minutes.
+# Between the two, a build without CUDA memory (-Dcuda=disabled) runs its
+# gst-inspect and error tests.
 # Usage: tests/run.sh [meson test arguments, e.g. --suite element]
-# The arguments apply to both builds.  The build goes to ./build, or to
+# The arguments apply to the two full builds.  The build goes to ./build, or to
 # $CLF_BUILD_DIR; the sanitizer build to ./build-sanitize, or to
-# $CLF_SANITIZE_BUILD_DIR.  CLF_SANITIZE=0 skips the sanitizer build (for
+# $CLF_SANITIZE_BUILD_DIR; the one without CUDA to ./build-nocuda, or to
+# $CLF_NOCUDA_BUILD_DIR.  CLF_SANITIZE=0 skips the sanitizer build (for
 # quick local runs).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,6 +30,18 @@ else
 fi
 ninja -C "$build"
 meson test -C "$build" --print-errorlogs "$@"
+
+# Without CUDA memory (meson option cuda, auto above): the plugin builds,
+# its templates lack CUDA memory, and caps in it are refused cleanly.
+nocuda_build=${CLF_NOCUDA_BUILD_DIR:-$root/build-nocuda}
+nocuda_options=(-Dcuda=disabled -Dwerror=true -Dtest-hooks=true)
+if [ -f "$nocuda_build/build.ninja" ]; then
+  meson configure "$nocuda_build" "${nocuda_options[@]}"
+else
+  meson setup "$nocuda_build" "$root" "${nocuda_options[@]}"
+fi
+ninja -C "$nocuda_build"
+meson test -C "$nocuda_build" --print-errorlogs gst-inspect errors
 
 [ "${CLF_SANITIZE:-1}" = 0 ] && exit 0
 

@@ -4,6 +4,8 @@
  * message, the timing surfaces, and a real H.264 decode (errors are in
  * errors.c).
  */
+#include "config.h"
+
 #include <glib/gstdio.h>
 #include <unistd.h>
 #include <gst/app/gstappsink.h>
@@ -285,7 +287,7 @@ GST_START_TEST (test_formats_described_as_written)
   };
   GstElementFactory *factory = gst_element_factory_find ("clfilter");
   GstCaps *caps = gst_caps_new_empty ();
-  guint offered = 0;
+  guint offered = 0, offered_in_cuda = 0;
 
   for (const GList * t = gst_element_factory_get_static_pad_templates
       (factory); t; t = t->next)
@@ -300,11 +302,22 @@ GST_START_TEST (test_formats_described_as_written)
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     const GValue *list = gst_structure_get_value (gst_caps_get_structure (caps,
             i), "format");
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    gboolean in_cuda = features && gst_caps_features_contains (features,
+        "memory:CUDAMemory");
+
     for (guint f = 0; f < gst_value_list_get_size (list); f++) {
       const gchar *name = g_value_get_string (gst_value_list_get_value (list,
               f));
       const FormatCase *fc = format_case (name);
 
+      /* In CUDA memory, a subset of the formats in system memory. */
+      if (in_cuda) {
+        fail_unless (gst_cl_format_is_supported (gst_video_format_from_string
+                (name)), "%s offered in CUDA memory only", name);
+        offered_in_cuda++;
+        continue;
+      }
       offered++;
       for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
         ClfFrameFormat want = frame_format (fc, sizes[s][0], sizes[s][1]);
@@ -331,8 +344,11 @@ GST_START_TEST (test_formats_described_as_written)
       }
     }
   }
-  /* Both templates list the same formats. */
+  /* Both templates list the same formats; in CUDA memory only where it
+   * was built in. */
   fail_unless_equals_int (offered, 2 * n_formats);
+  fail_unless (CLF_HAVE_CUDA ? offered_in_cuda > 0 && offered_in_cuda % 2 == 0
+      : offered_in_cuda == 0, "%u formats in CUDA memory", offered_in_cuda);
   gst_caps_unref (caps);
   gst_object_unref (factory);
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <glib/gstdio.h>
+#include <gmodule.h>
 
 #include "framecheck.h"
 
@@ -225,6 +226,48 @@ GST_START_TEST (test_laplace_beyond_the_blur_limit)
 
 GST_END_TEST;
 
+/* Caps in CUDA memory where there is no CUDA driver (CI, this machine):
+ * refused when the caps come, with an error that says what is missing and
+ * what to do, not a crash or frames passed through.  A build without CUDA
+ * memory does not take such caps at all (its templates lack them).  Where
+ * a CUDA driver is installed, tests/bench/cuda-pipelines.sh tests the
+ * path (with nvh264dec and cudadownload). */
+GST_START_TEST (test_cuda_memory_without_cuda)
+{
+  GModule *cuda = g_module_open ("libcuda.so.1", G_MODULE_BIND_LAZY);
+  GstBus *bus;
+  GstHarness *h;
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  if (cuda) {
+    g_module_close (cuda);
+    g_print ("SKIP test_cuda_memory_without_cuda: a CUDA driver is "
+        "installed (tests/bench/cuda-pipelines.sh tests CUDA memory)\n");
+    return;
+  }
+  h = harness_with_bus (TRUE, &bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw(memory:CUDAMemory),"
+      "format=NV12,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, random_buffer (64 * 48 * 3
+              / 2)), GST_FLOW_NOT_NEGOTIATED);
+  if (CLF_HAVE_CUDA) {
+    pop_error (bus, &error, &debug);
+    fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
+    fail_unless (strstr (error->message, "libcuda.so.1") != NULL, "%s",
+        error->message);
+    fail_unless (strstr (debug, "cudadownload") != NULL, "%s", debug);
+  }
+  expect_no_more_errors (bus);
+
+  g_free (debug);
+  g_clear_error (&error);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
 #if CLF_TEST_HOOKS
 /* Kernel source that does not compile (injected): the caps are refused,
  * and the error carries the compiler's build log. */
@@ -421,6 +464,7 @@ errors_suite (void)
   tcase_add_test (tc, test_frame_too_large_for_device);
   tcase_add_test (tc, test_laplace_beyond_the_blur_limit);
   tcase_add_test (tc, test_invalid_property_values_refused);
+  tcase_add_test (tc, test_cuda_memory_without_cuda);
 #if CLF_TEST_HOOKS
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_loop_test (tc, test_opencl_error_mid_stream, 0,
