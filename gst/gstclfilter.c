@@ -1386,6 +1386,18 @@ engine_owns_pool (ClfEngine * engine, GstBufferPool * pool)
       gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
 }
 
+/* Puts `pool` (taken) first in the allocation query's answer. */
+static void
+answer_pool (GstQuery * query, GstBufferPool * pool, guint size, guint min,
+    guint max)
+{
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+}
+
 /* Output in CUDA memory comes from a GstCudaBufferPool of the shared
  * context: the frame is copied there on the device once the kernels are
  * done. */
@@ -1408,11 +1420,7 @@ gst_cl_filter_decide_cuda_allocation (GstClFilter * self, GstQuery * query,
     GST_ERROR_OBJECT (self, "no CUDA buffer pool for %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
+  answer_pool (query, pool, size, min, max);
   return TRUE;
 }
 
@@ -1470,11 +1478,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   clf_engine_unref (engine);
   if (!pool)
     return FALSE;
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
-  else
-    gst_query_add_allocation_pool (query, pool, size, min, max);
-  gst_object_unref (pool);
+  answer_pool (query, pool, size, min, max);
   return TRUE;
 
   /* ERRORS */
