@@ -286,11 +286,11 @@ planes_fit (const PlaneLayout * layout, gsize size,
 }
 
 /* Copies the planes between the CUDA memory at `device` (laid out as
- * `layout`) and the staging frame (as `staging_info`), in the direction
+ * `layout`) and the staging frame (laid out as `info`), in the direction
  * of `flags`. */
 static gboolean
 copy_planes (GstClCudaAccess * access, guint64 device,
-    const PlaneLayout * layout, const GstVideoInfo * staging_info,
+    const PlaneLayout * layout, const GstVideoInfo * info,
     const ClfFrameFormat * format, GstMapFlags flags, ClfError * err)
 {
   ClfCudaCopy planes[GST_VIDEO_MAX_PLANES];
@@ -298,9 +298,9 @@ copy_planes (GstClCudaAccess * access, guint64 device,
   gboolean in = (flags & GST_MAP_READ) != 0;
 
   for (guint i = 0; i < format->n_planes; i++) {
-    guint64 ours = staging + staging_info->offset[i];
+    guint64 ours = staging + info->offset[i];
     guint64 theirs = device + layout->offset[i];
-    gsize our_stride = (gsize) staging_info->stride[i];
+    gsize our_stride = (gsize) info->stride[i];
     gsize their_stride = (gsize) layout->stride[i];
 
     planes[i].src = in ? theirs : ours;
@@ -322,8 +322,8 @@ copy_planes (GstClCudaAccess * access, guint64 device,
  * the frame and the element) and copies. */
 static gboolean
 transfer (GstClCudaAccess * access, GstBuffer * buffer,
-    const GstVideoInfo * info, const GstVideoInfo * staging_info,
-    const ClfFrameFormat * format, GstMapFlags flags, ClfError * err)
+    const GstVideoInfo * info, const ClfFrameFormat * format,
+    GstMapFlags flags, ClfError * err)
 {
   GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
   PlaneLayout layout;
@@ -338,7 +338,7 @@ transfer (GstClCudaAccess * access, GstBuffer * buffer,
     return FALSE;
   }
   ok = planes_fit (&layout, map.size, format, err)
-      && copy_planes (access, (guintptr) map.data, &layout, staging_info,
+      && copy_planes (access, (guintptr) map.data, &layout, info,
       format, flags, err);
   gst_memory_unmap (mem, &map);
   return ok;
@@ -347,21 +347,20 @@ transfer (GstClCudaAccess * access, GstBuffer * buffer,
 gboolean
 gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
-    const GstVideoInfo * staging_info, const ClfFrameFormat * format,
-    GstMapFlags flags, ClfFrame * frame, ClfError * err)
+    const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
+    ClfError * err)
 {
   memset (access, 0, sizeof *access);
   access->cuda = gst_cl_cuda_ref (cuda);
-  access->staging = take_staging (cuda, staging_info->size, err);
+  access->staging = take_staging (cuda, info->size, err);
   if (!access->staging)
     return FALSE;
-  if ((flags & GST_MAP_READ) && !transfer (access, buffer, info,
-          staging_info, format, GST_MAP_READ, err))
+  if ((flags & GST_MAP_READ) && !transfer (access, buffer, info, format,
+          GST_MAP_READ, err))
     return FALSE;
   if (flags & GST_MAP_WRITE) {
     access->target = buffer;
-    access->target_info = *info;
-    access->staging_info = *staging_info;
+    access->info = *info;
     access->format = *format;
   }
   if (!clf_cuda_frame_acquire (access->staging, NULL, 0, &access->acquired,
@@ -369,8 +368,8 @@ gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     return FALSE;
   for (guint i = 0; i < format->n_planes; i++) {
     frame->mem[i] = clf_cuda_frame_buffer (access->staging);
-    frame->offset[i] = staging_info->offset[i];
-    frame->stride[i] = (size_t) staging_info->stride[i];
+    frame->offset[i] = info->offset[i];
+    frame->stride[i] = (size_t) info->stride[i];
   }
   return TRUE;
 }
@@ -424,8 +423,7 @@ gst_cl_cuda_access_complete (GstClCudaAccess * access, ClfError * err)
   if (!access->target)
     return TRUE;
   return wait_released (access, err) && transfer (access, access->target,
-      &access->target_info, &access->staging_info, &access->format,
-      GST_MAP_WRITE, err);
+      &access->info, &access->format, GST_MAP_WRITE, err);
 }
 
 void
@@ -515,8 +513,8 @@ gst_cl_cuda_accepts (GstClCuda * cuda, GstBuffer * buffer)
 gboolean
 gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
-    const GstVideoInfo * staging_info, const ClfFrameFormat * format,
-    GstMapFlags flags, ClfFrame * frame, ClfError * err)
+    const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
+    ClfError * err)
 {
   return FALSE;
 }

@@ -69,7 +69,7 @@ typedef struct
   /* To be written: the buffer (the caller's, kept until close) and its
    * layout. */
   GstBuffer *target;
-  GstVideoInfo target_info, staging_info;
+  GstVideoInfo info;
   ClfFrameFormat format;
   /* OpenCL's hold on the staging frame (cl_khr_external_memory). */
   cl_event acquired, released;
@@ -81,12 +81,12 @@ typedef struct
 gboolean gst_cl_cuda_accepts (GstClCuda * cuda, GstBuffer * buffer);
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for `flags`
  * (GST_MAP_READ or GST_MAP_WRITE): fills `frame` with the staging frame's
- * planes, laid out as `staging_info`.  FALSE with `err` set (CLF_ERROR_FRAME
+ * planes, laid out as `info` too (the caps' layout).  FALSE with `err` set (CLF_ERROR_FRAME
  * for planes outside the buffer), or unset where the buffer could not be
  * mapped. */
 gboolean gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
-    const GstVideoInfo * staging_info, const ClfFrameFormat * format,
+    const ClfFrameFormat * format,
     GstMapFlags flags, ClfFrame * frame, ClfError * err);
 /* The event the frame's first command waits for (a new reference), and
  * the recording of its last command's `event`. */

@@ -74,7 +74,7 @@ cuda_memory_perform (GstClUpload * upload, const UploadRequest * req,
     ClfError * err)
 {
   return gst_cl_cuda_access_open (&upload->cuda, req->cuda, req->buffer,
-      req->info, req->info, req->format, req->flags, &upload->frame, err) ?
+      req->info, req->format, req->flags, &upload->frame, err) ?
       UPLOAD_DONE : UPLOAD_FAILED;
 }
 
