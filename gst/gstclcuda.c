@@ -204,6 +204,8 @@ take_staging (GstClCuda * cuda, gsize size, ClfError * err)
   frame = g_queue_pop_head (&cuda->idle);
   g_mutex_unlock (&cuda->lock);
   if (!frame) {
+    /* tests/check/cuda.c counts these: frames are reused, not made per
+     * buffer. */
     GST_DEBUG ("a new staging frame of %" G_GSIZE_FORMAT " bytes", size);
     frame = clf_cuda_frame_new (cuda->engine_cuda, size, err);
   }

@@ -399,7 +399,8 @@ out:
 
 struct ClfCudaFrame {
   ClfCuda *cuda;
-  size_t size;
+  size_t size;                  /* as asked for */
+  size_t allocated;             /* rounded up to the granularity */
   CUmemGenericAllocationHandle handle;
   CUdeviceptr address;
   cl_mem buffer;
@@ -423,7 +424,7 @@ import_frame (ClfCudaFrame * frame, int fd, ClfError * err)
 
   CLF_FAULT_OR (status, "clCreateBufferWithProperties", frame->buffer =
       interop.create_buffer_with_properties (clf_engine_context
-          (cuda->engine), props, CL_MEM_READ_WRITE, frame->size, NULL,
+          (cuda->engine), props, CL_MEM_READ_WRITE, frame->allocated, NULL,
           &status));
   if (status != CL_SUCCESS)
     close (fd);
@@ -449,19 +450,22 @@ clf_cuda_frame_new (ClfCuda * cuda, size_t size, ClfError * err)
     clf_error_set (err, CLF_ERROR_INVALID, "a CUDA frame of %zu bytes", size);
     goto fail;
   }
-  frame->size = (size + cuda->granularity - 1) / cuda->granularity
+  frame->size = size;
+  frame->allocated = (size + cuda->granularity - 1) / cuda->granularity
       * cuda->granularity;
   CUDA_TRY (err, fail, CtxPushCurrent, cuda->context);
   pushed = true;
-  CUDA_TRY (err, fail, MemCreate, &frame->handle, frame->size, &prop, 0);
+  CUDA_TRY (err, fail, MemCreate, &frame->handle, frame->allocated, &prop,
+      0);
   created = true;
-  CUDA_TRY (err, fail, MemAddressReserve, &frame->address, frame->size, 0, 0,
-      0);
+  CUDA_TRY (err, fail, MemAddressReserve, &frame->address, frame->allocated,
+      0, 0, 0);
   reserved = true;
-  CUDA_TRY (err, fail, MemMap, frame->address, frame->size, 0, frame->handle,
-      0);
+  CUDA_TRY (err, fail, MemMap, frame->address, frame->allocated, 0,
+      frame->handle, 0);
   mapped = true;
-  CUDA_TRY (err, fail, MemSetAccess, frame->address, frame->size, &access, 1);
+  CUDA_TRY (err, fail, MemSetAccess, frame->address, frame->allocated,
+      &access, 1);
   CUDA_TRY (err, fail, MemExportToShareableHandle, &fd, frame->handle,
       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   /* OpenCL, which runs on CUDA itself, is called without our context. */
@@ -472,9 +476,9 @@ clf_cuda_frame_new (ClfCuda * cuda, size_t size, ClfError * err)
   return frame;
 fail:
   if (mapped)
-    interop.cu.MemUnmap (frame->address, frame->size);
+    interop.cu.MemUnmap (frame->address, frame->allocated);
   if (reserved)
-    interop.cu.MemAddressFree (frame->address, frame->size);
+    interop.cu.MemAddressFree (frame->address, frame->allocated);
   if (created)
     interop.cu.MemRelease (frame->handle);
   if (pushed)
@@ -490,8 +494,8 @@ clf_cuda_frame_free (ClfCudaFrame * frame)
     return;
   clReleaseMemObject (frame->buffer);
   if (interop.cu.CtxPushCurrent (frame->cuda->context) == CUDA_SUCCESS) {
-    interop.cu.MemUnmap (frame->address, frame->size);
-    interop.cu.MemAddressFree (frame->address, frame->size);
+    interop.cu.MemUnmap (frame->address, frame->allocated);
+    interop.cu.MemAddressFree (frame->address, frame->allocated);
     interop.cu.MemRelease (frame->handle);
     interop.cu.CtxPopCurrent (NULL);
   }

@@ -24,9 +24,10 @@ typedef struct ClfCuda ClfCuda;
 ClfCuda *clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err);
 void clf_cuda_free (ClfCuda * cuda);
 
-/* A frame's memory: `size` bytes (rounded up to the allocation
+/* A frame's memory: `size` bytes (allocated rounded up to the
  * granularity) that CUDA addresses at clf_cuda_frame_address() and OpenCL
- * as clf_cuda_frame_buffer(). */
+ * as clf_cuda_frame_buffer().  clf_cuda_frame_size() is that `size`, as
+ * asked for: frames kept for reuse are matched by it. */
 typedef struct ClfCudaFrame ClfCudaFrame;
 
 ClfCudaFrame *clf_cuda_frame_new (ClfCuda * cuda, size_t size,
