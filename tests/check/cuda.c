@@ -24,13 +24,19 @@ count_staging (GstDebugCategory * category, GstDebugLevel level,
     g_atomic_int_inc (&staging_made);
 }
 
-/* Whether cudaupload exists: nvcodec registers it only where the CUDA
- * driver found a device. */
+/* Whether clfilter was built with CUDA memory, and cudaupload exists:
+ * nvcodec registers it only where the CUDA driver found a device. */
 static gboolean
 have_cuda (const gchar * test)
 {
-  GstElementFactory *upload = gst_element_factory_find ("cudaupload");
+  GstElementFactory *upload;
 
+  if (!CLF_HAVE_CUDA) {
+    g_print ("SKIP %s: clfilter was built without CUDA memory (meson "
+        "option cuda)\n", test);
+    return FALSE;
+  }
+  upload = gst_element_factory_find ("cudaupload");
   if (!upload) {
     g_print ("SKIP %s: no cudaupload (GStreamer's nvcodec with a CUDA "
         "device)\n", test);
