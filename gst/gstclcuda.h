@@ -81,13 +81,13 @@ typedef struct
 gboolean gst_cl_cuda_accepts (GstClCuda * cuda, GstBuffer * buffer);
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for `flags`
  * (GST_MAP_READ or GST_MAP_WRITE): fills `frame` with the staging frame's
- * planes, laid out as `info` too (the caps' layout).  FALSE with `err` set (CLF_ERROR_FRAME
- * for planes outside the buffer), or unset where the buffer could not be
- * mapped. */
+ * planes, laid out as `info` too (the caps' layout).  FALSE with `err`
+ * set (CLF_ERROR_FRAME for planes outside the buffer), or unset where the
+ * buffer could not be mapped. */
 gboolean gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
-    const ClfFrameFormat * format,
-    GstMapFlags flags, ClfFrame * frame, ClfError * err);
+    const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
+    ClfError * err);
 /* The event the frame's first command waits for (a new reference), and
  * the recording of its last command's `event`. */
 guint gst_cl_cuda_access_wait_list (const GstClCudaAccess * access,
