@@ -2235,13 +2235,27 @@ gst_cl_filter_land (GstClFilter * self, FlightFrame * f, gboolean deliver,
   return GST_FLOW_OK;
 }
 
+/* Takes the oldest frame from the flight queue (under thread_lock).  The
+ * frame behind it may be one for the other thread to land (the output
+ * thread waits for a frame handed over to reach the head; the streaming
+ * thread, in drain() or make_room(), for one that was not): both are
+ * woken, as on every change of the state they wait on. */
+static FlightFrame *
+gst_cl_filter_pop_oldest (GstClFilter * self)
+{
+  FlightFrame *f = g_queue_pop_head (&self->flight);
+
+  g_cond_broadcast (&self->thread_cond);
+  return f;
+}
+
 /* Lands the oldest frame in flight on the streaming thread, which holds
  * thread_lock, and takes it again: that frame was not handed over. */
 static GstFlowReturn
 gst_cl_filter_land_oldest (GstClFilter * self, gboolean deliver,
     GstBuffer ** outbuf)
 {
-  FlightFrame *f = g_queue_pop_head (&self->flight);
+  FlightFrame *f = gst_cl_filter_pop_oldest (self);
   GstFlowReturn ret;
 
   g_mutex_unlock (&self->thread_lock);
@@ -2275,7 +2289,7 @@ gst_cl_filter_output_thread (gpointer data)
       g_cond_wait (&self->thread_cond, &self->thread_lock);
       continue;
     }
-    g_queue_pop_head (&self->flight);
+    gst_cl_filter_pop_oldest (self);
     self->out_busy = TRUE;
     self->out_held = !f->pushed;
     g_mutex_unlock (&self->thread_lock);

@@ -1,0 +1,353 @@
+/* GStreamer
+ * A storm of random actions on a playing clfilter, for a bounded time:
+ * frames-in-flight, mode and radius changes, flushing seeks, EOS, PAUSED
+ * and READY cycles, and a downstream that now and then answers a buffer
+ * with an error or with flushing.  Each action runs on a worker thread
+ * under a watchdog: an action that does not return in time is a hang, and
+ * the test fails naming it.  After the storm the pipeline must still play
+ * and stop cleanly, and clfilter must never have posted an error.
+ *
+ * CLF_STRESS_SECONDS sets how long the storm lasts (default 15); the seed
+ * of its actions comes from CLF_TEST_SEED (printed), so a failure can be
+ * replayed.
+ */
+#include <gst/check/gstcheck.h>
+
+#include "framecheck.h"
+
+/* An action on a loaded machine takes well under a second; one that has
+ * not returned after this long never will. */
+#define WATCHDOG_SECONDS 60
+
+typedef enum
+{
+  DOWNSTREAM_OK,
+  DOWNSTREAM_ERROR,
+  DOWNSTREAM_FLUSHING,
+} Downstream;
+
+typedef struct
+{
+  GstElement *pipeline, *filter;
+  gint downstream;              /* Downstream, for the next buffer (atomic) */
+  gint eos;                     /* the source ends at its next buffer (atomic) */
+  gint buffers_out;             /* buffers that reached the sink (atomic) */
+  gint filter_errors;           /* errors posted by clfilter (atomic) */
+
+  /* The action in progress on the worker, and whether it returned. */
+  GMutex lock;
+  GCond cond;
+  const gchar *action;
+  gboolean returned;
+  gboolean quit;
+  GRand *rng;
+  gint64 end_time;
+  guint rounds;
+} Storm;
+
+/* Downstream's answer to a buffer: as told once, then OK again. */
+static GstPadProbeReturn
+downstream_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Storm *storm = data;
+
+  switch (g_atomic_int_exchange (&storm->downstream, DOWNSTREAM_OK)) {
+    case DOWNSTREAM_ERROR:
+      GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_ERROR;
+      return GST_PAD_PROBE_DROP;
+    case DOWNSTREAM_FLUSHING:
+      GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_FLUSHING;
+      return GST_PAD_PROBE_DROP;
+    default:
+      g_atomic_int_inc (&storm->buffers_out);
+      return GST_PAD_PROBE_OK;
+  }
+}
+
+/* An end of stream as a source that runs out pushes it: from its
+ * streaming thread.  (gst_element_send_event() would hold the pipeline's
+ * state lock while basesrc waits for that thread, which may be waiting
+ * for the sink's preroll after a flushing seek: a hang of GStreamer's own,
+ * not of the element.) */
+static GstPadProbeReturn
+source_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Storm *storm = data;
+
+  if (!g_atomic_int_exchange (&storm->eos, FALSE))
+    return GST_PAD_PROBE_OK;
+  gst_pad_push_event (pad, gst_event_new_eos ());
+  return GST_PAD_PROBE_DROP;
+}
+
+/* Errors from clfilter are failures; those of the source after an
+ * injected downstream error are expected (the source stops, and a state
+ * cycle starts it again). */
+static GstBusSyncReply
+bus_sync (GstBus * bus, GstMessage * message, gpointer data)
+{
+  Storm *storm = data;
+
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR
+      && GST_MESSAGE_SRC (message) == GST_OBJECT (storm->filter)) {
+    GError *error;
+    gchar *debug;
+
+    gst_message_parse_error (message, &error, &debug);
+    GST_ERROR ("clfilter posted an error: %s (%s)", error->message,
+        GST_STR_NULL (debug));
+    g_atomic_int_inc (&storm->filter_errors);
+    g_error_free (error);
+    g_free (debug);
+  }
+  gst_message_unref (message);
+  return GST_BUS_DROP;
+}
+
+static void
+flushing_seek (Storm * storm)
+{
+  gst_element_seek_simple (storm->pipeline, GST_FORMAT_TIME,
+      GST_SEEK_FLAG_FLUSH, 0);
+}
+
+static void
+set_state (Storm * storm, GstState state)
+{
+  gst_element_set_state (storm->pipeline, state);
+  gst_element_get_state (storm->pipeline, NULL, NULL, GST_CLOCK_TIME_NONE);
+}
+
+/* One random action; its name goes to the watchdog first. */
+static void
+random_action (Storm * storm)
+{
+  static const gchar *const modes[] = { "box", "separable", "sliding",
+    "laplace"
+  };
+  static const guint flights[] = { 0, 1, 1, 2, 4 };
+  guint pick = g_rand_int_range (storm->rng, 0, 100);
+  const gchar *action;
+
+  if (pick < 40)
+    action = "frames-in-flight";
+  else if (pick < 50)
+    action = "mode";
+  else if (pick < 55)
+    action = "radius";
+  else if (pick < 75)
+    action = "flushing seek";
+  else if (pick < 79)
+    action = "EOS";
+  else if (pick < 84)
+    action = "PAUSED and back";
+  else if (pick < 88)
+    action = "READY and back";
+  else if (pick < 92)
+    action = "downstream error";
+  else if (pick < 96)
+    action = "downstream flushing";
+  else
+    action = "frames-in-flight 1 then 4 and a flushing seek";
+
+  g_mutex_lock (&storm->lock);
+  storm->action = action;
+  storm->returned = FALSE;
+  g_mutex_unlock (&storm->lock);
+
+  if (pick < 40) {
+    g_object_set (storm->filter, "frames-in-flight",
+        flights[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (flights))],
+        NULL);
+  } else if (pick < 50) {
+    gst_util_set_object_arg (G_OBJECT (storm->filter), "mode",
+        modes[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (modes))]);
+  } else if (pick < 55) {
+    g_object_set (storm->filter, "radius", g_rand_int_range (storm->rng, 0,
+            4), NULL);
+  } else if (pick < 75) {
+    flushing_seek (storm);
+  } else if (pick < 79) {
+    g_atomic_int_set (&storm->eos, TRUE);
+  } else if (pick < 84) {
+    set_state (storm, GST_STATE_PAUSED);
+    set_state (storm, GST_STATE_PLAYING);
+  } else if (pick < 88) {
+    set_state (storm, GST_STATE_READY);
+    set_state (storm, GST_STATE_PLAYING);
+  } else if (pick < 92) {
+    g_atomic_int_set (&storm->downstream, DOWNSTREAM_ERROR);
+  } else if (pick < 96) {
+    g_atomic_int_set (&storm->downstream, DOWNSTREAM_FLUSHING);
+  } else {
+    /* The sequence that lost a wake-up: a frame enqueued with 1 in
+     * flight, then frames handed to the device thread behind it. */
+    g_object_set (storm->filter, "frames-in-flight", 1, NULL);
+    g_usleep (g_rand_int_range (storm->rng, 0, 3000));
+    g_object_set (storm->filter, "frames-in-flight", 4, NULL);
+    flushing_seek (storm);
+  }
+  /* The source stopped after an error or EOS: a flushing seek restarts
+   * it from time to time (above), a state cycle always does. */
+  if (g_rand_int_range (storm->rng, 0, 8) == 0) {
+    set_state (storm, GST_STATE_READY);
+    set_state (storm, GST_STATE_PLAYING);
+  }
+  g_usleep (g_rand_int_range (storm->rng, 0, 3000));
+
+  g_mutex_lock (&storm->lock);
+  storm->returned = TRUE;
+  storm->rounds++;
+  g_cond_signal (&storm->cond);
+  g_mutex_unlock (&storm->lock);
+}
+
+static gpointer
+storm_worker (gpointer data)
+{
+  Storm *storm = data;
+
+  while (g_get_monotonic_time () < storm->end_time)
+    random_action (storm);
+  g_mutex_lock (&storm->lock);
+  storm->quit = TRUE;
+  g_cond_signal (&storm->cond);
+  g_mutex_unlock (&storm->lock);
+  return NULL;
+}
+
+/* Waits for each action in turn; fails on the first that hangs. */
+static void
+watch (Storm * storm)
+{
+  g_mutex_lock (&storm->lock);
+  while (!storm->quit) {
+    guint rounds = storm->rounds;
+    gint64 deadline = g_get_monotonic_time () +
+        WATCHDOG_SECONDS * G_TIME_SPAN_SECOND;
+
+    while (!storm->quit && storm->rounds == rounds)
+      if (!g_cond_wait_until (&storm->cond, &storm->lock, deadline))
+        break;
+    fail_unless (storm->quit || storm->rounds != rounds,
+        "hung: '%s' had not returned after %d s (round %u)",
+        GST_STR_NULL (storm->action), WATCHDOG_SECONDS, storm->rounds + 1);
+  }
+  g_mutex_unlock (&storm->lock);
+}
+
+static guint
+storm_seconds (void)
+{
+  const gchar *s = g_getenv ("CLF_STRESS_SECONDS");
+  guint64 v;
+
+  if (s && g_ascii_string_to_unsigned (s, 10, 1, 3600, &v, NULL))
+    return v;
+  return 15;
+}
+
+static void
+run_storm (const gchar * caps, gboolean discrete)
+{
+  Storm storm = { 0 };
+  GstElement *src, *sink;
+  GstPad *pad;
+  GstBus *bus;
+  GThread *worker;
+  gchar *desc;
+  gint out;
+
+  if (discrete)
+    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  test_rng_init ();
+  storm.rng = g_rand_new_with_seed (g_rand_int (test_rng));
+  g_mutex_init (&storm.lock);
+  g_cond_init (&storm.cond);
+
+  desc = g_strdup_printf ("videotestsrc name=src pattern=snow ! %s ! "
+      "clfilter name=f mode=sliding radius=1 frames-in-flight=1 ! "
+      "fakesink name=sink sync=false", caps);
+  storm.pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (storm.pipeline != NULL);
+  storm.filter = gst_bin_get_by_name (GST_BIN (storm.pipeline), "f");
+  sink = gst_bin_get_by_name (GST_BIN (storm.pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, downstream_probe,
+      &storm, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  src = gst_bin_get_by_name (GST_BIN (storm.pipeline), "src");
+  pad = gst_element_get_static_pad (src, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, source_probe, &storm,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (src);
+  bus = gst_element_get_bus (storm.pipeline);
+  gst_bus_set_sync_handler (bus, bus_sync, &storm, NULL);
+
+  fail_unless (gst_element_set_state (storm.pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  storm.end_time = g_get_monotonic_time () +
+      storm_seconds () * G_TIME_SPAN_SECOND;
+  worker = g_thread_new ("storm", storm_worker, &storm);
+  watch (&storm);
+  g_thread_join (worker);
+  GST_INFO ("%u actions", storm.rounds);
+
+  /* Still alive: frames come out after a restart, and it stops. */
+  set_state (&storm, GST_STATE_READY);
+  g_object_set (storm.filter, "frames-in-flight", 2, NULL);
+  out = g_atomic_int_get (&storm.buffers_out);
+  set_state (&storm, GST_STATE_PLAYING);
+  for (guint i = 0; i < 600 && g_atomic_int_get (&storm.buffers_out) < out
+      + 10; i++)
+    g_usleep (100 * 1000);
+  fail_unless (g_atomic_int_get (&storm.buffers_out) >= out + 10,
+      "no frames came out after the storm");
+  set_state (&storm, GST_STATE_NULL);
+  fail_unless_equals_int (g_atomic_int_get (&storm.filter_errors), 0);
+
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (storm.filter);
+  gst_object_unref (storm.pipeline);
+  g_rand_free (storm.rng);
+  g_mutex_clear (&storm.lock);
+  g_cond_clear (&storm.cond);
+  if (discrete)
+    g_unsetenv ("CLFILTER_HOST_UNIFIED");
+}
+
+/* The pipeline the lost wake-up was found with. */
+GST_START_TEST (test_storm_i420)
+{
+  run_storm ("video/x-raw,format=I420,width=64,height=48,framerate=200/1",
+      FALSE);
+}
+
+GST_END_TEST;
+
+/* Frames as on a discrete GPU: staged, pushed early, more threads. */
+GST_START_TEST (test_storm_discrete_rgba)
+{
+  run_storm ("video/x-raw,format=RGBA,width=37,height=21,framerate=200/1",
+      TRUE);
+}
+
+GST_END_TEST;
+
+static Suite *
+stress_suite (void)
+{
+  Suite *s = suite_create ("clfilter-stress");
+  TCase *tc = tcase_create ("storm");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_storm_i420);
+  tcase_add_test (tc, test_storm_discrete_rgba);
+  return s;
+}
+
+GST_CHECK_MAIN (stress);
