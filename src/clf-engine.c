@@ -405,16 +405,15 @@ fail:
   return false;
 }
 
-/* No device matches `spec`: says so, naming where the spec came from, in
- * valid UTF-8 whatever bytes it holds, with the devices that exist. */
+/* No device matches `spec`: says so, naming where the spec came from, with
+ * the devices that exist and the platforms that listed none. */
 static void
 set_no_match_error (ClfError * err, const char *spec, bool from_env,
     const DeviceList * list)
 {
   char *devices = describe_devices (list);
-  char *shown = g_utf8_make_valid (spec, -1);
   clf_error_set (err, CLF_ERROR_NOT_FOUND,
-      "No OpenCL device matches \"%s\"%s. Devices found: %s%s%s", shown,
+      "No OpenCL device matches \"%s\"%s. Devices found: %s%s%s", spec,
       from_env ? " (the environment variable CLFILTER_DEVICE)" : "",
       devices && *devices ? devices : "(none)",
       list->empty ? ". Platforms that listed no device: " : "",
@@ -442,7 +441,6 @@ set_no_match_error (ClfError * err, const char *spec, bool from_env,
       from_env ? ", in CLFILTER_DEVICE or the device property" : "");
   clf_error_take_detail (err, clf_strdup_printf ("%s", detail->str));
   g_string_free (detail, TRUE);
-  g_free (shown);
   free (devices);
 }
 

@@ -145,6 +145,66 @@ GST_START_TEST (test_platform_without_devices)
 
 GST_END_TEST;
 
+/* Values from the environment or the properties that are not UTF-8 reach
+ * the error as valid UTF-8, still readable: each invalid byte becomes
+ * U+FFFD.  The test runs in a process of its own. */
+static const struct
+{
+  const gchar *variable, *value, *shown;
+} not_utf8[] = {
+  {"CLFILTER_DEVICE", "bad\xff\xfe-name", "bad\xef\xbf\xbd\xef\xbf\xbd-name"},
+  {NULL, "also\xc3(bad", "also\xef\xbf\xbd(bad"},
+  {"XDG_CACHE_HOME", "/dev/null/\xff\xfe-cache",
+      "/dev/null/\xef\xbf\xbd\xef\xbf\xbd-cache"},
+};
+
+GST_START_TEST (test_error_not_utf8)
+{
+  const gchar *variable = not_utf8[__i__].variable;
+  GstElement *element = gst_element_factory_make ("clfilter", NULL);
+  GstBus *bus = gst_bus_new ();
+  GError *error = NULL;
+  gchar *debug = NULL, *vendors = NULL;
+
+  if (!variable)
+    g_object_set (element, "device", not_utf8[__i__].value, NULL);
+  else if (g_str_equal (variable, "XDG_CACHE_HOME")) {
+    if (!only_pocl (&vendors)) {
+      g_print ("SKIP test_error_not_utf8: PoCL is not installed\n");
+      gst_object_unref (bus);
+      gst_object_unref (element);
+      return;
+    }
+    g_unsetenv ("POCL_CACHE_DIR");
+  }
+  if (variable)
+    g_setenv (variable, not_utf8[__i__].value, TRUE);
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_utf8_validate (error->message, -1, NULL),
+      "the message is not UTF-8: %s", error->message);
+  fail_unless (debug && g_utf8_validate (debug, -1, NULL),
+      "the debug string is not UTF-8: %s", debug);
+  fail_unless (strstr (error->message, not_utf8[__i__].shown) != NULL
+      || strstr (debug, not_utf8[__i__].shown) != NULL,
+      "the value is not shown: %s / %s", error->message, debug);
+
+  g_free (debug);
+  g_error_free (error);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  if (variable)
+    g_unsetenv (variable);
+  if (vendors)
+    remove_vendors (vendors);
+}
+
+GST_END_TEST;
+
 /* Our own kernel cache in a directory it cannot use, PoCL's in one it
  * can: the kernels are built from source and the frames come out right. */
 GST_START_TEST (test_kernel_cache_unusable)
@@ -570,6 +630,7 @@ errors_suite (void)
   tcase_add_test (tc, test_device_not_found_error);
   tcase_add_loop_test (tc, test_platform_without_devices, 0,
       G_N_ELEMENTS (unusable_caches));
+  tcase_add_loop_test (tc, test_error_not_utf8, 0, G_N_ELEMENTS (not_utf8));
   tcase_add_loop_test (tc, test_kernel_cache_unusable, 0,
       G_N_ELEMENTS (unusable_caches));
   tcase_add_test (tc, test_unsupported_caps_refused);
