@@ -1643,6 +1643,7 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
 {
   GstClFilterMeta *meta = gst_buffer_add_cl_filter_meta (outbuf);
+  GstStructure *s;
 
   meta->frame = frame;
   meta->mode = clf_mode_name (params->mode);
@@ -1654,8 +1655,9 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->copies = stats->copies;
   meta->device_copies = stats->device_copies;
   /* The same figures for bindings (Python cannot read the struct above). */
-  gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
-      frame, params, stats, FALSE);
+  s = gst_buffer_writable_cl_filter_stats (outbuf);
+  if (s)
+    gst_cl_filter_set_figures (s, frame, params, stats, FALSE);
 }
 
 /* The clfilter-summary message: the kernel times since start (see
@@ -2136,7 +2138,7 @@ gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
   const gchar *const *tags = gst_meta_api_type_get_tags (api);
 
   if (api == gst_cl_filter_meta_get_info ()->api
-      || api == gst_cl_filter_stats_meta_get_info ()->api)
+      || gst_cl_filter_stats_meta_api_is (api))
     return FALSE;
   /* gst_meta_api_type_tags_contain_only() is GStreamer 1.24's. */
   for (guint i = 0; tags && tags[i]; i++)
