@@ -1383,9 +1383,10 @@ engines_share_context (ClfEngine * ours, ClfEngine * other)
 static gboolean
 engine_owns_pool (ClfEngine * engine, GstBufferPool * pool)
 {
-  return pool && GST_IS_CL_BUFFER_POOL (pool)
-      && engines_share_context (engine,
-      gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
+  ClfEngine *owner = pool && GST_IS_CL_BUFFER_POOL (pool) ?
+      gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)) : NULL;
+
+  return owner && engines_share_context (engine, owner);
 }
 
 /* Puts `pool` (taken) first in the allocation query's answer. */
@@ -1446,6 +1447,11 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     return gst_cl_filter_decide_cuda_allocation (self, query, caps);
   if (!self->sharing) {
     g_atomic_int_set (&self->output_to_filter, FALSE);
+    /* Without downstream's pool, one whose buffers' row padding is zeroed
+     * once (the base class's would carry a freed buffer's bytes). */
+    if (gst_query_get_n_allocation_pools (query) == 0 && caps
+        && gst_video_info_from_caps (&info, caps))
+      answer_pool (query, gst_cl_buffer_pool_new_host (), info.size, 0, 0);
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
         decide_allocation (trans, query);
   }
