@@ -11,6 +11,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstclbufferpool.h"
 #include "gstclmemory.h"
 
@@ -104,6 +106,20 @@ bad_alignment:
   }
 }
 
+static gboolean
+zero_memory (GstMemory * mem)
+{
+  GstMapInfo map;
+
+  if (gst_is_cl_memory (mem))
+    return gst_cl_memory_zero (mem);
+  if (!gst_memory_map (mem, &map, GST_MAP_WRITE))
+    return FALSE;
+  memset (map.data, 0, map.size);
+  gst_memory_unmap (mem, &map);
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_cl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
@@ -115,6 +131,13 @@ gst_cl_buffer_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   mem = gst_allocator_alloc (self->allocator, info->size, &self->params);
   if (!mem)
     goto no_memory;
+  /* Rows are written up to their samples only: their padding is zeroed
+   * here, once, and never carries another buffer's bytes (the memory may
+   * be a freed buffer's). */
+  if (!zero_memory (mem)) {
+    gst_memory_unref (mem);
+    goto no_memory;
+  }
 
   *buffer = gst_buffer_new ();
   gst_buffer_append_memory (*buffer, mem);
@@ -174,10 +197,21 @@ gst_cl_buffer_pool_new (ClfEngine * engine)
   return GST_BUFFER_POOL_CAST (self);
 }
 
+GstBufferPool *
+gst_cl_buffer_pool_new_host (void)
+{
+  GstClBufferPool *self = g_object_new (GST_TYPE_CL_BUFFER_POOL, NULL);
+
+  gst_object_ref_sink (self);
+  self->allocator = gst_allocator_find (NULL);
+  return GST_BUFFER_POOL_CAST (self);
+}
+
 ClfEngine *
 gst_cl_buffer_pool_get_engine (GstClBufferPool * pool)
 {
-  return gst_cl_allocator_get_engine (GST_CL_ALLOCATOR (pool->allocator));
+  return GST_IS_CL_ALLOCATOR (pool->allocator) ?
+      gst_cl_allocator_get_engine (GST_CL_ALLOCATOR (pool->allocator)) : NULL;
 }
 
 gboolean

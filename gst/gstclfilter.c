@@ -1383,9 +1383,10 @@ engines_share_context (ClfEngine * ours, ClfEngine * other)
 static gboolean
 engine_owns_pool (ClfEngine * engine, GstBufferPool * pool)
 {
-  return pool && GST_IS_CL_BUFFER_POOL (pool)
-      && engines_share_context (engine,
-      gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)));
+  ClfEngine *owner = pool && GST_IS_CL_BUFFER_POOL (pool) ?
+      gst_cl_buffer_pool_get_engine (GST_CL_BUFFER_POOL (pool)) : NULL;
+
+  return owner && engines_share_context (engine, owner);
 }
 
 /* Puts `pool` (taken) first in the allocation query's answer. */
@@ -1446,6 +1447,11 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     return gst_cl_filter_decide_cuda_allocation (self, query, caps);
   if (!self->sharing) {
     g_atomic_int_set (&self->output_to_filter, FALSE);
+    /* Without downstream's pool, one whose buffers' row padding is zeroed
+     * once (the base class's would carry a freed buffer's bytes). */
+    if (gst_query_get_n_allocation_pools (query) == 0 && caps
+        && gst_video_info_from_caps (&info, caps))
+      answer_pool (query, gst_cl_buffer_pool_new_host (), info.size, 0, 0);
     return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->
         decide_allocation (trans, query);
   }
@@ -1643,6 +1649,7 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
 {
   GstClFilterMeta *meta = gst_buffer_add_cl_filter_meta (outbuf);
+  GstStructure *s;
 
   meta->frame = frame;
   meta->mode = clf_mode_name (params->mode);
@@ -1654,8 +1661,9 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->copies = stats->copies;
   meta->device_copies = stats->device_copies;
   /* The same figures for bindings (Python cannot read the struct above). */
-  gst_cl_filter_set_figures (gst_buffer_writable_cl_filter_stats (outbuf),
-      frame, params, stats, FALSE);
+  s = gst_buffer_writable_cl_filter_stats (outbuf);
+  if (s)
+    gst_cl_filter_set_figures (s, frame, params, stats, FALSE);
 }
 
 /* The clfilter-summary message: the kernel times since start (see
@@ -2136,7 +2144,7 @@ gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
   const gchar *const *tags = gst_meta_api_type_get_tags (api);
 
   if (api == gst_cl_filter_meta_get_info ()->api
-      || api == gst_cl_filter_stats_meta_get_info ()->api)
+      || gst_cl_filter_stats_meta_api_is (api))
     return FALSE;
   /* gst_meta_api_type_tags_contain_only() is GStreamer 1.24's. */
   for (guint i = 0; tags && tags[i]; i++)

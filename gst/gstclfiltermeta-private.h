@@ -16,10 +16,14 @@ G_BEGIN_DECLS
 const GstMetaInfo *gst_cl_filter_meta_get_info (void);
 GstClFilterMeta *gst_buffer_add_cl_filter_meta (GstBuffer * buffer);
 
-/* The GstCustomMeta GST_CL_FILTER_STATS_META_NAME, for bindings. */
+/* The GstCustomMeta GST_CL_FILTER_STATS_META_NAME, for bindings; NULL
+ * where the application registered another kind of meta by that name. */
 const GstMetaInfo *gst_cl_filter_stats_meta_get_info (void);
+/* TRUE when `api` is the stats meta's. */
+gboolean gst_cl_filter_stats_meta_api_is (GType api);
 /* The structure of the buffer's stats meta, added if the buffer has none,
- * to be filled in.  The buffer must be writable. */
+ * to be filled in, or NULL where there is no stats meta.  The buffer must
+ * be writable. */
 GstStructure *gst_buffer_writable_cl_filter_stats (GstBuffer * buffer);
 
 G_END_DECLS

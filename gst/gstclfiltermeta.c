@@ -85,13 +85,17 @@ gst_buffer_add_cl_filter_meta (GstBuffer * buffer)
 }
 
 /* Registered once per process: a name cannot be registered twice.  An
- * application that registered it first, to read it, keeps its own. */
+ * application that registered it first as a custom meta, to read it,
+ * keeps its own.  One that registered another kind of meta under the name
+ * gets no stats meta (NULL): the C meta and the messages still carry the
+ * figures. */
 const GstMetaInfo *
 gst_cl_filter_stats_meta_get_info (void)
 {
+  static gsize once;
   static const GstMetaInfo *info;
 
-  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+  if (g_once_init_enter (&once)) {
     static const gchar *tags[] = { NULL };
     const GstMetaInfo *registered =
         gst_meta_get_info (GST_CL_FILTER_STATS_META_NAME);
@@ -99,9 +103,25 @@ gst_cl_filter_stats_meta_get_info (void)
     if (!registered)
       registered = gst_meta_register_custom (GST_CL_FILTER_STATS_META_NAME,
           tags, NULL, NULL, NULL);
-    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) registered);
+    if (registered && !gst_meta_info_is_custom (registered)) {
+      GST_WARNING ("a meta named %s is registered that is not a "
+          "GstCustomMeta: clfilter adds no %s meta to its buffers (the "
+          "GstClFilterMeta and the clfilter-stats messages have the figures)",
+          GST_CL_FILTER_STATS_META_NAME, GST_CL_FILTER_STATS_META_NAME);
+      registered = NULL;
+    }
+    info = registered;
+    g_once_init_leave (&once, 1);
   }
   return info;
+}
+
+gboolean
+gst_cl_filter_stats_meta_api_is (GType api)
+{
+  const GstMetaInfo *info = gst_cl_filter_stats_meta_get_info ();
+
+  return info && api == info->api;
 }
 
 /* An upstream clfilter's meta is copied onto the output with the buffer's
@@ -110,9 +130,11 @@ GstStructure *
 gst_buffer_writable_cl_filter_stats (GstBuffer * buffer)
 {
   const GstMetaInfo *info = gst_cl_filter_stats_meta_get_info ();
-  GstCustomMeta *meta =
-      (GstCustomMeta *) gst_buffer_get_meta (buffer, info->api);
+  GstCustomMeta *meta;
 
+  if (!info)
+    return NULL;
+  meta = (GstCustomMeta *) gst_buffer_get_meta (buffer, info->api);
   if (!meta)
     meta = (GstCustomMeta *) gst_buffer_add_meta (buffer, info, NULL);
   return gst_custom_meta_get_structure (meta);

@@ -605,6 +605,21 @@ gst_cl_allocator_get_engine (GstClAllocator * allocator)
 }
 
 gboolean
+gst_cl_memory_zero (GstMemory * mem)
+{
+  GstClMemory *root;
+  gboolean zeroed;
+
+  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  zeroed = zero_bytes (GST_CL_ALLOCATOR (mem->allocator), &root->store, 0,
+      root->store.maxsize);
+  g_mutex_unlock (&root->lock);
+  return zeroed;
+}
+
+gboolean
 gst_is_cl_memory (GstMemory * mem)
 {
   return mem && mem->allocator && GST_IS_CL_ALLOCATOR (mem->allocator);

@@ -42,6 +42,9 @@ GstAllocator *gst_cl_allocator_new (ClfEngine * engine);
 ClfEngine *gst_cl_allocator_get_engine (GstClAllocator * allocator);
 
 gboolean gst_is_cl_memory (GstMemory * mem);
+/* Zeroes all of `mem`'s bytes, where the CPU sees them and on the device:
+ * for memory just allocated, before anyone uses it. */
+gboolean gst_cl_memory_zero (GstMemory * mem);
 /* The OpenCL buffer behind `mem`, and the offset of mem's first byte in
  * it. */
 cl_mem gst_cl_memory_get_buffer (GstMemory * mem, gsize * offset);

@@ -39,6 +39,8 @@ struct ClfEngine {
 
 /* ---- device discovery ---------------------------------------------- */
 
+static bool contains_ignoring_case (const char *haystack, const char *needle);
+
 typedef struct {
   cl_platform_id platform;
   cl_device_id device;
@@ -51,6 +53,9 @@ typedef struct {
 typedef struct {
   DeviceEntry *items;
   unsigned n;
+  GString *empty;               /* "P name (status)" of each platform that
+                                 * listed no device, for the errors */
+  bool pocl_empty;              /* PoCL was one of them */
 } DeviceList;
 
 static void
@@ -59,6 +64,10 @@ device_list_clear (DeviceList * list)
   free (list->items);
   list->items = NULL;
   list->n = 0;
+  if (list->empty)
+    g_string_free (list->empty, TRUE);
+  list->empty = NULL;
+  list->pocl_empty = false;
 }
 
 char *
@@ -81,14 +90,39 @@ clf_info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
   return text;
 }
 
+/* A platform without devices is skipped, and noted for the errors: a
+ * driver may list none for a reason of its own (PoCL does when it cannot
+ * use its cache directory). */
+static void
+note_empty_platform (DeviceList * list, cl_platform_id platform,
+    unsigned platform_index, cl_int status)
+{
+  char *name = clf_info_string (platform, NULL, CL_PLATFORM_NAME);
+  char *vendor = clf_info_string (platform, NULL, CL_PLATFORM_VENDOR);
+
+  if (!list->empty)
+    list->empty = g_string_new (NULL);
+  g_string_append_printf (list->empty, "%s%u %s (%s)",
+      list->empty->len ? "; " : "", platform_index, name ? name : "?",
+      status == CL_SUCCESS ? "0 devices" : clf_cl_status_name (status));
+  if ((name && (contains_ignoring_case (name, "pocl")
+              || contains_ignoring_case (name, "Portable Computing Language")))
+      || (vendor && contains_ignoring_case (vendor, "pocl")))
+    list->pocl_empty = true;
+  free (vendor);
+  free (name);
+}
+
 static bool
 append_platform_devices (DeviceList * list, cl_platform_id platform,
     unsigned platform_index, ClfError * err)
 {
   cl_uint n = 0;
   cl_int status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
-  if (status == CL_DEVICE_NOT_FOUND || n == 0)
-    return true;                /* a platform without devices: skip it */
+  if (status == CL_DEVICE_NOT_FOUND || (status == CL_SUCCESS && n == 0)) {
+    note_empty_platform (list, platform, platform_index, status);
+    return true;
+  }
   CLF_CHECK (status, "clGetDeviceIDs", err, fail);
 
   cl_device_id *ids = calloc (n, sizeof *ids);
@@ -371,23 +405,42 @@ fail:
   return false;
 }
 
-/* No device matches `spec`: says so, naming where the spec came from, in
- * valid UTF-8 whatever bytes it holds, with the devices that exist. */
+/* No device matches `spec`: says so, naming where the spec came from, with
+ * the devices that exist and the platforms that listed none. */
 static void
 set_no_match_error (ClfError * err, const char *spec, bool from_env,
     const DeviceList * list)
 {
   char *devices = describe_devices (list);
-  char *shown = g_utf8_make_valid (spec, -1);
   clf_error_set (err, CLF_ERROR_NOT_FOUND,
-      "No OpenCL device matches \"%s\"%s. Devices found: %s", shown,
+      "No OpenCL device matches \"%s\"%s. Devices found: %s%s%s", spec,
       from_env ? " (the environment variable CLFILTER_DEVICE)" : "",
-      devices ? devices : "(none)");
-  clf_error_take_detail (err, clf_strdup_printf ("Use auto, gpu, cpu, "
-          "accelerator, P:D (platform:device index) or part of a device's "
-          "name%s; install a driver (e.g. pocl-opencl-icd) for more devices.",
-          from_env ? ", in CLFILTER_DEVICE or the device property" : ""));
-  g_free (shown);
+      devices && *devices ? devices : "(none)",
+      list->empty ? ". Platforms that listed no device: " : "",
+      list->empty ? list->empty->str : "");
+  GString *detail = g_string_new (NULL);
+  if (list->pocl_empty) {
+    /* PoCL's own order: POCL_CACHE_DIR, else XDG_CACHE_HOME/pocl, else
+     * ~/.cache/pocl; it lists no device where it cannot create it. */
+    const char *pocl = getenv ("POCL_CACHE_DIR");
+    const char *xdg = getenv ("XDG_CACHE_HOME");
+    g_string_append_printf (detail, "PoCL lists no device when it cannot "
+        "use its cache directory: POCL_CACHE_DIR (%s%s%s), else "
+        "XDG_CACHE_HOME/pocl (XDG_CACHE_HOME %s%s%s), else ~/.cache/pocl "
+        "must be a directory it can create and write. Set POCL_CACHE_DIR "
+        "to a writable directory. ", pocl ? "\"" : "", pocl ? pocl : "unset",
+        pocl ? "\"" : "", xdg ? "\"" : "", xdg ? xdg : "unset",
+        xdg ? "\"" : "");
+  } else if (list->empty) {
+    g_string_append (detail, "A platform listed no device: check its "
+        "driver's own settings and `clinfo -l`. ");
+  }
+  g_string_append_printf (detail, "Use auto, gpu, cpu, "
+      "accelerator, P:D (platform:device index) or part of a device's "
+      "name%s; install a driver (e.g. pocl-opencl-icd) for more devices.",
+      from_env ? ", in CLFILTER_DEVICE or the device property" : "");
+  clf_error_take_detail (err, clf_strdup_printf ("%s", detail->str));
+  g_string_free (detail, TRUE);
   free (devices);
 }
 

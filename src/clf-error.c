@@ -1,6 +1,7 @@
 /* Errors and names for users: every failure says what failed and how. */
 #include "clf-private.h"
 
+#include <glib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,21 @@ clf_strdup_printf (const char *fmt, ...)
   return text;
 }
 
+/* Messages carry text from the environment, the properties and drivers:
+ * valid UTF-8 whatever bytes those hold (GStreamer requires it), each
+ * invalid byte shown as U+FFFD.  Takes `text`. */
+static char *
+valid_utf8 (char *text)
+{
+  if (!text || g_utf8_validate (text, -1, NULL))
+    return text;
+  char *valid = g_utf8_make_valid (text, -1);
+  free (text);
+  char *copy = clf_strdup_printf ("%s", valid);
+  g_free (valid);
+  return copy;
+}
+
 void
 clf_error_clear (ClfError * err)
 {
@@ -55,7 +71,7 @@ clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
   clf_error_clear (err);
   va_list args;
   va_start (args, fmt);
-  err->message = vprintf_alloc (fmt, args);
+  err->message = valid_utf8 (vprintf_alloc (fmt, args));
   va_end (args);
   err->code = code;
 }
@@ -77,7 +93,7 @@ clf_error_take_detail (ClfError * err, char *detail)
     return;
   }
   free (err->detail);
-  err->detail = detail;
+  err->detail = valid_utf8 (detail);
 }
 
 const char *

@@ -64,6 +64,174 @@ GST_START_TEST (test_no_opencl_driver)
 
 GST_END_TEST;
 
+/* Only PoCL, in a folder of vendors of the test's own (the test runs in a
+ * process of its own); FALSE where PoCL is not installed. */
+static gboolean
+only_pocl (gchar ** vendors)
+{
+  gchar *icd = NULL, *path;
+
+  if (!g_file_get_contents ("/etc/OpenCL/vendors/pocl.icd", &icd, NULL,
+          NULL))
+    return FALSE;
+  *vendors = g_dir_make_tmp ("clfilter-pocl-XXXXXX", NULL);
+  path = g_build_filename (*vendors, "pocl.icd", NULL);
+  fail_unless (g_file_set_contents (path, icd, -1, NULL));
+  g_setenv ("OCL_ICD_VENDORS", *vendors, TRUE);
+  g_free (path);
+  g_free (icd);
+  return TRUE;
+}
+
+static void
+remove_vendors (gchar * vendors)
+{
+  gchar *path = g_build_filename (vendors, "pocl.icd", NULL);
+
+  g_unsetenv ("OCL_ICD_VENDORS");
+  g_remove (path);
+  g_rmdir (vendors);
+  g_free (path);
+  g_free (vendors);
+}
+
+/* Cache directories PoCL cannot use: it then lists no device.  The error
+ * names the platform that came up empty and PoCL's cache directory, not
+ * just an empty list of devices. */
+static const gchar *const unusable_caches[] = {
+  "/dev/null/x", "/proc",
+};
+
+GST_START_TEST (test_platform_without_devices)
+{
+  const gchar *cache = unusable_caches[__i__];
+  GstElement *element;
+  GstBus *bus;
+  GError *error = NULL;
+  gchar *debug = NULL, *vendors = NULL;
+
+  if (!only_pocl (&vendors)) {
+    g_print ("SKIP test_platform_without_devices: PoCL is not installed\n");
+    return;
+  }
+  g_unsetenv ("POCL_CACHE_DIR");
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  element = gst_element_factory_make ("clfilter", NULL);
+  bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
+  fail_unless (strstr (error->message, "Portable Computing Language")
+      != NULL && strstr (error->message, "no device") != NULL,
+      "the platform that listed no device is not named: %s", error->message);
+  fail_unless (debug && strstr (debug, "POCL_CACHE_DIR") != NULL
+      && strstr (debug, "XDG_CACHE_HOME") != NULL
+      && strstr (debug, cache) != NULL,
+      "no hint at PoCL's cache directory (%s): %s", cache, debug);
+  fail_unless (g_utf8_validate (error->message, -1, NULL)
+      && g_utf8_validate (debug, -1, NULL));
+
+  g_free (debug);
+  g_error_free (error);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  remove_vendors (vendors);
+}
+
+GST_END_TEST;
+
+/* Values from the environment or the properties that are not UTF-8 reach
+ * the error as valid UTF-8, still readable: each invalid byte becomes
+ * U+FFFD.  The test runs in a process of its own. */
+static const struct
+{
+  const gchar *variable, *value, *shown;
+} not_utf8[] = {
+  {"CLFILTER_DEVICE", "bad\xff\xfe-name", "bad\xef\xbf\xbd\xef\xbf\xbd-name"},
+  {NULL, "also\xc3(bad", "also\xef\xbf\xbd(bad"},
+  {"XDG_CACHE_HOME", "/dev/null/\xff\xfe-cache",
+      "/dev/null/\xef\xbf\xbd\xef\xbf\xbd-cache"},
+};
+
+GST_START_TEST (test_error_not_utf8)
+{
+  const gchar *variable = not_utf8[__i__].variable;
+  GstElement *element = gst_element_factory_make ("clfilter", NULL);
+  GstBus *bus = gst_bus_new ();
+  GError *error = NULL;
+  gchar *debug = NULL, *vendors = NULL;
+
+  if (!variable)
+    g_object_set (element, "device", not_utf8[__i__].value, NULL);
+  else if (g_str_equal (variable, "XDG_CACHE_HOME")) {
+    if (!only_pocl (&vendors)) {
+      g_print ("SKIP test_error_not_utf8: PoCL is not installed\n");
+      gst_object_unref (bus);
+      gst_object_unref (element);
+      return;
+    }
+    g_unsetenv ("POCL_CACHE_DIR");
+  }
+  if (variable)
+    g_setenv (variable, not_utf8[__i__].value, TRUE);
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_utf8_validate (error->message, -1, NULL),
+      "the message is not UTF-8: %s", error->message);
+  fail_unless (debug && g_utf8_validate (debug, -1, NULL),
+      "the debug string is not UTF-8: %s", debug);
+  fail_unless (strstr (error->message, not_utf8[__i__].shown) != NULL
+      || strstr (debug, not_utf8[__i__].shown) != NULL,
+      "the value is not shown: %s / %s", error->message, debug);
+
+  g_free (debug);
+  g_error_free (error);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (element);
+  if (variable)
+    g_unsetenv (variable);
+  if (vendors)
+    remove_vendors (vendors);
+}
+
+GST_END_TEST;
+
+/* Our own kernel cache in a directory it cannot use, PoCL's in one it
+ * can: the kernels are built from source and the frames come out right. */
+GST_START_TEST (test_kernel_cache_unusable)
+{
+  const FormatCase *fc = format_case ("GRAY8");
+  ClfParams params = { CLF_MODE_SEPARABLE, 2, CLF_BORDER_CLAMP };
+  gchar *pocl_cache = g_dir_make_tmp ("clfilter-pocl-cache-XXXXXX", NULL);
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h;
+
+  g_setenv ("POCL_CACHE_DIR", pocl_cache, TRUE);
+  g_setenv ("XDG_CACHE_HOME", unusable_caches[__i__], TRUE);
+  h = harness_with_bus (TRUE, &bus);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
+  set_caps (h, "GRAY8", 31, 9, &info);
+  push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  push_and_check (h, fc, &info, &params, INPUT_PADDED);
+  fail_if (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) != NULL);
+  harness_free (h, bus);
+  g_unsetenv ("POCL_CACHE_DIR");
+  g_free (pocl_cache);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_caps_refused)
 {
   static const gchar *refused[] = {
@@ -460,6 +628,11 @@ errors_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_no_opencl_driver);
   tcase_add_test (tc, test_device_not_found_error);
+  tcase_add_loop_test (tc, test_platform_without_devices, 0,
+      G_N_ELEMENTS (unusable_caches));
+  tcase_add_loop_test (tc, test_error_not_utf8, 0, G_N_ELEMENTS (not_utf8));
+  tcase_add_loop_test (tc, test_kernel_cache_unusable, 0,
+      G_N_ELEMENTS (unusable_caches));
   tcase_add_test (tc, test_unsupported_caps_refused);
   tcase_add_test (tc, test_frame_too_large_for_device);
   tcase_add_test (tc, test_laplace_beyond_the_blur_limit);

@@ -614,6 +614,109 @@ GST_START_TEST (test_long_frame_flushed)
 
 GST_END_TEST;
 
+/* Row padding (the bytes after a row's samples, up to its stride) of
+ * each plane of `buf`, set to `marker`, or checked to be 0 (marker 0). */
+static void
+row_padding (const FormatCase * fc, const GstVideoInfo * info,
+    GstBuffer * buf, guint8 marker, const gchar * what)
+{
+  ClfFrameFormat format = frame_format (fc, info->width, info->height);
+  GstVideoFrame frame;
+  GstMapInfo all;
+
+  fail_unless (gst_video_frame_map (&frame, info, buf, marker ?
+          GST_MAP_READWRITE : GST_MAP_READ));
+  fail_unless (gst_buffer_map (buf, &all, GST_MAP_READ));
+  for (guint p = 0; p < format.n_planes; p++) {
+    guint8 *plane = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gsize stride = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    gsize row_bytes = clf_frame_format_row_bytes (&format, p);
+    guint rows = clf_frame_format_rows (&format, p);
+
+    for (guint y = 0; y < rows; y++) {
+      guint8 *row = plane + y * stride;
+      /* The last row's padding, where the buffer has it. */
+      gsize end = MIN (stride, (gsize) (all.data + all.size - row));
+
+      for (gsize x = row_bytes; x < end; x++) {
+        if (marker)
+          row[x] = marker;
+        else
+          fail_unless (row[x] == 0, "%s: plane %u row %u byte %"
+              G_GSIZE_FORMAT " (of %" G_GSIZE_FORMAT " samples, stride %"
+              G_GSIZE_FORMAT ") is 0x%02x, not 0", what, p, y, x,
+              row_bytes, stride, row[x]);
+      }
+    }
+  }
+  gst_buffer_unmap (buf, &all);
+  gst_video_frame_unmap (&frame);
+}
+
+static const struct
+{
+  const gchar *format;
+  guint width, height;
+} padded_rows[] = {
+  {"GRAY8", 61, 64}, {"RGB", 61, 17}, {"I420", 61, 33},
+};
+
+/* The output's row padding is 0 on every frame, whatever the input's
+ * padding held (a marker byte here), with zero-copy on and off, on memory
+ * as on a discrete GPU and as on the CPU: it never carries another
+ * buffer's bytes. */
+GST_START_TEST (test_output_padding_zero)
+{
+  const guint n_cases = G_N_ELEMENTS (padded_rows);
+  const gboolean zero_copy = (__i__ / n_cases) % 2 == 0;
+  const gboolean discrete = __i__ / (2 * n_cases) == 1;
+  const FormatCase *fc = format_case (padded_rows[__i__ % n_cases].format);
+  ClfParams params = { CLF_MODE_SEPARABLE, 2, CLF_BORDER_CLAMP };
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h;
+
+  if (discrete)
+    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  h = harness_with_bus (zero_copy, &bus);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      NULL);
+  set_caps (h, fc->name, padded_rows[__i__ % n_cases].width,
+      padded_rows[__i__ % n_cases].height, &info);
+  for (guint n = 0; n < 12; n++) {
+    InputKind kind = zero_copy ? (InputKind) (n % N_INPUT_KINDS) :
+        (n % 2 ? INPUT_PADDED : INPUT_UNALIGNED);
+    GstBuffer *in = input_buffer (h, fc, &info, kind), *out;
+    gchar *what = g_strdup_printf ("%s %dx%d zero-copy=%d%s, frame %u from "
+        "%s", fc->name, info.width, info.height, zero_copy,
+        discrete ? " discrete" : "", n, input_names[kind]);
+    GstVideoInfo in_info = info;
+    GstVideoMeta *meta = gst_buffer_get_video_meta (in);
+
+    if (meta) {
+      for (guint p = 0; p < meta->n_planes; p++) {
+        in_info.offset[p] = meta->offset[p];
+        in_info.stride[p] = meta->stride[p];
+      }
+      in_info.size = gst_buffer_get_size (in);
+    }
+    row_padding (fc, &in_info, in, 0xa5 + n, what);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+        GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    check_output (fc, &info, &params, what, in, out);
+    row_padding (fc, &info, out, 0, what);
+    g_free (what);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  harness_free (h, bus);
+  g_unsetenv ("CLFILTER_HOST_UNIFIED");
+}
+
+GST_END_TEST;
+
 static Suite *
 hostile_suite (void)
 {
@@ -631,6 +734,8 @@ hostile_suite (void)
   tcase_add_test (tc, test_unread_bus_bounded);
   tcase_add_test (tc, test_long_frame_stops);
   tcase_add_test (tc, test_long_frame_flushed);
+  tcase_add_loop_test (tc, test_output_padding_zero, 0,
+      4 * G_N_ELEMENTS (padded_rows));
   return s;
 }
 
