@@ -26,14 +26,11 @@ G_DECLARE_FINAL_TYPE (GstClBufferPool, gst_cl_buffer_pool, GST,
 GstBufferPool *gst_cl_buffer_pool_new (ClfEngine * engine);
 /* The same pool of system memory, for output the CPU writes. */
 GstBufferPool *gst_cl_buffer_pool_new_host (void);
-/* The same pool of system memory, for output the CPU writes. */
-GstBufferPool *gst_cl_buffer_pool_new_host (void);
 /* Sets a pool's configuration: buffers of `size` bytes for `caps`, at
  * least `min` and at most `max` (0: no limit), each with a GstVideoMeta if
  * `video_meta`.  FALSE where the pool refuses it. */
 gboolean gst_cl_buffer_pool_configure (GstBufferPool * pool, GstCaps * caps,
     guint size, guint min, guint max, gboolean video_meta);
-/* NULL for a pool of system memory. */
 /* NULL for a pool of system memory. */
 ClfEngine *gst_cl_buffer_pool_get_engine (GstClBufferPool * pool);
 
