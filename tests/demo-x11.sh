@@ -4,7 +4,9 @@
 # GStreamer's ximagesrc, and checks that every key acted: the key lines,
 # and the clfilter-stats of later frames in the new mode, radius and border.
 # Then it plays 30 frames with --frames 30 and checks that the demo ends by
-# itself and calls its clock-synced rate real time.
+# itself.  Both runs must account for every frame that reached the filter:
+# filtered and printed, or dropped as late.  The sink keeps the clock, so a busy machine drops more
+# frames; nothing here counts on how many.
 # Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -71,13 +73,13 @@ gst-launch-1.0 -q ximagesrc num-buffers=1 ! videoconvert ! pngenc \
 press q 'key: quit'
 wait "$demo"
 [ -s "$out/screenshot.png" ] || fail "no screenshot"
-check_verdict "$log" synced
+check_account "$log"
 
 # --frames in the window: the demo ends by itself after those frames.
 frames_log=$out/frames.log
 timeout 60 "$build/examples/clfilter-demo" --frames 30 "$CLF_CLIP" \
   >"$frames_log" 2>&1 || fail "--frames 30 in a window: exit status $? \
 (124: still running after 60 s)" "$frames_log"
-check_frames "$frames_log" 30 'laplace clamp'
-check_verdict "$frames_log" synced
-echo "demo-x11: every key acted, --frames ended the window; screenshot $out/screenshot.png"
+check_settings "$frames_log" 'laplace clamp'
+check_account "$frames_log" 30
+echo "demo-x11: every key acted, every frame was accounted for, --frames ended the window; screenshot $out/screenshot.png"
