@@ -2,10 +2,11 @@
 # The demo with a display: runs examples' clfilter-demo in a virtual X
 # server (Xvfb), presses its keys with xdotool, takes a screenshot with
 # GStreamer's ximagesrc, and checks that every key acted: the key lines,
-# and the clfilter-stats of later frames in the new mode, radius and border.
-# Then it plays 30 frames with --frames 30 and checks that the demo ends by
-# itself.  Both runs must account for every frame that reached the filter:
-# filtered and printed, or dropped as late.  The sink keeps the clock, so a busy machine drops more
+# the clfilter-stats of later frames in the new mode, radius and border, and
+# the overlay's text on the screenshot.  Then it plays 30 frames with
+# --frames 30 and checks that the demo ends by itself.  Both runs must
+# account for every frame that reached the filter: filtered and printed, or
+# dropped as late.  The sink keeps the clock, so a busy machine drops more
 # frames; nothing here counts on how many.
 # Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
@@ -75,6 +76,23 @@ wait "$demo"
 [ -s "$out/screenshot.png" ] || fail "no screenshot"
 check_account "$log"
 
+# The overlay shows: side by side, the pictures fill rows 180 to 539, and
+# the rows above them are black but for the overlay's white text.  The
+# rows below are black too, or the screenshot is not of that view.
+gst-launch-1.0 -q filesrc location="$out/screenshot.png" ! pngdec \
+  ! videoconvert ! video/x-raw,format=GRAY8,width=1280,height=720 \
+  ! filesink location="$out/screenshot.gray"
+od -An -v -tu1 -w1280 "$out/screenshot.gray" | awk '
+  NR <= 175 { for (i = 1; i <= NF; i++) above += $i >= 200 }
+  NR >= 545 { for (i = 1; i <= NF; i++) below += $i >= 200 }
+  END {
+    if (NR != 720 || above < 500 || below > 0) {
+      printf "%d rows; bright pixels above the pictures: %d (text: 500 or " \
+        "more), below them: %d (none)\n", NR, above, below
+      exit 1
+    }
+  }' >&2 || fail "no overlay text on $out/screenshot.png" "$log"
+
 # --frames in the window: the demo ends by itself after those frames.
 frames_log=$out/frames.log
 timeout 60 "$build/examples/clfilter-demo" --frames 30 "$CLF_CLIP" \
@@ -82,4 +100,4 @@ timeout 60 "$build/examples/clfilter-demo" --frames 30 "$CLF_CLIP" \
 (124: still running after 60 s)" "$frames_log"
 check_settings "$frames_log" 'laplace clamp'
 check_account "$frames_log" 30
-echo "demo-x11: every key acted, every frame was accounted for, --frames ended the window; screenshot $out/screenshot.png"
+echo "demo-x11: every key acted, the overlay showed, every frame was accounted for, --frames ended the window; screenshot $out/screenshot.png"
