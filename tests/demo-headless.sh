@@ -22,7 +22,8 @@ log=$work/laplace.log
 TMPDIR=$work/tmp timeout 120 "$demo" --headless --mode laplace --frames 10 \
   "$clip" >"$log" 2>&1 || fail "--headless --frames 10 failed" "$log"
 check_frames "$log" 10 'laplace clamp'
-check_verdict "$log" unsynced
+check_account "$log" 10
+check_verdict "$log"
 png=$(sed -n 's/^picture of frame [0-9]* (original | filtered): //p' "$log")
 [ "$png" = "$work/tmp/clfilter-demo-laplace.png" ] \
   || fail "the PNG is not \$TMPDIR/clfilter-demo-laplace.png with its full path" "$log"
@@ -37,6 +38,7 @@ mkdir out
 timeout 120 "$demo" --headless --mode sliding --radius 3 --frames 4 \
   --png out/side.png "$clip" >"$log" 2>&1 || fail "--png out/side.png failed" "$log"
 check_frames "$log" 4 'sliding r=3 clamp'
+check_account "$log" 4
 grep -qx "picture of frame 2 (original | filtered): $work/cwd/out/side.png" "$log" \
   && [ -s out/side.png ] || fail "--png out/side.png: not written there, or not named in full" "$log"
 echo "demo-headless: frame lines, verdict and PNG paths as they should be"
