@@ -19,6 +19,20 @@
  * - the program must hold every kernel a plan makes from it.
  * Any entry that fails is removed, and the program is built from source.
  *
+ * A binary that passes every check can still crash the driver that loads
+ * it (PoCL reads past the end of one cut short).  So an entry is renamed
+ * to a name of the loading start's own before the driver sees it, and
+ * renamed back once the program is whole: a start that dies loading it
+ * leaves it under that name, and the next start builds from source and
+ * removes it.  The loader holds a lock on the file set aside (flock, let
+ * go by the kernel when a process dies), so a start beside it leaves that
+ * one alone.  Two starts racing on one entry never both load it: the one
+ * that does not get it builds from source.
+ *
+ * The key covers the driver's library file (path, device, inode, size,
+ * modification time) besides its version strings: a driver rebuilt
+ * without a new version string may not read the old binaries.
+ *
  * No keyed hash (an HMAC with a per-user secret): the secret would live in
  * the same directory, so anyone who can plant an entry there that passes
  * the owner and mode checks (the user, or root) can read the secret too.
@@ -26,10 +40,14 @@
  * Why a directory is refused or an entry removed goes to GLib's debug log,
  * domain "clfilter-cache": G_MESSAGES_DEBUG=clfilter-cache shows it. */
 #define G_LOG_DOMAIN "clfilter-cache"
+/* dladdr, flock */
+#define _GNU_SOURCE
 
 #include "clf-private.h"
 #include "clf-kernels.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -37,11 +55,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* Bump when the file layout or what the key covers changes. */
-#define CACHE_FORMAT_VERSION 2
+#define CACHE_FORMAT_VERSION 3
 
 /* The largest binary read or written.  Ours are 0.3 MB on PoCL and
  * smaller on GPUs; 64 MiB leaves 200 times that for other drivers while
@@ -82,12 +101,50 @@ payload_checksum (const unsigned char *payload, size_t size,
   sha256_finish (sum, checksum);
 }
 
-/* Everything the binary depends on: the kernels' source, the options and
- * the driver's and device's identity.  False when the device cannot say
- * who it is. */
-static bool
-compute_key (cl_platform_id platform, cl_device_id device,
-    const char *options, uint8_t key[CLF_CACHE_HASH_BYTES])
+static void
+hash_number (GChecksum * sum, uint64_t number)
+{
+  g_checksum_update (sum, (const guchar *) &number, sizeof number);
+}
+
+bool
+clf_cache_driver_file (cl_platform_id platform, ClfDriverFile * file)
+{
+  /* cl_khr_icd: every ICD driver gives its clIcdGetPlatformIDsKHR here,
+   * and the loader finds the driver's platforms through it. */
+  void *entry_point = clGetExtensionFunctionAddressForPlatform (platform,
+      "clIcdGetPlatformIDsKHR");
+  Dl_info info = { 0 };
+  struct stat st;
+  const char *why = NULL;
+
+  memset (file, 0, sizeof *file);
+  if (!entry_point)
+    why = "it gives no clIcdGetPlatformIDsKHR";
+  else if (!dladdr (entry_point, &info) || !info.dli_fname
+      || info.dli_fname[0] != '/')
+    why = "no absolute path to its library";
+  else if (stat (info.dli_fname, &st) != 0)
+    why = g_strerror (errno);
+  else if (!S_ISREG (st.st_mode))
+    why = "its library is not a regular file";
+  if (why) {
+    g_debug ("no cache: the driver cannot be identified: %s", why);
+    return false;
+  }
+  file->path = info.dli_fname;
+  file->device = (uint64_t) st.st_dev;
+  file->inode = (uint64_t) st.st_ino;
+  file->size = (uint64_t) st.st_size;
+  file->mtime_sec = (int64_t) st.st_mtim.tv_sec;
+  file->mtime_nsec = (int64_t) st.st_mtim.tv_nsec;
+  return true;
+}
+
+bool
+clf_cache_key (cl_platform_id platform, cl_device_id device,
+    const ClfDriverFile * driver, const char *options,
+    uint8_t key[CLF_CACHE_HASH_BYTES])
 {
   char *identity[] = {
     clf_info_string (NULL, device, CL_DEVICE_NAME),
@@ -104,6 +161,12 @@ compute_key (cl_platform_id platform, cl_device_id device,
   for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++)
     hash_text (sum, clf_kernel_sources[i]);
   hash_text (sum, options);
+  hash_text (sum, driver->path);
+  hash_number (sum, driver->device);
+  hash_number (sum, driver->inode);
+  hash_number (sum, driver->size);
+  hash_number (sum, (uint64_t) driver->mtime_sec);
+  hash_number (sum, (uint64_t) driver->mtime_nsec);
   for (size_t i = 0; i < sizeof identity / sizeof identity[0]; i++) {
     ok = ok && identity[i];
     if (identity[i])
@@ -204,10 +267,11 @@ bool
 clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
     cl_device_id device, const char *options)
 {
+  ClfDriverFile driver;
   memset (entry, 0, sizeof *entry);
   entry->dir_fd = -1;
-  if (cache_disabled ()
-      || !compute_key (platform, device, options, entry->key))
+  if (cache_disabled () || !clf_cache_driver_file (platform, &driver)
+      || !clf_cache_key (platform, device, &driver, options, entry->key))
     return false;
   char *dir = cache_dir ();
   if (dir && make_dirs (dir))
@@ -325,28 +389,29 @@ read_payload (int fd, const struct stat *st, const uint8_t *key,
   return payload;
 }
 
-/* The entry's binary (malloc'd, its size in `size`), or NULL: with `why`
- * NULL when there is no entry, else with the reason to remove it.  Opened
- * without following a link or waiting for a FIFO's writer, and checked
- * with fstat before a byte is read. */
+/* The binary of the open entry `fd` (malloc'd, its size in `size`), or
+ * NULL with the reason to remove it in `why`.  Checked with fstat before
+ * a byte is read. */
 static unsigned char *
-read_entry (const ClfCacheEntry * entry, size_t *size, const char **why)
+read_entry (int fd, const uint8_t *key, size_t *size, const char **why)
 {
   struct stat st;
-  int fd = openat (entry->dir_fd, entry->name,
-      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    *why = errno == ENOENT ? NULL
-        : errno == ELOOP ? "a symbolic link" : g_strerror (errno);
+  if (fstat (fd, &st) != 0) {
+    *why = g_strerror (errno);
     return NULL;
   }
-  unsigned char *binary = NULL;
-  if (fstat (fd, &st) != 0)
-    *why = g_strerror (errno);
-  else if (!(*why = entry_distrust (&st)))
-    binary = read_payload (fd, &st, entry->key, size, why);
-  close (fd);
-  return binary;
+  if ((*why = entry_distrust (&st)))
+    return NULL;
+  return read_payload (fd, &st, key, size, why);
+}
+
+/* Opens the file `name` of the cache without following a link or waiting
+ * for a FIFO's writer; -1 with errno set. */
+static int
+open_in_cache (const ClfCacheEntry * entry, const char *name)
+{
+  return openat (entry->dir_fd, name,
+      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 }
 
 /* True when `program` holds every kernel a plan makes from it: the driver
@@ -403,16 +468,93 @@ fail:
   return NULL;
 }
 
-/* Removes an entry found unusable; the build from source that follows
- * writes it anew. */
+/* Removes the file `name`, an entry found unusable; the build from source
+ * that follows writes the entry anew. */
 static void
-evict (const ClfCacheEntry * entry, const char *why, ClfCacheStats * stats)
+evict (const ClfCacheEntry * entry, const char *name, const char *why,
+    ClfCacheStats * stats)
 {
-  g_debug ("removing the cache entry %s: %s", entry->name, why);
-  if (unlinkat (entry->dir_fd, entry->name, 0) != 0)
-    g_debug ("cannot remove the cache entry %s: %s", entry->name,
+  g_debug ("removing the cache entry %s: %s", name, why);
+  if (unlinkat (entry->dir_fd, name, 0) != 0)
+    g_debug ("cannot remove the cache entry %s: %s", name,
         g_strerror (errno));
   stats->rejects++;
+}
+
+/* The entry's name while a start loads it: the key, a random part, and
+ * ".loading". */
+#define ASIDE_NAME_SIZE (2 * CLF_CACHE_HASH_BYTES + sizeof ".01234567.loading")
+
+/* Whether `name` is an entry of this key set aside. */
+static bool
+is_set_aside (const ClfCacheEntry * entry, const char *name)
+{
+  size_t key_chars = 2 * CLF_CACHE_HASH_BYTES;
+  return strlen (name) == ASIDE_NAME_SIZE - 1
+      && strncmp (name, entry->name, key_chars) == 0
+      && name[key_chars] == '.' && g_str_has_suffix (name, ".loading");
+}
+
+/* Removes this key's entries that a start set aside and did not put back
+ * or remove: it died while the driver loaded the binary, perhaps of it.
+ * One whose lock is held is being loaded by a start beside this one. */
+static void
+drop_leftovers (const ClfCacheEntry * entry, ClfCacheStats * stats)
+{
+  /* A descriptor of its own: readdir moves its offset. */
+  int fd = openat (entry->dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  if (!dir) {
+    if (fd >= 0)
+      close (fd);
+    return;
+  }
+  for (struct dirent * de; (de = readdir (dir));) {
+    if (!is_set_aside (entry, de->d_name))
+      continue;
+    int leftover = open_in_cache (entry, de->d_name);
+    if (leftover < 0 && errno == ENOENT)
+      continue;                 /* put back or removed meanwhile */
+    bool held = leftover >= 0 && flock (leftover, LOCK_EX | LOCK_NB) != 0
+        && errno == EWOULDBLOCK;
+    if (!held)
+      evict (entry, de->d_name, "a start died while loading it", stats);
+    if (leftover >= 0)
+      close (leftover);
+  }
+  closedir (dir);
+}
+
+/* Renames the entry to a name of this start's own, `aside`, opens it and
+ * locks it: -1 where there is no entry (or a start beside this one took
+ * it), with `why` NULL, or where it cannot be opened, with the reason to
+ * remove it in `why`. */
+static int
+set_aside (const ClfCacheEntry * entry, char aside[ASIDE_NAME_SIZE],
+    const char **why)
+{
+  *why = NULL;
+  snprintf (aside, ASIDE_NAME_SIZE, "%.*s.%08" PRIx32 ".loading",
+      2 * CLF_CACHE_HASH_BYTES, entry->name, (uint32_t) g_random_int ());
+  if (renameat (entry->dir_fd, entry->name, entry->dir_fd, aside) != 0) {
+    /* Not loaded where it cannot be set aside (a read-only directory):
+     * the driver would meet it again after a crash. */
+    if (errno != ENOENT)
+      g_debug ("not loading the cache entry %s: it cannot be set aside: "
+          "%s", entry->name, g_strerror (errno));
+    return -1;
+  }
+  int fd = open_in_cache (entry, aside);
+  if (fd < 0) {
+    *why = errno == ENOENT ? NULL
+        : errno == ELOOP ? "a symbolic link" : g_strerror (errno);
+    return -1;
+  }
+  /* Only one that drop_leftovers locked first fails; it removes the name,
+   * and this start loads what it opened all the same. */
+  if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    g_debug ("cannot lock the cache entry %s: %s", aside, g_strerror (errno));
+  return fd;
 }
 
 cl_program
@@ -420,21 +562,31 @@ clf_cache_load (const ClfCacheEntry * entry, const ClfLayout * layout,
     cl_context context, cl_device_id device, const char *options,
     ClfCacheStats * stats)
 {
+  char aside[ASIDE_NAME_SIZE];
   const char *why = NULL;
   size_t size = 0;
-  unsigned char *binary = read_entry (entry, &size, &why);
-  if (!binary) {
+
+  drop_leftovers (entry, stats);
+  int fd = set_aside (entry, aside, &why);
+  if (fd < 0) {
     if (why)
-      evict (entry, why, stats);
-    return NULL;                /* else no entry yet: a miss */
+      evict (entry, aside, why, stats);
+    return NULL;                /* else no entry: a miss */
   }
-  cl_program program = program_from_binary (context, device, layout,
-      options, binary, size);
+  unsigned char *binary = read_entry (fd, entry->key, &size, &why);
+  cl_program program = binary ? program_from_binary (context, device,
+      layout, options, binary, size) : NULL;
   free (binary);
-  if (program)
+  if (program) {
+    /* The driver took it: back under its name, before the lock goes. */
+    if (renameat (entry->dir_fd, aside, entry->dir_fd, entry->name) != 0)
+      g_debug ("cannot put the cache entry %s back: %s", entry->name,
+          g_strerror (errno));
     stats->loads++;
-  else
-    evict (entry, "not a usable program", stats);
+  } else {
+    evict (entry, aside, why ? why : "not a usable program", stats);
+  }
+  close (fd);
   return program;
 }
 

@@ -679,10 +679,22 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
       options);
   cl_program program = cached ? clf_cache_load (&entry, layout,
       engine->context, engine->device, options, &engine->cache_stats) : NULL;
-  if (!program) {
-    program = build_program (engine, options, err);
-    if (program && cached)
+  if (!program && cached) {
+    /* A macro no kernel reads, new to each build that is stored: the
+     * driver's own compile cache keys it too, so the binary stored never
+     * names a program the driver may build from source again.  A driver
+     * that dies loading a damaged binary of ours can leave what it read
+     * in its own cache under that program's name (PoCL does); this way
+     * no later build reads it. */
+    char *stored_options = g_strdup_printf ("%s -D CLF_BUILD_NONCE=0x%08"
+        G_GINT32_MODIFIER "x%08" G_GINT32_MODIFIER "x", options,
+        g_random_int (), g_random_int ());
+    program = build_program (engine, stored_options, err);
+    g_free (stored_options);
+    if (program)
       clf_cache_store (&entry, program, &engine->cache_stats);
+  } else if (!program) {
+    program = build_program (engine, options, err);
   }
   clf_cache_entry_clear (&entry);
   return program;

@@ -4,7 +4,11 @@
  *
  *   test-engine [matrix|layouts|formats|oracle|devices|invalid|frames|cache|stats|long|faults]...
  * (default: all; faults only in builds with -Dtest-hooks=true)
+ *   test-engine cache-start   one start of an engine (the cache tests run
+ *                             it as a child process)
  * CLF_TEST_SEED=<n> repeats a run's random data. */
+/* flock */
+#define _DEFAULT_SOURCE
 #include "config.h"
 #include "clf-private.h"        /* the cache's entries, to plant some */
 #include "clf-kernels.h"         /* the kernels' sources, to run parts */
@@ -19,8 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2057,6 +2063,231 @@ check_failure_after_load (const char *dir, const char *call)
 }
 #endif
 
+/* ---- a binary that crashes the driver ---- */
+
+/* The argument that makes test-engine one start of an engine in a process
+ * of its own, so that a driver crashing on a cached binary takes that
+ * process only. */
+#define CACHE_START_ARG "cache-start"
+
+static void
+cache_format_init (void)
+{
+  cache_format = byte_planes (2, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
+      {7, 6, 2, 3, 0}});
+}
+
+/* test-engine cache-start: one start, and what the cache did for it. */
+static int
+cache_start_child (void)
+{
+  cache_format_init ();
+  ClfCacheStats s = filter_with_new_engine ("a start of its own");
+  printf ("cache-start: loads %u stores %u rejects %u\n", s.loads,
+      s.stores, s.rejects);
+  return failures ? 1 : 0;
+}
+
+/* Runs one start in a child process (the cache is the one the environment
+ * names): true when it exited with success and said what the cache did,
+ * into `stats`; else how it ended, into `how`.  The driver's own caches
+ * stay as the environment has them (PoCL's kernel cache on, under the
+ * same XDG_CACHE_HOME): a driver dying on a cut binary may write what it
+ * read past its end there, and the next start must not read it back. */
+static bool
+start_in_child (ClfCacheStats * stats, char *how, size_t how_size)
+{
+  char *argv[] = { (char *) "/proc/self/exe", (char *) CACHE_START_ARG,
+    NULL
+  };
+  char **env = g_get_environ ();
+  char *out = NULL;
+  int wait_status = 0;
+  GError *error = NULL;
+  const char *line;
+  bool ok = false;
+
+  fflush (stdout);
+  if (!g_spawn_sync (NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
+          NULL, &wait_status, &error))
+    snprintf (how, how_size, "could not start: %s", error->message);
+  else if (WIFSIGNALED (wait_status))
+    snprintf (how, how_size, "was killed by signal %d (%s)",
+        WTERMSIG (wait_status), g_strsignal (WTERMSIG (wait_status)));
+  else if (!WIFEXITED (wait_status) || WEXITSTATUS (wait_status) != 0)
+    snprintf (how, how_size, "exited with status %d",
+        WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1);
+  else if (!(line = strstr (out, "cache-start: "))
+      || sscanf (line, "cache-start: loads %u stores %u rejects %u",
+          &stats->loads, &stats->stores, &stats->rejects) != 3)
+    snprintf (how, how_size, "did not say what the cache did");
+  else
+    ok = true;
+  if (!ok && out)
+    printf ("%s", out);
+  g_clear_error (&error);
+  g_free (out);
+  g_strfreev (env);
+  return ok;
+}
+
+/* Cuts the payload of the entry at `path` to `keep` bytes and makes its
+ * header agree (size and checksum): only the driver can tell. */
+static void
+cut_payload (const char *path, size_t keep)
+{
+  ClfCacheHeader header;
+  unsigned char *payload = malloc (keep);
+  int fd = open (path, O_RDWR);
+  bool ok = payload && fd >= 0
+      && pread (fd, &header, sizeof header, 0) == (ssize_t) sizeof header
+      && pread (fd, payload, keep, sizeof header) == (ssize_t) keep;
+  if (ok) {
+    GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA256);
+    gsize size = sizeof header.checksum;
+    g_checksum_update (sum, payload, (gssize) keep);
+    g_checksum_get_digest (sum, header.checksum, &size);
+    g_checksum_free (sum);
+    header.payload_size = keep;
+    ok = pwrite (fd, &header, sizeof header, 0) == (ssize_t) sizeof header
+        && ftruncate (fd, (off_t) (sizeof header + keep)) == 0;
+  }
+  CHECK (ok, "cannot cut the payload of %s", path);
+  if (fd >= 0)
+    close (fd);
+  free (payload);
+}
+
+/* The entry at `path` (`which` says whose) with its binary cut to 1000
+ * bytes, its header made to agree: PoCL crashes loading it, and loading
+ * another program first leaves it heap to read past the cut and store in
+ * its own kernel cache.  It may take the start that loads it, but the
+ * next start builds the program, stores a whole entry and removes the bad
+ * one, twice over; the start after that loads both. */
+static void
+check_binary_that_crashes (const char *dir, const char *path,
+    const char *which)
+{
+  char how[160];
+  ClfCacheStats s = { 0 };
+  cut_payload (path, 1000);
+
+  bool first = start_in_child (&s, how, sizeof how);
+  printf ("%s cut to 1000 bytes: the start that loads it %s\n", which,
+      first ? "rejects it" : how);
+  if (first)
+    CHECK_STATS (s, 1u, 1u, 1u, "the start that loads a cut binary");
+
+  bool second = start_in_child (&s, how, sizeof how);
+  CHECK (second, "%s cut: the start after the cut binary %s", which, how);
+  if (second) {
+    if (first)
+      CHECK_STATS (s, 2u, 0u, 0u, "the start after a cut binary");
+    else
+      CHECK_STATS (s, 1u, 1u, 1u, "the start after the crash");
+    second = start_in_child (&s, how, sizeof how);
+    CHECK (second, "%s cut: the second start after the cut binary %s",
+        which, how);
+    if (second)
+      CHECK_STATS (s, 2u, 0u, 0u, "the second start after a cut binary");
+  }
+  if (!second) {
+    /* It would take this process too: rebuilt here for the next cases. */
+    unlink (path);
+    filter_with_new_engine ("the cut binary removed by hand");
+    return;
+  }
+  check_entry_count (dir, 2, "after the cut binary");
+  CHECK (file_size (path) > (long) (sizeof (ClfCacheHeader) + 1000),
+      "after the cut binary: %s is %ld bytes, not stored anew", path,
+      file_size (path));
+  s = filter_with_new_engine ("after the cut binary");
+  CHECK_STATS (s, 2u, 0u, 0u, "after the cut binary");
+}
+
+/* A whole entry under the name a start sets it aside by while loading it:
+ * left alone while a start beside holds its lock, removed (and never
+ * loaded) by the first start after the lock goes, as after a crash. */
+static void
+check_leftover_set_aside (const char *dir)
+{
+  ClfCacheEntry entry;
+  char path[640], leftover[640];
+  char *contents = NULL;
+  gsize length = 0;
+  if (!layout_entry_init (&entry, &cache_uv_layout)) {
+    CHECK (false, "the entry of the second plane has no name");
+    return;
+  }
+  snprintf (path, sizeof path, "%s/%s", dir, entry.name);
+  snprintf (leftover, sizeof leftover, "%s/%.*s.0123abcd.loading", dir,
+      2 * CLF_CACHE_HASH_BYTES, entry.name);
+  clf_cache_entry_clear (&entry);
+  bool ok = g_file_get_contents (path, &contents, &length, NULL)
+      && g_file_set_contents_full (leftover, contents, (gssize) length,
+      G_FILE_SET_CONTENTS_CONSISTENT, 0600, NULL);
+  g_free (contents);
+  CHECK (ok, "cannot copy %s to %s", path, leftover);
+  if (!ok)
+    return;
+
+  int held = open (leftover, O_RDONLY | O_CLOEXEC);
+  CHECK (held >= 0 && flock (held, LOCK_EX) == 0, "cannot lock %s",
+      leftover);
+  ClfCacheStats s = filter_with_new_engine ("an entry being loaded beside");
+  CHECK_STATS (s, 2u, 0u, 0u, "an entry being loaded beside");
+  CHECK (access (leftover, F_OK) == 0, "an entry being loaded beside: "
+      "removed while its lock was held");
+  if (held >= 0)
+    close (held);
+
+  s = filter_with_new_engine ("an entry left set aside");
+  CHECK_STATS (s, 2u, 0u, 1u, "an entry left set aside");
+  check_entry_count (dir, 2, "an entry left set aside");
+  if (access (leftover, F_OK) == 0)
+    unlink (leftover);
+}
+
+/* The key changes with each part of the driver's library file it covers:
+ * a driver rebuilt or replaced under the same version strings gets
+ * entries of its own. */
+static void
+check_key_covers_driver_file (void)
+{
+  static const char *const parts[] = { "path", "device", "inode", "size",
+    "modification time (s)", "modification time (ns)"
+  };
+  cl_platform_id platform = engine_platform ();
+  cl_device_id device = clf_engine_device (engine);
+  char options[CLF_PROGRAM_OPTIONS_SIZE];
+  uint8_t want[CLF_CACHE_HASH_BYTES], key[CLF_CACHE_HASH_BYTES];
+  ClfDriverFile driver;
+
+  clf_program_options (&cache_uv_layout, options);
+  if (!clf_cache_driver_file (platform, &driver)) {
+    CHECK (false, "the driver's library file was not found");
+    return;
+  }
+  printf ("driver library: %s\n", driver.path);
+  CHECK (driver.path[0] == '/' && driver.size > 0, "the driver's library "
+      "file: %s, %" PRIu64 " bytes", driver.path, driver.size);
+  CHECK (clf_cache_key (platform, device, &driver, options, want)
+      && clf_cache_key (platform, device, &driver, options, key)
+      && memcmp (key, want, sizeof key) == 0, "the same key twice differs");
+  for (size_t i = 0; i < N_OF (parts); i++) {
+    ClfDriverFile other = driver;
+    other.path = i == 0 ? "/usr/lib/elsewhere/libdriver.so" : driver.path;
+    other.device += i == 1;
+    other.inode += i == 2;
+    other.size += i == 3;
+    other.mtime_sec += i == 4;
+    other.mtime_nsec += i == 5;
+    CHECK (clf_cache_key (platform, device, &other, options, key)
+        && memcmp (key, want, sizeof key) != 0, "the key does not change "
+        "with the driver file's %s", parts[i]);
+  }
+}
+
 /* Cold, warm, corrupt, truncated, stale, untrusted and switched off, in a
  * cache directory of its own.  Every engine's bytes are checked against
  * the reference; the counters say whether the cache was used. */
@@ -2064,8 +2295,7 @@ static void
 test_cache (void)
 {
   char root[] = "/tmp/clf-test-cache-XXXXXX";
-  cache_format = byte_planes (2, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
-      {7, 6, 2, 3, 0}});
+  cache_format_init ();
   if (!mkdtemp (root)) {
     CHECK (false, "mkdtemp failed");
     return;
@@ -2105,9 +2335,25 @@ test_cache (void)
     check_failure_after_load (dir, "clBuildProgram");
     check_failure_after_load (dir, "clCreateKernel");
 #endif
+    /* Each program's entry: the one loaded first, and the one loaded
+     * after another program. */
+    char uv[640];
+    ClfCacheEntry uv_entry;
+    bool named = layout_entry_init (&uv_entry, &cache_uv_layout);
+    CHECK (named, "the entry of the second plane has no name");
+    if (named) {
+      snprintf (uv, sizeof uv, "%s/%s", dir, uv_entry.name);
+      clf_cache_entry_clear (&uv_entry);
+      check_binary_that_crashes (dir, uv, "the second plane's binary");
+      if (list_cache (dir, entries, &others) == 2)
+        check_binary_that_crashes (dir, strcmp (entries[0], uv) != 0
+            ? entries[0] : entries[1], "the first plane's binary");
+    }
+    check_leftover_set_aside (dir);
   }
   check_untrusted_dirs (root, dir);
   check_planted_in_open_dir (dir);
+  check_key_covers_driver_file ();
 
   /* Switched off: valid entries are not read, and nothing is written. */
   setenv ("CLFILTER_NO_CACHE", "1", 1);
@@ -2503,6 +2749,11 @@ main (int argc, char **argv)
       &type, NULL);
   device_is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
   printf ("device: %s\n", clf_engine_device_name (engine));
+  if (argc == 2 && strcmp (argv[1], CACHE_START_ARG) == 0) {
+    int status = cache_start_child ();
+    clf_engine_unref (engine);
+    return status;
+  }
 
   for (size_t t = 0; t < N_OF (tests); t++) {
     if (!selected (tests[t].name, argc, argv))
