@@ -1,9 +1,8 @@
 /* CUDA device memory shared with OpenCL (clf-cuda.h).
  *
  * The CUDA driver API is loaded with GModule, as GStreamer's CUDA library
- * does, and only the calls below are declared: their types are the
- * driver's ABI (cuda.h of CUDA 11 and later, where the virtual memory API
- * and cuDeviceGetUuid exist), not a toolkit this needs at build time. */
+ * does, and only the calls below are declared, with the driver's types of
+ * clf-cuda-driver.h: no toolkit is needed at build time. */
 #include "config.h"
 
 #include <string.h>
@@ -12,65 +11,18 @@
 #include <CL/cl_ext.h>
 #include <gmodule.h>
 
+#include "clf-cuda-driver.h"
 #include "clf-cuda.h"
 #include "clf-private.h"
 
-/* ---- the driver's types and calls ---- */
+/* cl_khr_external_memory's names for the device list of an import:
+ * OpenCL headers before the extension's final version lack the MEM_. */
+#ifndef CL_MEM_DEVICE_HANDLE_LIST_KHR
+#define CL_MEM_DEVICE_HANDLE_LIST_KHR CL_DEVICE_HANDLE_LIST_KHR
+#define CL_MEM_DEVICE_HANDLE_LIST_END_KHR CL_DEVICE_HANDLE_LIST_END_KHR
+#endif
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef unsigned long long CUmemGenericAllocationHandle;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-
-#define CUDA_SUCCESS 0
-#define CU_STREAM_NON_BLOCKING 0x1
-#define CU_MEMORYTYPE_DEVICE 2
-#define CU_MEM_ALLOCATION_TYPE_PINNED 1
-#define CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR 1
-#define CU_MEM_LOCATION_TYPE_DEVICE 1
-#define CU_MEM_ACCESS_FLAGS_PROT_READWRITE 3
-#define CU_MEM_ALLOC_GRANULARITY_MINIMUM 0
-
-typedef struct {
-  int type;
-  int id;
-} CUmemLocation;
-
-typedef struct {
-  int type;
-  int requestedHandleTypes;
-  CUmemLocation location;
-  void *win32HandleMetaData;
-  struct {
-    unsigned char compressionType;
-    unsigned char gpuDirectRDMACapable;
-    unsigned short usage;
-    unsigned char reserved[4];
-  } allocFlags;
-} CUmemAllocationProp;
-
-typedef struct {
-  CUmemLocation location;
-  int flags;
-} CUmemAccessDesc;
-
-typedef struct {
-  size_t srcXInBytes, srcY;
-  int srcMemoryType;
-  const void *srcHost;
-  CUdeviceptr srcDevice;
-  void *srcArray;
-  size_t srcPitch;
-  size_t dstXInBytes, dstY;
-  int dstMemoryType;
-  void *dstHost;
-  CUdeviceptr dstDevice;
-  void *dstArray;
-  size_t dstPitch;
-  size_t WidthInBytes, Height;
-} CUDA_MEMCPY2D;
+/* ---- the driver's calls ---- */
 
 /* Each call: the symbol the driver exports and the pointer it fills. */
 typedef struct {
@@ -85,7 +37,8 @@ typedef struct {
   CUresult (*StreamSynchronize) (CUstream stream);
   CUresult (*Memcpy2DAsync) (const CUDA_MEMCPY2D * copy, CUstream stream);
   CUresult (*MemGetAllocationGranularity) (size_t * granularity,
-      const CUmemAllocationProp * prop, int option);
+      const CUmemAllocationProp * prop,
+      CUmemAllocationGranularity_flags option);
   CUresult (*MemCreate) (CUmemGenericAllocationHandle * handle, size_t size,
       const CUmemAllocationProp * prop, unsigned long long flags);
   CUresult (*MemRelease) (CUmemGenericAllocationHandle handle);
@@ -98,7 +51,7 @@ typedef struct {
   CUresult (*MemSetAccess) (CUdeviceptr ptr, size_t size,
       const CUmemAccessDesc * desc, size_t count);
   CUresult (*MemExportToShareableHandle) (void *handle,
-      CUmemGenericAllocationHandle allocation, int type,
+      CUmemGenericAllocationHandle allocation, CUmemAllocationHandleType type,
       unsigned long long flags);
 } CudaDriver;
 
@@ -416,9 +369,9 @@ import_frame (ClfCudaFrame * frame, int fd, ClfError * err)
   ClfCuda *cuda = frame->cuda;
   const cl_properties props[] = {
     CL_EXTERNAL_MEMORY_HANDLE_OPAQUE_FD_KHR, (cl_properties) fd,
-    CL_DEVICE_HANDLE_LIST_KHR,
+    CL_MEM_DEVICE_HANDLE_LIST_KHR,
     (cl_properties) clf_engine_device (cuda->engine),
-    CL_DEVICE_HANDLE_LIST_END_KHR, 0
+    CL_MEM_DEVICE_HANDLE_LIST_END_KHR, 0
   };
   cl_int status;
 

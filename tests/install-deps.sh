@@ -10,10 +10,19 @@
 # (llvm) for readable reports; PyGObject with GStreamer's introspection data
 # for the Python test of the meta (tests/python/meta.py).  Runs apt-get
 # through sudo when not root, and prints apt's output only if it fails.
-# Usage: tests/install-deps.sh
+# With --minimal, only what a default build and the element tests need
+# (tests/debian13.sh installs that much in its Debian 13 root).
+# Usage: tests/install-deps.sh [--minimal]
 set -euo pipefail
 
-packages=(
+minimal=(
+  gcc libc6-dev pkg-config python3 meson ninja-build
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
+  gstreamer1.0-plugins-base libgstreamer-plugins-bad1.0-dev
+  opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd
+)
+
+full=(
   gcc libc6-dev pkg-config python3 meson ninja-build
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good
@@ -25,6 +34,12 @@ packages=(
   valgrind clang libclang-rt-dev llvm
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
+
+case "${1:-}" in
+  "") packages=("${full[@]}") ;;
+  --minimal) packages=("${minimal[@]}") ;;
+  *) echo "usage: $0 [--minimal]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

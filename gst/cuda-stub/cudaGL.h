@@ -1,7 +1,5 @@
-/* gst-clfilter: what GStreamer 1.22's CUDA headers take from the CUDA
- * toolkit's cudaGL.h (see cuda.h here). */
+/* gst-clfilter: the CUDA toolkit's cudaGL.h as GStreamer's CUDA headers
+ * include it (see cuda.h here). */
 #pragma once
 
-#include "cuda.h"
-
-typedef int CUGLDeviceList;
+#include "clf-cuda-driver.h"
