@@ -788,10 +788,16 @@ clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
     return NULL;
   }
   build->refs++;
-  /* The interrupt is asked, not told: it is asked between waits. */
-  while (!build->done && !interrupted (interrupt))
+  /* The interrupt cannot wake us: it is asked between waits, without the
+   * lock (it may call into the engine). */
+  bool stop = false;
+  while (!build->done && !stop) {
     g_cond_wait_until (&engine->built, &engine->lock,
         g_get_monotonic_time () + BUILD_POLL_US);
+    g_mutex_unlock (&engine->lock);
+    stop = interrupted (interrupt);
+    g_mutex_lock (&engine->lock);
+  }
   if (!build->done)
     clf_error_set (err, CLF_ERROR_CANCELLED, "stopped while the kernels "
         "were built for %s; the build goes on for the next plan",
