@@ -1137,21 +1137,20 @@ gst_cl_filter_buffer_interlaced (GstClFilter * self, GstBuffer * buffer)
 }
 
 /* A plan for `format` that can filter in `mode` now, with the element's
- * interrupt; NULL with `err` set. */
+ * interrupt; NULL with `err` set.  A flush or a stop does not wait for
+ * the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
     const ClfFrameFormat * format, ClfMode mode, ClfError * err)
 {
-  ClfPlan *plan = clf_plan_new (engine, format, err);
+  ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
+        gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
+      SLOW_FRAME_NS, self}, err);
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */
   if (plan && !clf_plan_supports (plan, mode, err))
     g_clear_pointer (&plan, clf_plan_free);
-  if (plan)
-    clf_plan_set_interrupt (plan, &(ClfInterrupt) {
-          gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
-        SLOW_FRAME_NS, self});
   return plan;
 }
 
@@ -1252,6 +1251,8 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     g_clear_pointer (&field_plan, clf_plan_free);
   }
   clf_engine_unref (engine);
+  if (!plan && err.code == CLF_ERROR_CANCELLED)
+    goto build_stopped;
   if (!plan)
     goto no_plan;
 
@@ -1274,6 +1275,16 @@ stopped:
   {
     GST_DEBUG_OBJECT (self, "stopped: no engine to plan with");
     return FALSE;
+  }
+build_stopped:
+  {
+    /* Not an error: the caps are fine.  No plan until the next buffer
+     * negotiates again (after a flush). */
+    GST_DEBUG_OBJECT (self, "%s", err.message);
+    clf_error_clear (&err);
+    gst_cl_filter_retire_plans (self);
+    gst_base_transform_reconfigure_src (trans);
+    return TRUE;
   }
 refused_before:
   {
@@ -2451,6 +2462,9 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstBuffer *bad;
   GstFlowReturn ret;
 
+  /* A flush or a stop came while the kernels built (set_caps()). */
+  if (!self->plan && g_atomic_int_get (&self->stopping))
+    return GST_FLOW_FLUSHING;
   if (!self->plan)
     goto not_negotiated;
   if ((ret = gst_cl_filter_refusal (self)) != GST_FLOW_OK)

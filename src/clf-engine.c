@@ -13,11 +13,21 @@
 #include <strings.h>
 #include <threads.h>
 
-/* One per pixel layout the engine's plans have used. */
+/* The program of one pixel layout the engine's plans have used, built on
+ * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
+ * while the driver, which cannot be interrupted, goes on.  The build holds
+ * a reference on the engine, so the engine outlives every build; the
+ * first caller to see the build done joins its thread.  Under the
+ * engine's lock. */
 typedef struct {
+  ClfEngine *engine;            /* a reference, while it builds */
   ClfLayout layout;
-  cl_program program;
-} ProgramEntry;
+  cl_program program;           /* once built */
+  ClfError error;               /* once failed */
+  bool done;
+  GThread *thread;              /* the build's, until joined */
+  unsigned refs;                /* the engine's list, the build, waiters */
+} ProgramBuild;
 
 struct ClfEngine {
   atomic_int refcount;
@@ -32,10 +42,27 @@ struct ClfEngine {
   size_t base_align;            /* bytes; CL_DEVICE_MEM_BASE_ADDR_ALIGN */
   bool little_endian;
 
-  mtx_t lock;                   /* guards programs and cache_stats */
-  GArray *programs;             /* of ProgramEntry */
+  GMutex lock;                  /* guards programs and cache_stats */
+  GCond built;                  /* a build in `programs` is done */
+  GPtrArray *programs;          /* of ProgramBuild: built, or building */
   ClfCacheStats cache_stats;
 };
+
+/* Frees a build that has ended and has no other user.  Its thread, where
+ * no caller joined it, is joined, or let go where it is this thread (a
+ * build that dropped the engine's last reference). */
+static void
+program_build_free (ProgramBuild * build)
+{
+  if (build->thread && build->thread != g_thread_self ())
+    g_thread_join (build->thread);
+  else if (build->thread)
+    g_thread_unref (build->thread);
+  if (build->program)
+    clReleaseProgram (build->program);
+  clf_error_clear (&build->error);
+  g_free (build);
+}
 
 /* ---- device discovery ---------------------------------------------- */
 
@@ -463,14 +490,15 @@ clf_engine_new (const char *device_spec, ClfError * err)
   }
 
   engine = calloc (1, sizeof *engine);
-  if (!engine || mtx_init (&engine->lock, mtx_plain) != thrd_success) {
-    free (engine);
+  if (!engine) {
     device_list_clear (&list);
     clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
     return NULL;
   }
   atomic_init (&engine->refcount, 1);
-  engine->programs = g_array_new (FALSE, FALSE, sizeof (ProgramEntry));
+  g_mutex_init (&engine->lock);
+  g_cond_init (&engine->built);
+  engine->programs = g_ptr_array_new ();
   bool ok = engine_open (engine, chosen, err);
   device_list_clear (&list);
   if (!ok) {
@@ -492,11 +520,11 @@ clf_engine_unref (ClfEngine * engine)
 {
   if (!engine || atomic_fetch_sub (&engine->refcount, 1) != 1)
     return;
-  for (guint i = engine->programs ? engine->programs->len : 0; i-- > 0;)
-    clReleaseProgram (g_array_index (engine->programs, ProgramEntry,
-            i).program);
-  if (engine->programs)
-    g_array_unref (engine->programs);
+  /* Every build has ended (each held a reference): only the list's
+   * references are left. */
+  for (guint i = engine->programs->len; i-- > 0;)
+    program_build_free (g_ptr_array_index (engine->programs, i));
+  g_ptr_array_unref (engine->programs);
   if (engine->download_queue)
     clReleaseCommandQueue (engine->download_queue);
   if (engine->transfer_queue)
@@ -505,7 +533,8 @@ clf_engine_unref (ClfEngine * engine)
     clReleaseCommandQueue (engine->queue);
   if (engine->context)
     clReleaseContext (engine->context);
-  mtx_destroy (&engine->lock);
+  g_cond_clear (&engine->built);
+  g_mutex_clear (&engine->lock);
   free (engine->device_name);
   free (engine);
 }
@@ -665,10 +694,11 @@ clf_program_options (const ClfLayout * layout,
 /* The layout's program from the on-disk cache where it holds a usable
  * one, else built from source and stored there for the next engine.  A
  * cached entry that fails in any way (read, build, kernels) is removed by
- * clf_cache_load, and the program is built from source: once. */
+ * clf_cache_load, and the program is built from source: once.  What the
+ * cache did is added to `stats`. */
 static cl_program
 load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
-    ClfError * err)
+    ClfCacheStats * stats, ClfError * err)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
   clf_program_options (layout, options);
@@ -678,7 +708,7 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
       && clf_cache_entry_init (&entry, engine->platform, engine->device,
       options);
   cl_program program = cached ? clf_cache_load (&entry, layout,
-      engine->context, engine->device, options, &engine->cache_stats) : NULL;
+      engine->context, engine->device, options, stats) : NULL;
   if (!program && cached) {
     /* A macro no kernel reads, new to each build that is stored: the
      * driver's own compile cache keys it too, so the binary stored never
@@ -692,7 +722,7 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     program = build_program (engine, stored_options, err);
     g_free (stored_options);
     if (program)
-      clf_cache_store (&entry, program, &engine->cache_stats);
+      clf_cache_store (&entry, program, stats);
   } else if (!program) {
     program = build_program (engine, options, err);
   }
@@ -708,35 +738,152 @@ clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
       && a->swap == b->swap && a->wide_sums == b->wide_sums;
 }
 
-cl_program
-clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+/* Drops a reference on a build (under the engine's lock); the last frees
+ * it. */
+static void
+program_build_unref_locked (ProgramBuild * build)
+{
+  if (--build->refs == 0)
+    program_build_free (build);
+}
+
+static gpointer
+program_build_run (gpointer data)
+{
+  ProgramBuild *build = data;
+  ClfEngine *engine = build->engine;
+  ClfCacheStats stats = { 0 };
+  ClfError err = { 0 };
+  cl_program program = load_or_build_program (engine, &build->layout,
+      &stats, &err);
+
+  g_mutex_lock (&engine->lock);
+  engine->cache_stats.loads += stats.loads;
+  engine->cache_stats.stores += stats.stores;
+  engine->cache_stats.rejects += stats.rejects;
+  build->program = program;
+  build->error = err;
+  build->done = true;
+  /* A failure is not kept: the next plan for the layout builds again. */
+  if (!program && g_ptr_array_remove (engine->programs, build))
+    build->refs--;
+  g_cond_broadcast (&engine->built);
+  program_build_unref_locked (build);
+  g_mutex_unlock (&engine->lock);
+  clf_engine_unref (engine);
+  return NULL;
+}
+
+/* The layout's build, started now where there is none (under the
+ * engine's lock); NULL with `err` set when no thread can start. */
+static ProgramBuild *
+program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
     ClfError * err)
 {
+  for (guint i = 0; i < engine->programs->len; i++) {
+    ProgramBuild *build = g_ptr_array_index (engine->programs, i);
+    if (clf_layout_equal (&build->layout, layout))
+      return build;
+  }
+
+  GError *error = NULL;
+  ProgramBuild *build = g_new0 (ProgramBuild, 1);
+  build->layout = *layout;
+  build->engine = clf_engine_ref (engine);
+  build->refs = 2;
+  build->thread = g_thread_try_new ("clf-build", program_build_run, build,
+      &error);
+  if (!build->thread) {
+    clf_error_set (err, CLF_ERROR_OPENCL, "cannot start a thread to build "
+        "the kernels: %s", error->message);
+    g_error_free (error);
+    /* Never the last reference: the caller holds one. */
+    atomic_fetch_sub (&engine->refcount, 1);
+    g_free (build);
+    return NULL;
+  }
+  g_ptr_array_add (engine->programs, build);
+  return build;
+}
+
+static cl_program
+retain_program (cl_program program, ClfError * err)
+{
+  CLF_TRY (err, fail, clRetainProgram, program);
+  return program;
+
+fail:
+  return NULL;
+}
+
+/* A build's failure, for each caller that waited for it. */
+static void
+copy_error (ClfError * err, const ClfError * from)
+{
+  clf_error_set (err, from->code, "%s", from->message ? from->message
+      : "the kernels did not build");
+  if (!err)
+    return;
+  err->cl_status = from->cl_status;
+  if (from->detail)
+    clf_error_take_detail (err, clf_strdup_printf ("%s", from->detail));
+}
+
+/* How often a caller waiting for a build asks its interrupt. */
+#define BUILD_POLL_US (10 * G_TIME_SPAN_MILLISECOND)
+
+static bool
+interrupted (const ClfInterrupt * interrupt)
+{
+  return interrupt && interrupt->cancelled
+      && interrupt->cancelled (interrupt->data);
+}
+
+cl_program
+clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+    const ClfInterrupt * interrupt, ClfError * err)
+{
   cl_program program = NULL;
+  GThread *thread = NULL;
 
-  mtx_lock (&engine->lock);
-  for (guint i = 0; i < engine->programs->len && !program; i++) {
-    ProgramEntry *entry = &g_array_index (engine->programs, ProgramEntry, i);
-    if (clf_layout_equal (&entry->layout, layout))
-      program = entry->program;
+  g_mutex_lock (&engine->lock);
+  ProgramBuild *build = program_build_find_or_start (engine, layout, err);
+  if (!build) {
+    g_mutex_unlock (&engine->lock);
+    return NULL;
   }
-
-  if (!program) {
-    program = load_or_build_program (engine, layout, err);
-    if (program)
-      g_array_append_val (engine->programs, ((ProgramEntry) {
-            *layout, program}));
+  build->refs++;
+  /* The interrupt cannot wake us: it is asked between waits, without the
+   * lock (it may call into the engine). */
+  bool stop = false;
+  while (!build->done && !stop) {
+    g_cond_wait_until (&engine->built, &engine->lock,
+        g_get_monotonic_time () + BUILD_POLL_US);
+    g_mutex_unlock (&engine->lock);
+    stop = interrupted (interrupt);
+    g_mutex_lock (&engine->lock);
   }
-  if (program)
-    clRetainProgram (program);
-  mtx_unlock (&engine->lock);
+  if (!build->done)
+    clf_error_set (err, CLF_ERROR_CANCELLED, "stopped while the kernels "
+        "were built for %s; the build goes on for the next plan",
+        engine->device_name);
+  else if (build->program)
+    program = retain_program (build->program, err);
+  else
+    copy_error (err, &build->error);
+  if (build->done)
+    thread = g_steal_pointer (&build->thread);
+  program_build_unref_locked (build);
+  g_mutex_unlock (&engine->lock);
+  if (thread)
+    g_thread_join (thread);
   return program;
 }
 
 void
 clf_engine_cache_stats (ClfEngine * engine, ClfCacheStats * stats)
 {
-  mtx_lock (&engine->lock);
+  g_mutex_lock (&engine->lock);
   *stats = engine->cache_stats;
-  mtx_unlock (&engine->lock);
+  g_mutex_unlock (&engine->lock);
 }

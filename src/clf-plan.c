@@ -312,7 +312,8 @@ kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
     if (clf_layout_equal (&plan->sets[i].layout, layout))
       return &plan->sets[i];
 
-  cl_program program = clf_engine_program (plan->engine, layout, err);
+  cl_program program = clf_engine_program (plan->engine, layout,
+      &plan->interrupt, err);
   if (!program)
     return NULL;
   KernelSet *set = &plan->sets[plan->n_sets++];
@@ -438,6 +439,13 @@ ClfPlan *
 clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     ClfError * err)
 {
+  return clf_plan_new_full (engine, format, NULL, err);
+}
+
+ClfPlan *
+clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
+    const ClfInterrupt * interrupt, ClfError * err)
+{
   if (!clf_frame_format_check (format, err))
     return NULL;
 
@@ -446,6 +454,7 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
     clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
     return NULL;
   }
+  clf_plan_set_interrupt (plan, interrupt);
   plan->engine = clf_engine_ref (engine);
   g_mutex_init (&plan->speed_lock);
   plan->n_planes = format->n_planes;

@@ -116,9 +116,13 @@ clf_narrow_pixels (const ClfLayout * layout)
 }
 
 /* A program of all kernels for one layout, built on first use and kept by
- * the engine.  The caller gets a new reference. */
+ * the engine.  The caller gets a new reference.  The build runs on a
+ * thread of its own; the caller waits for it, asking `interrupt` (may be
+ * NULL) every few milliseconds: when it says stop, NULL with
+ * CLF_ERROR_CANCELLED, and the build goes on, its program kept for the
+ * next caller (and stored in the binary cache). */
 cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
-    ClfError * err);
+    const ClfInterrupt * interrupt, ClfError * err);
 /* Whether the device stores multi-byte values little-endian. */
 bool clf_engine_little_endian (const ClfEngine * engine);
 

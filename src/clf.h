@@ -309,6 +309,16 @@ typedef struct {
 /* Sets (a copy of) `interrupt` for the plan's next frames; NULL unsets. */
 void clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt);
 
+/* clf_plan_new with (a copy of) `interrupt` set, asked while the plan
+ * waits for its programs too.  The engine builds a program on a thread of
+ * its own (seconds on some drivers, the first time), and the driver's
+ * build cannot be stopped: when `cancelled` says stop, the plan is not
+ * made (NULL, CLF_ERROR_CANCELLED) within milliseconds, and the build
+ * goes on, its program kept by the engine for the next plan (and stored
+ * in the binary cache). */
+ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
+    const ClfInterrupt * interrupt, ClfError * err);
+
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,

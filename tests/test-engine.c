@@ -1870,7 +1870,7 @@ other_layout_program (uint32_t units, uint32_t mask)
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
   const ClfLayout layout = { 1, units, mask, 8, 0, false };
   setenv ("CLFILTER_NO_CACHE", "1", 1);
-  cl_program program = clf_engine_program (engine, &layout, &err);
+  cl_program program = clf_engine_program (engine, &layout, NULL, &err);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
   CHECK (program, "program of another layout: %s", err.message);
   clf_error_clear (&err);
@@ -1945,7 +1945,7 @@ check_binary_without_layout_kernel (void)
   ClfError err = { 0 };
   ClfCacheStats stats = { 0 };
   ClfEngine *fresh = clf_engine_new ("auto", &err);
-  program = fresh ? clf_engine_program (fresh, &rgba, &err) : NULL;
+  program = fresh ? clf_engine_program (fresh, &rgba, NULL, &err) : NULL;
   CHECK (program, "a binary without separable_tiles: %s", err.message);
   clf_error_clear (&err);
   if (program) {

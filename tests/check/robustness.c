@@ -6,6 +6,7 @@
  * with its timestamps, offsets and flags, and each exactly the reference's
  * bytes for the settings its clfilter-stats message reports.
  */
+#include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -1308,6 +1309,194 @@ GST_START_TEST (test_parallel_pipelines)
 
 GST_END_TEST;
 
+/* ---- a stop while the kernels build ---------------------------------- */
+
+#define BUILD_STOP_FRAMES 8
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean arrived;
+} CapsArrival;
+
+/* The caps reach the element: it builds its kernels for them next. */
+static GstPadProbeReturn
+note_caps (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  CapsArrival *caps = data;
+
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_CAPS) {
+    g_mutex_lock (&caps->lock);
+    caps->arrived = TRUE;
+    g_cond_broadcast (&caps->cond);
+    g_mutex_unlock (&caps->lock);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+wait_caps (CapsArrival * caps)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  g_mutex_lock (&caps->lock);
+  while (!caps->arrived)
+    fail_unless (g_cond_wait_until (&caps->cond, &caps->lock, end),
+        "no caps reached the filter");
+  g_mutex_unlock (&caps->lock);
+}
+
+/* The program binaries in the element's cache under `dir`. */
+static guint
+cached_programs (const gchar * dir)
+{
+  gchar *path = g_build_filename (dir, "gst-clfilter", NULL);
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *name;
+  guint n = 0;
+
+  while (d && (name = g_dir_read_name (d)))
+    n += g_str_has_suffix (name, ".bin");
+  if (d)
+    g_dir_close (d);
+  g_free (path);
+  return n;
+}
+
+static void
+remove_tree (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  while (d && (name = g_dir_read_name (d))) {
+    gchar *child = g_build_filename (path, name, NULL);
+
+    if (g_file_test (child, G_FILE_TEST_IS_DIR)
+        && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+      remove_tree (child);
+    else
+      g_unlink (child);
+    g_free (child);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (path);
+}
+
+/* A logged pipeline that starts with empty caches (the element's
+ * binaries and PoCL's kernels, both under XDG_CACHE_HOME, read when the
+ * driver starts: each test runs in a process of its own), so that its
+ * kernels build from source: seconds on PoCL.  `caps` says when the caps
+ * reach the filter, which then builds. */
+typedef struct
+{
+  gchar *cache, *old_cache;
+  CapsArrival caps;
+  FrameLog *log;
+  GstElement *pipeline;
+} ColdStart;
+
+static void
+cold_start_init (ColdStart * cold, const gchar * description)
+{
+  cold->cache = g_dir_make_tmp ("clfilter-cold-XXXXXX", NULL);
+  fail_unless (cold->cache != NULL);
+  cold->old_cache = g_strdup (g_getenv ("XDG_CACHE_HOME"));
+  g_setenv ("XDG_CACHE_HOME", cold->cache, TRUE);
+  g_unsetenv ("POCL_CACHE_DIR");
+  cold->pipeline = logged_pipeline (description, &cold->log);
+  g_mutex_init (&cold->caps.lock);
+  g_cond_init (&cold->caps.cond);
+  cold->caps.arrived = FALSE;
+  gst_pad_add_probe (cold->log->sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      note_caps, &cold->caps, NULL);
+}
+
+static void
+cold_start_clear (ColdStart * cold)
+{
+  set_state (cold->pipeline, GST_STATE_NULL);
+  frame_log_free (cold->log);
+  gst_object_unref (cold->pipeline);
+  g_mutex_clear (&cold->caps.lock);
+  g_cond_clear (&cold->caps.cond);
+  if (cold->old_cache)
+    g_setenv ("XDG_CACHE_HOME", cold->old_cache, TRUE);
+  else
+    g_unsetenv ("XDG_CACHE_HOME");
+  remove_tree (cold->cache);
+  g_free (cold->old_cache);
+  g_free (cold->cache);
+}
+
+/* A stop while the kernels build returns at once (within the second the
+ * issue allows), before the build ended: nothing came out and no binary
+ * was cached yet.  The build goes on by itself; the next start takes its
+ * program, filters every frame exactly, and the binary is then cached. */
+GST_START_TEST (test_stop_while_building)
+{
+  ColdStart cold;
+  gint64 start, took;
+
+  cold_start_init (&cold, "videotestsrc name=src pattern=snow "
+      "num-buffers=" G_STRINGIFY (BUILD_STOP_FRAMES) " ! "
+      "video/x-raw,format=RGBA,width=64,height=36 ! clfilter name=f "
+      "mode=laplace ! fakesink sync=false");
+  set_state (cold.pipeline, GST_STATE_PLAYING);
+  wait_caps (&cold.caps);
+  start = g_get_monotonic_time ();
+  set_state (cold.pipeline, GST_STATE_NULL);
+  took = g_get_monotonic_time () - start;
+  fail_unless (took < G_USEC_PER_SEC, "the stop took %.1f s: it waited for "
+      "the kernels' build", took / 1e6);
+  fail_unless_equals_int (frame_log_n_out (cold.log), 0);
+  fail_unless_equals_int (cached_programs (cold.cache), 0);
+
+  frame_log_reset (cold.log);
+  set_state (cold.pipeline, GST_STATE_PLAYING);
+  wait_eos (cold.pipeline);
+  fail_unless_equals_int (frame_log_n_out (cold.log), BUILD_STOP_FRAMES);
+  frame_log_check (cold.log, LOSS_NONE);
+  fail_unless_equals_int (cached_programs (cold.cache), 1);
+  cold_start_clear (&cold);
+}
+
+GST_END_TEST;
+
+/* A flushing seek while the kernels build does not wait for the build
+ * either (no binary is cached when it returns); the element then takes
+ * the caps it had again, and every frame of the new segment comes out,
+ * exactly. */
+GST_START_TEST (test_seek_while_building)
+{
+  ColdStart cold;
+
+  cold_start_init (&cold, "videotestsrc name=src pattern=snow ! "
+      "video/x-raw,format=NV12,width=45,height=29,framerate=30/1 ! "
+      "clfilter name=f mode=sliding radius=3 ! fakesink sync=false");
+  set_state (cold.pipeline, GST_STATE_PLAYING);
+  wait_caps (&cold.caps);
+  fail_unless (gst_element_seek (cold.pipeline, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+          GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+  fail_unless_equals_int (cached_programs (cold.cache), 0);
+
+  wait_eos (cold.pipeline);
+  fail_unless_equals_int (frame_log_n_out (cold.log), 30);
+  frame_log_check (cold.log, LOSS_NONE);
+  g_mutex_lock (&cold.log->lock);
+  fail_unless_equals_uint64 (((LoggedFrame *) g_ptr_array_index
+          (cold.log->out, 0))->pts, GST_SECOND);
+  g_mutex_unlock (&cold.log->lock);
+  /* NV12: a program for luma, one for the interleaved chroma. */
+  fail_unless_equals_int (cached_programs (cold.cache), 2);
+  cold_start_clear (&cold);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -1323,6 +1512,8 @@ robustness_suite (void)
   tcase_add_test (tc, test_eos_and_restart);
   tcase_add_test (tc, test_state_cycles);
   tcase_add_loop_test (tc, test_parallel_pipelines, 0, 2);
+  tcase_add_test (tc, test_stop_while_building);
+  tcase_add_test (tc, test_seek_while_building);
   return s;
 }
 
