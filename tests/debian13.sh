@@ -13,7 +13,8 @@
 # for debootstrap, chroot and the mounts; installs debootstrap if missing.
 #
 # Usage: tests/debian13.sh [TEST...]
-#   TEST: meson test names (default: gst-inspect install errors memory)
+#   TEST: meson test names (default: gst-inspect install errors memory
+#         hostile robustness stress foreign-meta)
 # Environment: CLF_DEBIAN13_ROOT  where the root lives
 #              CLF_DEBIAN13_JOBS  ninja's parallel jobs (default 1)
 set -euo pipefail
@@ -22,7 +23,7 @@ root=${CLF_DEBIAN13_ROOT:-/var/tmp/clf-debian13}
 jobs=${CLF_DEBIAN13_JOBS:-1}
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(gst-inspect install errors memory)
+[ ${#tests[@]} -gt 0 ] || tests=(gst-inspect install errors memory hostile robustness stress foreign-meta)
 
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
