@@ -27,6 +27,23 @@ expect_no_more_errors (GstBus * bus)
   }
 }
 
+/* Starts `element` on a bus of its own: the start must fail with an
+ * error, whose message and debug string are returned; the element is back
+ * in NULL. */
+static void
+start_must_fail (GstElement * element, GError ** error, gchar ** debug)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  pop_error (bus, error, debug);
+  gst_element_set_state (element, GST_STATE_NULL);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+}
+
 /* No OpenCL driver at all: OCL_ICD_VENDORS names an empty folder, which
  * the ICD loader reads on this process's first OpenCL call (the test runs
  * in a process of its own: check forks one per test). */
@@ -34,16 +51,12 @@ GST_START_TEST (test_no_opencl_driver)
 {
   gchar *empty = g_dir_make_tmp ("clfilter-no-icd-XXXXXX", NULL);
   GstElement *element;
-  GstBus *bus = gst_bus_new ();
   GError *error = NULL;
   gchar *debug = NULL;
 
   g_setenv ("OCL_ICD_VENDORS", empty, TRUE);
   element = gst_element_factory_make ("clfilter", NULL);
-  gst_element_set_bus (element, bus);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  pop_error (bus, &error, &debug);
+  start_must_fail (element, &error, &debug);
   fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
   fail_unless (strstr (error->message, "No OpenCL platform") != NULL, "%s",
@@ -53,9 +66,6 @@ GST_START_TEST (test_no_opencl_driver)
 
   g_free (debug);
   g_error_free (error);
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  gst_object_unref (bus);
   gst_object_unref (element);
   g_unsetenv ("OCL_ICD_VENDORS");
   g_rmdir (empty);
@@ -106,7 +116,6 @@ GST_START_TEST (test_platform_without_devices)
 {
   const gchar *cache = unusable_caches[__i__];
   GstElement *element;
-  GstBus *bus;
   GError *error = NULL;
   gchar *debug = NULL, *vendors = NULL;
 
@@ -117,11 +126,7 @@ GST_START_TEST (test_platform_without_devices)
   g_unsetenv ("POCL_CACHE_DIR");
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
   element = gst_element_factory_make ("clfilter", NULL);
-  bus = gst_bus_new ();
-  gst_element_set_bus (element, bus);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  pop_error (bus, &error, &debug);
+  start_must_fail (element, &error, &debug);
   fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_NOT_FOUND), "%s", error->message);
   fail_unless (strstr (error->message, "Portable Computing Language")
@@ -136,9 +141,6 @@ GST_START_TEST (test_platform_without_devices)
 
   g_free (debug);
   g_error_free (error);
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  gst_object_unref (bus);
   gst_object_unref (element);
   remove_vendors (vendors);
 }
@@ -162,7 +164,6 @@ GST_START_TEST (test_error_not_utf8)
 {
   const gchar *variable = not_utf8[__i__].variable;
   GstElement *element = gst_element_factory_make ("clfilter", NULL);
-  GstBus *bus = gst_bus_new ();
   GError *error = NULL;
   gchar *debug = NULL, *vendors = NULL;
 
@@ -171,7 +172,6 @@ GST_START_TEST (test_error_not_utf8)
   else if (g_str_equal (variable, "XDG_CACHE_HOME")) {
     if (!only_pocl (&vendors)) {
       g_print ("SKIP test_error_not_utf8: PoCL is not installed\n");
-      gst_object_unref (bus);
       gst_object_unref (element);
       return;
     }
@@ -179,10 +179,7 @@ GST_START_TEST (test_error_not_utf8)
   }
   if (variable)
     g_setenv (variable, not_utf8[__i__].value, TRUE);
-  gst_element_set_bus (element, bus);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  pop_error (bus, &error, &debug);
+  start_must_fail (element, &error, &debug);
   fail_unless (g_utf8_validate (error->message, -1, NULL),
       "the message is not UTF-8: %s", error->message);
   fail_unless (debug && g_utf8_validate (debug, -1, NULL),
@@ -193,9 +190,6 @@ GST_START_TEST (test_error_not_utf8)
 
   g_free (debug);
   g_error_free (error);
-  gst_element_set_state (element, GST_STATE_NULL);
-  gst_element_set_bus (element, NULL);
-  gst_object_unref (bus);
   gst_object_unref (element);
   if (variable)
     g_unsetenv (variable);
