@@ -54,11 +54,11 @@ else
 fi
 ninja -C "$sanitize_build"
 # Every test of the build's default setup ('sanitize': UBSan fatal,
-# LeakSanitizer with the drivers' suppressions), but gst-inspect: the
-# system's gst-inspect-1.0 is not built with ASan and cannot load the
-# plugin built with it.
+# LeakSanitizer with the drivers' suppressions), but gst-inspect and
+# install: the system's gst-inspect-1.0 is not built with ASan and cannot
+# load the plugin built with it.
 mapfile -t sanitize_tests < <(meson test -C "$sanitize_build" --list \
   --no-rebuild "$@" 2>/dev/null | sed -n 's|^[^ ]* / ||p' \
-  | grep -vx gst-inspect)
+  | grep -vxE 'gst-inspect|install')
 [ ${#sanitize_tests[@]} -eq 0 ] && exit 0
 meson test -C "$sanitize_build" --print-errorlogs "$@" "${sanitize_tests[@]}"
