@@ -34,11 +34,10 @@ typedef struct
   gint buffers_out;             /* buffers that reached the sink (atomic) */
   gint filter_errors;           /* errors posted by clfilter (atomic) */
 
-  /* The action in progress on the worker, and whether it returned. */
+  /* The action in progress on the worker, and how many returned. */
   GMutex lock;
   GCond cond;
   const gchar *action;
-  gboolean returned;
   gboolean quit;
   GRand *rng;
   gint64 end_time;
@@ -118,85 +117,119 @@ set_state (Storm * storm, GstState state)
   gst_element_get_state (storm->pipeline, NULL, NULL, GST_CLOCK_TIME_NONE);
 }
 
-/* One random action; its name goes to the watchdog first. */
 static void
-random_action (Storm * storm)
+set_frames_in_flight (Storm * storm)
+{
+  static const guint flights[] = { 0, 1, 1, 2, 4 };
+
+  g_object_set (storm->filter, "frames-in-flight",
+      flights[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (flights))],
+      NULL);
+}
+
+static void
+set_mode (Storm * storm)
 {
   static const gchar *const modes[] = { "box", "separable", "sliding",
     "laplace"
   };
-  static const guint flights[] = { 0, 1, 1, 2, 4 };
-  guint pick = g_rand_int_range (storm->rng, 0, 100);
-  const gchar *action;
 
-  if (pick < 40)
-    action = "frames-in-flight";
-  else if (pick < 50)
-    action = "mode";
-  else if (pick < 55)
-    action = "radius";
-  else if (pick < 75)
-    action = "flushing seek";
-  else if (pick < 79)
-    action = "EOS";
-  else if (pick < 84)
-    action = "PAUSED and back";
-  else if (pick < 88)
-    action = "READY and back";
-  else if (pick < 92)
-    action = "downstream error";
-  else if (pick < 96)
-    action = "downstream flushing";
-  else
-    action = "frames-in-flight 1 then 4 and a flushing seek";
+  gst_util_set_object_arg (G_OBJECT (storm->filter), "mode",
+      modes[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (modes))]);
+}
+
+static void
+set_radius (Storm * storm)
+{
+  g_object_set (storm->filter, "radius", g_rand_int_range (storm->rng, 0, 4),
+      NULL);
+}
+
+static void
+end_stream (Storm * storm)
+{
+  g_atomic_int_set (&storm->eos, TRUE);
+}
+
+static void
+pause_and_play (Storm * storm)
+{
+  set_state (storm, GST_STATE_PAUSED);
+  set_state (storm, GST_STATE_PLAYING);
+}
+
+static void
+stop_and_play (Storm * storm)
+{
+  set_state (storm, GST_STATE_READY);
+  set_state (storm, GST_STATE_PLAYING);
+}
+
+static void
+downstream_error (Storm * storm)
+{
+  g_atomic_int_set (&storm->downstream, DOWNSTREAM_ERROR);
+}
+
+static void
+downstream_flushing (Storm * storm)
+{
+  g_atomic_int_set (&storm->downstream, DOWNSTREAM_FLUSHING);
+}
+
+/* The sequence that lost a wake-up: a frame enqueued with 1 in flight,
+ * then frames handed to the device thread behind it. */
+static void
+one_then_four_in_flight (Storm * storm)
+{
+  g_object_set (storm->filter, "frames-in-flight", 1, NULL);
+  g_usleep (g_rand_int_range (storm->rng, 0, 3000));
+  g_object_set (storm->filter, "frames-in-flight", 4, NULL);
+  flushing_seek (storm);
+}
+
+/* The actions, each with its weight in 100. */
+static const struct
+{
+  guint weight;
+  const gchar *name;
+  void (*run) (Storm * storm);
+} actions[] = {
+  {40, "frames-in-flight", set_frames_in_flight},
+  {10, "mode", set_mode},
+  {5, "radius", set_radius},
+  {20, "flushing seek", flushing_seek},
+  {4, "EOS", end_stream},
+  {5, "PAUSED and back", pause_and_play},
+  {4, "READY and back", stop_and_play},
+  {4, "downstream error", downstream_error},
+  {4, "downstream flushing", downstream_flushing},
+  {4, "frames-in-flight 1 then 4 and a flushing seek",
+      one_then_four_in_flight},
+};
+
+/* One random action; its name goes to the watchdog first. */
+static void
+random_action (Storm * storm)
+{
+  guint pick = g_rand_int_range (storm->rng, 0, 100);
+  guint i = 0;
+
+  while (i + 1 < G_N_ELEMENTS (actions) && pick >= actions[i].weight)
+    pick -= actions[i++].weight;
 
   g_mutex_lock (&storm->lock);
-  storm->action = action;
-  storm->returned = FALSE;
+  storm->action = actions[i].name;
   g_mutex_unlock (&storm->lock);
 
-  if (pick < 40) {
-    g_object_set (storm->filter, "frames-in-flight",
-        flights[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (flights))],
-        NULL);
-  } else if (pick < 50) {
-    gst_util_set_object_arg (G_OBJECT (storm->filter), "mode",
-        modes[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (modes))]);
-  } else if (pick < 55) {
-    g_object_set (storm->filter, "radius", g_rand_int_range (storm->rng, 0,
-            4), NULL);
-  } else if (pick < 75) {
-    flushing_seek (storm);
-  } else if (pick < 79) {
-    g_atomic_int_set (&storm->eos, TRUE);
-  } else if (pick < 84) {
-    set_state (storm, GST_STATE_PAUSED);
-    set_state (storm, GST_STATE_PLAYING);
-  } else if (pick < 88) {
-    set_state (storm, GST_STATE_READY);
-    set_state (storm, GST_STATE_PLAYING);
-  } else if (pick < 92) {
-    g_atomic_int_set (&storm->downstream, DOWNSTREAM_ERROR);
-  } else if (pick < 96) {
-    g_atomic_int_set (&storm->downstream, DOWNSTREAM_FLUSHING);
-  } else {
-    /* The sequence that lost a wake-up: a frame enqueued with 1 in
-     * flight, then frames handed to the device thread behind it. */
-    g_object_set (storm->filter, "frames-in-flight", 1, NULL);
-    g_usleep (g_rand_int_range (storm->rng, 0, 3000));
-    g_object_set (storm->filter, "frames-in-flight", 4, NULL);
-    flushing_seek (storm);
-  }
+  actions[i].run (storm);
   /* The source stopped after an error or EOS: a flushing seek restarts
    * it from time to time (above), a state cycle always does. */
-  if (g_rand_int_range (storm->rng, 0, 8) == 0) {
-    set_state (storm, GST_STATE_READY);
-    set_state (storm, GST_STATE_PLAYING);
-  }
+  if (g_rand_int_range (storm->rng, 0, 8) == 0)
+    stop_and_play (storm);
   g_usleep (g_rand_int_range (storm->rng, 0, 3000));
 
   g_mutex_lock (&storm->lock);
-  storm->returned = TRUE;
   storm->rounds++;
   g_cond_signal (&storm->cond);
   g_mutex_unlock (&storm->lock);
