@@ -816,19 +816,6 @@ fail:
   return NULL;
 }
 
-/* A build's failure, for each caller that waited for it. */
-static void
-copy_error (ClfError * err, const ClfError * from)
-{
-  clf_error_set (err, from->code, "%s", from->message ? from->message
-      : "the kernels did not build");
-  if (!err)
-    return;
-  err->cl_status = from->cl_status;
-  if (from->detail)
-    clf_error_take_detail (err, clf_strdup_printf ("%s", from->detail));
-}
-
 /* How often a caller waiting for a build asks its interrupt. */
 #define BUILD_POLL_US (10 * G_TIME_SPAN_MILLISECOND)
 
@@ -870,7 +857,7 @@ clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
   else if (build->program)
     program = retain_program (build->program, err);
   else
-    copy_error (err, &build->error);
+    clf_error_copy (err, &build->error);
   if (build->done)
     thread = g_steal_pointer (&build->thread);
   program_build_unref_locked (build);

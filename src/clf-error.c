@@ -96,6 +96,19 @@ clf_error_take_detail (ClfError * err, char *detail)
   err->detail = valid_utf8 (detail);
 }
 
+void
+clf_error_copy (ClfError * err, const ClfError * from)
+{
+  if (!err)
+    return;
+  clf_error_clear (err);
+  err->code = from->code;
+  err->cl_status = from->cl_status;
+  err->message = clf_strdup_printf ("%s", from->message ? from->message :
+      "(no message)");
+  err->detail = from->detail ? clf_strdup_printf ("%s", from->detail) : NULL;
+}
+
 const char *
 clf_cl_status_name (cl_int status)
 {

@@ -8,6 +8,8 @@
 void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
 /* Takes ownership of `detail` (malloc'd), replacing any earlier one. */
 void clf_error_take_detail (ClfError * err, char *detail);
+/* Sets `err` to a copy of `from` (an error several callers report). */
+void clf_error_copy (ClfError * err, const ClfError * from);
 
 /* Checks the status of OpenCL call `call`; on failure records the call's
  * name and the CL error in `err` and jumps to `label`. */
