@@ -2128,12 +2128,17 @@ GST_START_TEST (test_frames_in_flight_pipeline)
 
 GST_END_TEST;
 
-/* The frames a filter's source pad passes on after a flush: none may be
- * older than the position sought. */
+/* The frames a filter's source pad passes on: none between a FLUSH_STOP
+ * and the next SEGMENT, and each within the segment the pad passed last,
+ * so none of an earlier segment comes out after a flushing seek.  The
+ * segment is the pad's own SEGMENT event, not what the test's thread
+ * sought: frames of the new segment may flow before that thread runs
+ * again after the seek returned. */
 typedef struct
 {
   GMutex lock;
-  GstClockTime earliest;        /* GST_CLOCK_TIME_NONE: anything goes */
+  GstSegment segment;
+  gboolean flushed;             /* a FLUSH_STOP, no SEGMENT since */
   guint passed, stale;
 } FlushWatch;
 
@@ -2141,21 +2146,33 @@ static GstPadProbeReturn
 watch_after_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   FlushWatch *w = data;
-  GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
 
   g_mutex_lock (&w->lock);
-  w->passed++;
-  if (GST_CLOCK_TIME_IS_VALID (w->earliest) && pts < w->earliest)
-    w->stale++;
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstClockTime pts = GST_BUFFER_PTS (GST_PAD_PROBE_INFO_BUFFER (info));
+
+    w->passed++;
+    if (w->flushed || pts < w->segment.start
+        || (GST_CLOCK_TIME_IS_VALID (w->segment.stop)
+            && pts >= w->segment.stop))
+      w->stale++;
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info))
+      == GST_EVENT_FLUSH_STOP) {
+    w->flushed = TRUE;
+  } else if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info))
+      == GST_EVENT_SEGMENT) {
+    gst_event_copy_segment (GST_PAD_PROBE_INFO_EVENT (info), &w->segment);
+    w->flushed = FALSE;
+  }
   g_mutex_unlock (&w->lock);
   return GST_PAD_PROBE_OK;
 }
 
 /* frames-in-flight=3 under flushing seeks while frames flow (the sink
  * waiting on the clock): nothing hangs (the streaming thread waiting for
- * room and the output thread pushing both stop at the flush), once a
- * seek returned no frame of the segment before comes out, and the last
- * segment plays to EOS.  (That the frames in flight are dropped, not
+ * room and the output thread pushing both stop at the flush), no frame
+ * of a segment before comes out after the flush (FlushWatch), and the
+ * last segment plays to EOS.  (That the frames in flight are dropped, not
  * counted, test_frames_in_flight checks.) */
 GST_START_TEST (test_frames_in_flight_flushing_seeks)
 {
@@ -2166,12 +2183,14 @@ GST_START_TEST (test_frames_in_flight_flushing_seeks)
       "fakesink sync=true", NULL);
   GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
   GstPad *src = gst_element_get_static_pad (f, "src");
-  FlushWatch w = { .earliest = GST_CLOCK_TIME_NONE };
+  FlushWatch w = { 0 };
   GstMessage *msg;
 
   g_mutex_init (&w.lock);
-  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, watch_after_flush, &w,
-      NULL);
+  gst_segment_init (&w.segment, GST_FORMAT_TIME);
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER |
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM | GST_PAD_PROBE_TYPE_EVENT_FLUSH,
+      watch_after_flush, &w, NULL);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
       != GST_STATE_CHANGE_FAILURE);
   fail_unless_equals_int (gst_element_get_state (pipeline, NULL, NULL,
@@ -2181,9 +2200,6 @@ GST_START_TEST (test_frames_in_flight_flushing_seeks)
     fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
             GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
             starts[i], GST_SEEK_TYPE_SET, starts[i] + GST_SECOND / 2));
-    g_mutex_lock (&w.lock);
-    w.earliest = starts[i];
-    g_mutex_unlock (&w.lock);
   }
   msg = eos_or_error_within (pipeline);
   fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
