@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds with warnings as errors, and runs the whole
-# test suite (engine tests, engine tests under valgrind memcheck, element
-# tests with GStreamer's leaks tracer, gst-inspect check) on the OpenCL
-# devices of this machine (PoCL at least).  Then it builds again with clang,
-# AddressSanitizer and UndefinedBehaviorSanitizer, and runs the engine tests
-# (with LeakSanitizer) and the element tests there, and the libFuzzer target
-# for two minutes.
-# Between the two, a build without CUDA memory (-Dcuda=disabled) runs its
-# gst-inspect and error tests.
-# Usage: tests/run.sh [meson test arguments, e.g. --suite element]
-# The arguments apply to the two full builds.  The build goes to ./build, or to
-# $CLF_BUILD_DIR; the sanitizer build to ./build-sanitize, or to
-# $CLF_SANITIZE_BUILD_DIR; the one without CUDA to ./build-nocuda, or to
-# $CLF_NOCUDA_BUILD_DIR.  CLF_SANITIZE=0 skips the sanitizer build (for
-# quick local runs).
+# Installs what is missing, builds with warnings as errors, and runs the
+# tests (tests/README.md says what each tier runs and how long it takes).
+#
+# Usage: tests/run.sh [--full] [meson test arguments, e.g. --suite element]
+#
+# The quick tier (no --full): every test of the main build but valgrind's
+# (the memcheck suite), with the big matrices sampled (CLF_TEST_TIER=quick;
+# the sample turns with CLF_TEST_SEED, printed by each test) and a shorter
+# stress storm (CLF_STRESS_SECONDS, 5 unless set).
+#
+# --full: every test of the main build, matrices whole, valgrind's too;
+# then a build without CUDA memory (-Dcuda=disabled) runs its gst-inspect
+# and error tests; then a clang build with AddressSanitizer and
+# UndefinedBehaviorSanitizer runs the engine tests (with LeakSanitizer),
+# the element tests and the libFuzzer target for two minutes; then
+# tests/debian13.sh builds and runs the element tests in a Debian 13 root.
+# CLF_SANITIZE=0 leaves the sanitizer build out.
+#
+# The meson test arguments apply to the main build and the sanitizer
+# build.  The build goes to ./build, or to $CLF_BUILD_DIR; the sanitizer
+# build to ./build-sanitize, or to $CLF_SANITIZE_BUILD_DIR; the one without
+# CUDA to ./build-nocuda, or to $CLF_NOCUDA_BUILD_DIR.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CLF_BUILD_DIR:-$root/build}
 sanitize_build=${CLF_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+
+full=0
+if [ "${1:-}" = --full ]; then
+  full=1
+  shift
+fi
 
 "$root/tests/install-deps.sh"
 echo "OpenCL devices:"
@@ -29,6 +42,15 @@ else
   meson setup "$build" "$root" -Dwerror=true -Dtest-hooks=true
 fi
 ninja -C "$build"
+
+if [ $full = 0 ]; then
+  export CLF_TEST_TIER=quick
+  export CLF_STRESS_SECONDS=${CLF_STRESS_SECONDS:-5}
+  meson test -C "$build" --print-errorlogs --no-suite memcheck "$@"
+  exit 0
+fi
+
+export CLF_TEST_TIER=full
 meson test -C "$build" --print-errorlogs "$@"
 
 # Without CUDA memory (meson option cuda, auto above): the plugin builds,
@@ -43,22 +65,27 @@ fi
 ninja -C "$nocuda_build"
 meson test -C "$nocuda_build" --print-errorlogs gst-inspect errors
 
-[ "${CLF_SANITIZE:-1}" = 0 ] && exit 0
-
-sanitize_options=(-Db_sanitize=address,undefined -Db_lundef=false
-  -Dwerror=true -Dtest-hooks=true)
-if [ -f "$sanitize_build/build.ninja" ]; then
-  meson configure "$sanitize_build" "${sanitize_options[@]}"
-else
-  CC=clang meson setup "$sanitize_build" "$root" "${sanitize_options[@]}"
+if [ "${CLF_SANITIZE:-1}" != 0 ]; then
+  sanitize_options=(-Db_sanitize=address,undefined -Db_lundef=false
+    -Dwerror=true -Dtest-hooks=true)
+  if [ -f "$sanitize_build/build.ninja" ]; then
+    meson configure "$sanitize_build" "${sanitize_options[@]}"
+  else
+    CC=clang meson setup "$sanitize_build" "$root" "${sanitize_options[@]}"
+  fi
+  ninja -C "$sanitize_build"
+  # Every test of the build's default setup ('sanitize': UBSan fatal,
+  # LeakSanitizer with the drivers' suppressions), but gst-inspect and
+  # install: the system's gst-inspect-1.0 is not built with ASan and cannot
+  # load the plugin built with it.
+  mapfile -t sanitize_tests < <(meson test -C "$sanitize_build" --list \
+    --no-rebuild "$@" 2>/dev/null | sed -n 's|^[^ ]* / ||p' \
+    | grep -vxE 'gst-inspect|install')
+  if [ ${#sanitize_tests[@]} -gt 0 ]; then
+    meson test -C "$sanitize_build" --print-errorlogs "$@" \
+      "${sanitize_tests[@]}"
+  fi
 fi
-ninja -C "$sanitize_build"
-# Every test of the build's default setup ('sanitize': UBSan fatal,
-# LeakSanitizer with the drivers' suppressions), but gst-inspect and
-# install: the system's gst-inspect-1.0 is not built with ASan and cannot
-# load the plugin built with it.
-mapfile -t sanitize_tests < <(meson test -C "$sanitize_build" --list \
-  --no-rebuild "$@" 2>/dev/null | sed -n 's|^[^ ]* / ||p' \
-  | grep -vxE 'gst-inspect|install')
-[ ${#sanitize_tests[@]} -eq 0 ] && exit 0
-meson test -C "$sanitize_build" --print-errorlogs "$@" "${sanitize_tests[@]}"
+
+# The default build with -Werror and the element tests in Debian 13.
+"$root/tests/debian13.sh"

@@ -69,8 +69,14 @@ GST_START_TEST (test_every_format_at_every_radius)
   const FormatCase *fc = &formats[__i__];
   GstHarness *h = gst_harness_new ("clfilter");
   GstVideoInfo info;
+  /* The quick tier runs all of it for one format in eight; the others at
+   * 1x1 every radius, at 37x21 one radius a mode (over the formats each
+   * radius still meets each mode), not at 720p. */
+  gboolean all_cases = test_sampled (__i__, 8);
 
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    if (!all_cases && sizes[s][0] > 100)
+      continue;
     set_caps (h, fc->name, sizes[s][0], sizes[s][1], &info);
     for (guint r = 0; r < G_N_ELEMENTS (radii); r++)
       for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++) {
@@ -80,6 +86,9 @@ GST_START_TEST (test_every_format_at_every_radius)
         /* laplace has no radius: once per size */
         if ((mode == CLF_MODE_LAPLACE && r > 0)
             || !affordable (mode, radii[r], sizes[s][0]))
+          continue;
+        if (!all_cases && sizes[s][0] > 1 && mode != CLF_MODE_LAPLACE
+            && !test_sampled (__i__ + r + mode, G_N_ELEMENTS (radii)))
           continue;
         push_and_check (h, fc, &info, &clamp, INPUT_FROM_POOL);
         push_and_check (h, fc, &info, &mirror, INPUT_FROM_POOL);

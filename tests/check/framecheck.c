@@ -367,15 +367,38 @@ set_caps (GstHarness * h, const gchar * format, guint width, guint height,
 }
 const guint n_formats = G_N_ELEMENTS (formats);
 
+static gboolean quick_tier;
+static guint sample_offset;
+
 void
 test_rng_init (void)
 {
   const gchar *seed = g_getenv ("CLF_TEST_SEED");
+  const gchar *tier = g_getenv ("CLF_TEST_TIER");
   guint32 value = seed ? (guint32) g_ascii_strtoull (seed, NULL, 0) :
       g_random_int ();
 
   g_print ("CLF_TEST_SEED=%u\n", value);
   test_rng = g_rand_new_with_seed (value);
+  if (tier && g_strcmp0 (tier, "quick") != 0 && g_strcmp0 (tier, "full") != 0)
+    g_error ("CLF_TEST_TIER=%s: expected quick or full", tier);
+  quick_tier = g_strcmp0 (tier, "quick") == 0;
+  sample_offset = value % 720720;
+  if (quick_tier)
+    g_print ("CLF_TEST_TIER=quick: a sample of the matrices, turned by the "
+        "seed\n");
+}
+
+gboolean
+test_tier_quick (void)
+{
+  return quick_tier;
+}
+
+gboolean
+test_sampled (guint sum, guint every)
+{
+  return !quick_tier || (sum + sample_offset) % every == 0;
 }
 
 /* The first error message on `bus`, parsed; fails when there is none. */

@@ -50,7 +50,15 @@ extern const guint n_formats;
 extern const gchar *const required_formats[];
 extern const gchar *const input_names[];
 
+/* Also reads CLF_TEST_TIER: "quick" (the quick tier) samples the big
+ * matrices; unset or "full" runs all of them. */
 void test_rng_init (void);
+gboolean test_tier_quick (void);
+/* Whether the case whose indices add up to `sum` runs: every case in the
+ * full tier; in the quick tier one in `every`, turned by the seed.  With
+ * one index that steps through `every` consecutive values, each value of
+ * the others still runs once. */
+gboolean test_sampled (guint sum, guint every);
 const FormatCase *format_case (const gchar * name);
 ClfFrameFormat frame_format (const FormatCase * fc, guint width,
     guint height);
