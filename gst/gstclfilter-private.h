@@ -1,0 +1,180 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+/* What the files of the clfilter element share: its instance and the
+ * functions each file gives the others.  Not installed. */
+#pragma once
+
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "clf.h"
+#include "gstclcuda.h"
+#include "gstclfilter.h"
+#include "gstclflight.h"
+#include "gstclupload.h"
+
+G_BEGIN_DECLS
+
+/* frames-in-flight 0, the default, is this many on a device with memory of
+ * its own (a discrete GPU: the upload, kernels and download of
+ * neighbouring frames overlap), and 1 where the device works in host
+ * memory (a CPU driver, whose kernels need the cores the element's
+ * threads would take). */
+#define DEFAULT_FRAMES_IN_FLIGHT 0
+#define AUTO_FRAMES_IN_FLIGHT_STAGED 3
+#define MAX_FRAMES_IN_FLIGHT 16
+/* A frame estimated to take longer than this on the device is reported
+ * with a WARNING (once for each setting): video cannot play like that. */
+#define SLOW_FRAME_NS (1 * GST_SECOND)
+
+struct _GstClFilter
+{
+  GstBaseTransform parent;
+
+  /* Properties and statistics, under the object lock. */
+  GstClFilterMode mode;
+  guint radius;
+  GstClFilterBorder border;
+  gchar *device;
+  guint stats_interval;
+  gboolean zero_copy;
+  guint frames_in_flight;
+  gchar *device_name;
+  guint64 frames;
+  guint64 last_kernel_ns;
+  ClfTimeStats *kernel_times;   /* for mean-kernel-ns and the summary */
+
+  /* The engine from start() to stop(), maybe shared with other elements
+   * (set under the object lock: set_context() may come from any thread). */
+  ClfEngine *engine;
+
+  /* zero-copy as it was when the element started: the property may
+   * change while playing, for the next start. */
+  gboolean sharing;
+  /* Whether the engine's device has memory of its own (a discrete GPU:
+   * frames are staged in pinned host memory), from start(). */
+  gboolean staged;
+  /* Set (atomic) by decide_allocation(): the output comes from the pool
+   * of the clfilter downstream, which enqueues behind its readiness, so it
+   * goes on as soon as its frame is enqueued.  Otherwise a CPU will read
+   * it, and on a discrete device its download starts at once. */
+  gint output_to_filter;
+
+  /* The settings of the frame being enqueued, and those a slow frame was
+   * reported for (the thread that enqueues: see the device thread). */
+  ClfParams running;
+  ClfParams slow_reported;
+  gboolean slow_known;
+
+  /* clfilter-stats messages posted and not yet freed (atomic), and
+   * whether they are held back now because the bus is not being read. */
+  gint unread_stats;
+  gboolean stats_held;
+
+  /* The CUDA context shared with CUDA neighbours (a GstCudaContext, from
+   * set_context() or found at negotiation; under the object lock), and,
+   * while the caps are in CUDA memory, the engine's use of it. */
+  GstObject *cuda_context;
+  GstClCuda *cuda;
+
+  /* Streaming state, from set_caps(). */
+  ClfPlan *plan;
+  /* Interlaced caps: the plan that takes each plane as its two fields,
+   * for the frames that are interlaced (all with interleaved caps, those
+   * flagged with mixed). */
+  ClfPlan *field_plan;
+  GstCaps *refused_caps;        /* the last caps it posted an error for */
+  ClfFrameFormat format;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  /* The last format refused at negotiation and explained in the log. */
+  GstVideoFormat explained_format;
+
+  /* The frames between their enqueueing and their landing, and the
+   * element's device and output threads (gstclflight.c). */
+  GstClFlight *flight;
+  /* The frame transform() (or transform_ip()) made of the buffer in hand,
+   * for generate_output() (streaming thread). */
+  GstClFlightFrame *entered;
+  /* The settings of the buffer in hand, read once in before_transform()
+   * (streaming thread): the ones it decided passthrough by. */
+  ClfParams frame_params;
+  /* A frame was dropped (QoS) since the last one out: the next that leaves
+   * from the output thread is marked DISCONT, as basetransform marks the
+   * next it pushes (streaming thread). */
+  gboolean discont;
+};
+
+/* GstBaseTransform's class, for the methods the element's files chain up
+ * to. */
+GstBaseTransformClass *gst_cl_filter_get_parent_class (void);
+#define GST_CL_FILTER_PARENT_CLASS (gst_cl_filter_get_parent_class ())
+
+/* gstclfilter.c: the element. */
+void gst_cl_filter_post_error (GstClFilter * self, const ClfError * err);
+
+/* gstclfiltercaps.c: negotiation and queries. */
+gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
+gboolean gst_cl_filter_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize);
+gboolean gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps);
+
+/* gstclfilterallocation.c: the engine, contexts, pools and buffers. */
+ClfEngine *gst_cl_filter_ref_engine (GstClFilter * self);
+gchar *gst_cl_filter_device_spec (GstClFilter * self);
+void gst_cl_filter_set_context (GstElement * element, GstContext * context);
+gboolean gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
+    GstCaps * caps, ClfError * err);
+gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
+gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
+    GstQuery * query);
+void gst_cl_filter_ensure_output_pool (GstClFilter * self);
+gboolean gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
+    const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
+    GstClUpload * access, ClfError * err);
+void gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
+    gboolean input, const ClfError * err);
+
+/* gstclfilterfields.c: interlaced video. */
+void gst_cl_filter_field_format (const ClfFrameFormat * frame,
+    ClfFrameFormat * fields);
+void gst_cl_filter_plan_frame (GstClFilter * self, GstBuffer * inbuf,
+    GstClFlightFrame * f);
+
+/* gstclfilterpassthrough.c: each frame's settings; a blur of radius 0. */
+void gst_cl_filter_read_params (GstClFilter * self, ClfParams * params);
+void gst_cl_filter_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer);
+GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buffer);
+
+/* gstclflight.c: frames-in-flight, auto resolved for the device. */
+guint gst_cl_filter_flight_limit (GstClFilter * self);
+
+/* gstclfilterstats.c: figures, messages and metas. */
+gboolean gst_cl_filter_record_frame (GstClFilter * self,
+    const ClfFrameStats * stats, guint64 * frame);
+void gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
+    const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts,
+    gboolean passthrough);
+void gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
+    const ClfParams * params, const ClfFrameStats * stats);
+void gst_cl_filter_count_passed (GstClFilter * self, const ClfParams * params,
+    GstClockTime pts);
+GstMessage *gst_cl_filter_summary_message (GstClFilter * self);
+gboolean gst_cl_filter_transform_meta (GstBaseTransform * trans,
+    GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf);
+
+G_END_DECLS

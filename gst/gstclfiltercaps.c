@@ -1,0 +1,341 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+/* Negotiation: the caps the element takes and, in the log, why it refuses
+ * others; the queries; and set_caps(), which plans the filtering of the
+ * negotiated frames. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclfilter-private.h"
+#include "gstclcontext.h"
+#include "gstclformat.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
+#define GST_CAT_DEFAULT gst_cl_filter_debug
+
+/* The raw formats named in `caps`, into `formats`; TRUE when one of them
+ * is a format clfilter takes. */
+static gboolean
+caps_formats (GstCaps * caps, GArray * formats)
+{
+  gboolean taken = FALSE;
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+    const GValue *value = gst_structure_get_value (s, "format");
+    guint n = value && GST_VALUE_HOLDS_LIST (value) ?
+        gst_value_list_get_size (value) : 1;
+
+    if (!gst_structure_has_name (s, "video/x-raw") || !value)
+      continue;
+    for (guint k = 0; k < n; k++) {
+      const GValue *one = GST_VALUE_HOLDS_LIST (value) ?
+          gst_value_list_get_value (value, k) : value;
+      GstVideoFormat format = G_VALUE_HOLDS_STRING (one) ?
+          gst_video_format_from_string (g_value_get_string (one)) :
+          GST_VIDEO_FORMAT_UNKNOWN;
+
+      if (format == GST_VIDEO_FORMAT_UNKNOWN)
+        continue;
+      taken |= gst_cl_format_is_supported (format);
+      g_array_append_val (formats, format);
+    }
+  }
+  return taken;
+}
+
+/* Raw video that cannot negotiate because clfilter takes none of its
+ * formats: a WARNING in the log (GST_DEBUG=clfilter:3) naming the format,
+ * the nearest one clfilter takes, and how to convert; once for each
+ * format refused in a row. */
+static void
+gst_cl_filter_explain_refused (GstClFilter * self, GstCaps * caps)
+{
+  GArray *formats = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+
+  if (!caps_formats (caps, formats) && formats->len > 0) {
+    GstVideoFormat format = g_array_index (formats, GstVideoFormat, 0);
+    const gchar *nearest =
+        gst_video_format_to_string (gst_cl_format_nearest_supported (format));
+
+    if (format != self->explained_format)
+      GST_WARNING_OBJECT (self, "clfilter does not take %s video%s: its "
+          "samples are not whole bytes or 16-bit words of their own (the "
+          "formats it takes are in gst-inspect-1.0 clfilter). The nearest "
+          "format it takes is %s: put a converter before it, e.g. \"... ! "
+          "videoconvert ! video/x-raw,format=%s ! clfilter ...\"",
+          gst_video_format_to_string (format), formats->len > 1 ?
+          " (nor the other formats offered)" : "", nearest, nearest);
+    self->explained_format = format;
+  }
+  g_array_unref (formats);
+}
+
+gboolean
+gst_cl_filter_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  gboolean accepted =
+      GST_CL_FILTER_PARENT_CLASS->accept_caps
+      (trans, direction, caps);
+
+  if (!accepted)
+    gst_cl_filter_explain_refused (GST_CL_FILTER (trans), caps);
+  return accepted;
+}
+
+/* The output size follows from the output caps alone: input buffers may be
+ * larger (decoders pad their planes; the video meta says where they are). */
+gboolean
+gst_cl_filter_transform_size (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
+    gsize * othersize)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, othercaps))
+    return FALSE;
+  *othersize = GST_VIDEO_INFO_SIZE (&info);
+  return TRUE;
+}
+
+static gboolean
+gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime min, max, held = 0;
+  gboolean live;
+  guint extra;
+
+  if (!GST_CL_FILTER_PARENT_CLASS->query (trans,
+          GST_PAD_SRC, query))
+    return FALSE;
+  extra = gst_cl_filter_flight_limit (self) - 1;
+  if (extra == 0)
+    return TRUE;
+  if (GST_VIDEO_INFO_FPS_N (&self->in_info) > 0)
+    held = gst_util_uint64_scale_int (extra * GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&self->in_info),
+        GST_VIDEO_INFO_FPS_N (&self->in_info));
+  gst_query_parse_latency (query, &live, &min, &max);
+  if (GST_CLOCK_TIME_IS_VALID (max))
+    max += held;
+  gst_query_set_latency (query, live, min, max);
+  return TRUE;
+}
+
+gboolean
+gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+
+  /* A serialized query (drain, allocation) comes after the frames in
+   * flight. */
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (query))
+    gst_cl_flight_drain (self->flight, TRUE);
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
+    return gst_cl_filter_latency_query (self, query);
+
+  /* Upstream asks what we take, offering its formats: none of ours is
+   * the not-negotiated to come. */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    GstCaps *filter = NULL, *result = NULL;
+    gboolean answered =
+        GST_CL_FILTER_PARENT_CLASS->query (trans,
+        direction, query);
+
+    gst_query_parse_caps (query, &filter);
+    gst_query_parse_caps_result (query, &result);
+    if (answered && filter && result && gst_caps_is_empty (result))
+      gst_cl_filter_explain_refused (self, filter);
+    return answered;
+  }
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    ClfEngine *engine = gst_cl_filter_ref_engine (self);
+    gboolean answered;
+
+    answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
+        engine);
+    clf_engine_unref (engine);
+    answered = answered || gst_cl_cuda_handle_context_query (GST_ELEMENT
+        (self), query, &self->cuda_context);
+    if (answered)
+      return TRUE;
+  }
+  return GST_CL_FILTER_PARENT_CLASS->query (trans,
+      direction, query);
+}
+
+static bool
+gst_cl_filter_frame_cancelled (void *data)
+{
+  GstClFilter *self = data;
+
+  return gst_cl_flight_is_stopping (self->flight);
+}
+
+/* A frame that will take longer than SLOW_FRAME_NS: said once for each
+ * setting, with what gives the same bytes faster. */
+static void
+gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
+{
+  GstClFilter *self = data;
+  ClfParams params = self->running;
+
+  if (self->slow_known && params.mode == self->slow_reported.mode
+      && params.radius == self->slow_reported.radius
+      && params.border == self->slow_reported.border)
+    return;
+  self->slow_reported = params;
+  self->slow_known = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
+      ("mode=%s radius=%u takes about %.1f s a frame on %s; mode=sliding "
+          "gives the same bytes at a cost that does not grow with the "
+          "radius", clf_mode_name (params.mode), params.radius,
+          estimated_ns / 1e9, clf_engine_device_name (self->engine)),
+      ("%s %dx%d; the frame runs in launches of about 50 ms, so a flush or "
+          "a stop waits for one launch at most",
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->in_info)),
+          self->in_info.width, self->in_info.height));
+}
+
+/* A plan for `format` that can filter in `mode` now, with the element's
+ * interrupt; NULL with `err` set.  A flush or a stop does not wait for
+ * the kernels' build (CLF_ERROR_CANCELLED). */
+static ClfPlan *
+gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
+    const ClfFrameFormat * format, ClfMode mode, ClfError * err)
+{
+  ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
+        gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
+      SLOW_FRAME_NS, self}, err);
+
+  /* A frame too large for the blurs is still sharpened: refused only
+   * when the mode asks for a blur (at the caps now, or at a later frame). */
+  if (plan && !clf_plan_supports (plan, mode, err))
+    g_clear_pointer (&plan, clf_plan_free);
+  return plan;
+}
+
+gboolean
+gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClFilter *self = GST_CL_FILTER (trans);
+  GstVideoInfo in_info, out_info;
+  ClfFrameFormat format, fields;
+  ClfError err = { 0 };
+  ClfPlan *plan, *field_plan = NULL;
+  ClfEngine *engine;
+  ClfParams params;
+
+  if (!gst_video_info_from_caps (&in_info, incaps)
+      || !gst_video_info_from_caps (&out_info, outcaps))
+    goto invalid_caps;
+  if (GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info)
+      || in_info.width != out_info.width || in_info.height != out_info.height)
+    goto different_caps;
+
+  /* GstBaseTransform tries refused caps again with the next buffer: the
+   * error was posted once already. */
+  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
+    goto refused_before;
+  if (!gst_cl_format_describe (&in_info, &format))
+    goto unsupported_format;
+  gst_cl_filter_field_format (&format, &fields);
+  gst_cl_filter_read_params (self, &params);
+  /* An allocation query renegotiates in upstream's thread: a reference
+   * of our own, in case a stop comes meanwhile. */
+  engine = gst_cl_filter_ref_engine (self);
+  if (!engine)
+    goto stopped;
+  plan = gst_cl_filter_new_plan (self, engine, &format, params.mode, &err);
+  if (plan && GST_VIDEO_INFO_IS_INTERLACED (&in_info)
+      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
+              params.mode, &err)))
+    g_clear_pointer (&plan, clf_plan_free);
+  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, &err)) {
+    g_clear_pointer (&plan, clf_plan_free);
+    g_clear_pointer (&field_plan, clf_plan_free);
+  }
+  clf_engine_unref (engine);
+  if (!plan && err.code == CLF_ERROR_CANCELLED)
+    goto build_stopped;
+  if (!plan)
+    goto no_plan;
+
+  gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
+      g_steal_pointer (&self->field_plan));
+  gst_clear_caps (&self->refused_caps);
+  self->plan = plan;
+  self->field_plan = field_plan;
+  self->format = format;
+  self->in_info = in_info;
+  self->out_info = out_info;
+  GST_DEBUG_OBJECT (self, "ready for %s %dx%d %s",
+      gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
+      in_info.width, in_info.height,
+      gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
+          (&in_info)));
+  return TRUE;
+
+  /* ERRORS */
+stopped:
+  {
+    GST_DEBUG_OBJECT (self, "stopped: no engine to plan with");
+    return FALSE;
+  }
+build_stopped:
+  {
+    /* Not an error: the caps are fine.  No plan until the next buffer
+     * negotiates again (after a flush). */
+    GST_DEBUG_OBJECT (self, "%s", err.message);
+    clf_error_clear (&err);
+    gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
+      g_steal_pointer (&self->field_plan));
+    gst_base_transform_reconfigure_src (trans);
+    return TRUE;
+  }
+refused_before:
+  {
+    GST_DEBUG_OBJECT (self, "caps refused before: %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (self, "not raw video caps: %" GST_PTR_FORMAT " -> %"
+        GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+unsupported_format:
+  {
+    GST_ERROR_OBJECT (self, "cannot describe the components of %"
+        GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+different_caps:
+  {
+    GST_ERROR_OBJECT (self, "input and output must have the same format and "
+        "size: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+no_plan:
+  {
+    GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
+        err.message);
+    gst_caps_replace (&self->refused_caps, incaps);
+    gst_cl_filter_post_error (self, &err);
+    clf_error_clear (&err);
+    return FALSE;
+  }
+}

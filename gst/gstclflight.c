@@ -1,0 +1,693 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+/* Frames in flight: the frames of one clfilter between their enqueueing on
+ * the device and their landing (their figures known, their buffer sent
+ * on), and the two threads of the element's own that move them.
+ *
+ * Threads and what each owns:
+ * - the streaming thread (transform(), generate_output(), events and
+ *   serialized queries) opens each frame and either enqueues it itself and
+ *   puts it in flight, or hands it over to the device thread; it lands the
+ *   frames it did not hand over (collect, make_room, drain);
+ * - the device thread (frames-in-flight above 1, or behind a frame handed
+ *   over) takes the frames handed over from `to_enqueue`, in order,
+ *   enqueues them (none while `drops`) and sets each one's `enqueued`;
+ * - the output thread lands the frames handed over, from the head of the
+ *   flight queue, once they are enqueued and done, and pushes those held
+ *   back downstream; it sets `out_busy`/`out_held` while it lands one and
+ *   keeps downstream's answer in `out_flow`;
+ * - any thread (flush-start, flush-stop, PAUSED to READY) sets `stopping`.
+ *
+ * State, all under `lock`: the flight queue, `to_enqueue`, each frame's
+ * `enqueued`, `drops`, `quits`, `out_busy`, `out_held`, `out_flow`,
+ * `retired_plans`; `stopping` is also atomic, since the plan's interrupt
+ * reads it between launches without the lock.
+ *
+ * Who waits on `cond`, and for what:
+ * - device thread: a frame in `to_enqueue`, or `quits`;
+ * - output thread: a frame handed over at the head of the queue, or
+ *   `quits`; then (wait_enqueued) that frame's `enqueued`;
+ * - streaming thread in drain(): a frame not handed over at the head, or
+ *   the queue empty and `out_busy` clear;
+ * - streaming thread in make_room(): a frame not handed over at the head,
+ *   room (fewer than frames-in-flight held back, at most
+ *   MAX_PUSHED_IN_FLIGHT in the queue), or `stopping`.
+ *
+ * The rule: every change to what a waiter waits for (the queue, its head,
+ * `to_enqueue`, `enqueued`, `out_busy`, `quits`, `stopping`) is made under
+ * `lock` and broadcasts `cond`, waking every waiter, which checks its own
+ * condition again.  `drops` and `out_flow` are read by the threads once
+ * awake, never waited for.
+ *
+ * A frame's path: opened (streaming) -> enqueued (streaming, or handed
+ * over and enqueued by the device thread) -> in the flight queue -> landed
+ * by the thread that owns it (the output thread for frames handed over,
+ * else the streaming thread) -> pushed, or dropped by a flush or a stop.
+ * Frames leave the queue only from its head, so buffers keep their order.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstclflight.h"
+#include "gstclfilter-private.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
+#define GST_CAT_DEFAULT gst_cl_filter_debug
+
+/* Frames pushed before their figures were known, at most, before the
+ * element waits for the oldest: they bound the device's work queued. */
+#define MAX_PUSHED_IN_FLIGHT 16
+
+struct _GstClFlight
+{
+  /* The element the frames are for (it owns this object). */
+  GstClFilter *filter;
+
+  GMutex lock;
+  GCond cond;
+  /* Frames enqueued on the device (or handed over) and not yet landed,
+   * oldest first. */
+  GQueue queue;
+  /* Frames handed to the device thread and not yet enqueued, oldest
+   * first. */
+  GQueue to_enqueue;
+  /* Plans that set_caps() replaced while frames of theirs were in flight. */
+  GSList *retired_plans;
+  GThread *device_thread;
+  GThread *output_thread;
+  /* A flush or a stop: enqueue and push no more. */
+  gboolean drops;
+  gboolean quits;
+  /* The output thread took a frame from the queue and is landing it; its
+   * buffer has yet to go downstream (out_held). */
+  gboolean out_busy;
+  gboolean out_held;
+  /* What downstream answered the output thread's last push (or a frame
+   * that failed): the streaming thread returns it upstream. */
+  GstFlowReturn out_flow;
+  /* Set (atomic) by a flush or a stop: a long frame ends at its next
+   * launch (see ClfInterrupt), so the stop does not wait for it. */
+  gint stopping;
+};
+
+GstClFlight *
+gst_cl_flight_new (GstClFilter * filter)
+{
+  GstClFlight *flight = g_new0 (GstClFlight, 1);
+
+  flight->filter = filter;
+  g_mutex_init (&flight->lock);
+  g_cond_init (&flight->cond);
+  g_queue_init (&flight->queue);
+  g_queue_init (&flight->to_enqueue);
+  return flight;
+}
+
+void
+gst_cl_flight_free (GstClFlight * flight)
+{
+  g_mutex_clear (&flight->lock);
+  g_cond_clear (&flight->cond);
+  g_free (flight);
+}
+
+gboolean
+gst_cl_flight_is_stopping (GstClFlight * flight)
+{
+  return g_atomic_int_get (&flight->stopping) != 0;
+}
+
+static gpointer gst_cl_flight_output_thread (gpointer data);
+
+/* The frames-in-flight property (changeable while playing), auto (0)
+ * resolved for the device the element started on. */
+guint
+gst_cl_filter_flight_limit (GstClFilter * self)
+{
+  guint limit;
+
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  /* Frames in CUDA memory have no transfers to overlap with the kernels
+   * (their copies are on the device): decode chains ran no faster with 3
+   * in flight (docs/performance/), which only add latency, memory and the
+   * hand-overs. */
+  if (limit == 0)
+    limit = self->staged && !self->cuda ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
+  GST_OBJECT_UNLOCK (self);
+  return limit;
+}
+
+/* What downstream (or a frame that failed) said last, where it refuses
+ * the next frame until a flush or a stop: an error, EOS, flushing.  Not
+ * linked is only passed on (the pad may be linked again). */
+GstFlowReturn
+gst_cl_flight_refusal (GstClFlight * flight)
+{
+  GstFlowReturn ret;
+
+  g_mutex_lock (&flight->lock);
+  ret = flight->out_flow;
+  g_mutex_unlock (&flight->lock);
+  return ret == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : ret;
+}
+
+/* A flush or a stop begins (or ends): a long frame ends at its next
+ * launch, and the streaming thread stops waiting for room. */
+void
+gst_cl_flight_set_stopping (GstClFlight * flight, gboolean stopping)
+{
+  g_mutex_lock (&flight->lock);
+  g_atomic_int_set (&flight->stopping, stopping);
+  g_cond_broadcast (&flight->cond);
+  g_mutex_unlock (&flight->lock);
+}
+
+/* Frames of the plans set_caps() replaces may still be in flight (caps
+ * events drain them first, but a renegotiation in the streaming thread
+ * does not): those plans are freed once the frames have landed. */
+void
+gst_cl_flight_retire_plans (GstClFlight * flight, ClfPlan * plan,
+    ClfPlan * field_plan)
+{
+  ClfPlan *plans[2] = { plan, field_plan };
+
+  g_mutex_lock (&flight->lock);
+  for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
+    if (plans[i] && (!g_queue_is_empty (&flight->queue) || flight->out_busy))
+      flight->retired_plans =
+          g_slist_prepend (flight->retired_plans, plans[i]);
+    else if (plans[i])
+      clf_plan_free (plans[i]);
+  }
+  g_mutex_unlock (&flight->lock);
+}
+
+/* Once no frame is in flight (under the lock), the plans retired
+ * meanwhile go. */
+static void
+gst_cl_flight_free_retired_plans (GstClFlight * flight)
+{
+  if (g_queue_is_empty (&flight->queue) && !flight->out_busy)
+    g_clear_slist (&flight->retired_plans, (GDestroyNotify) clf_plan_free);
+}
+
+/* Frames whose buffers have yet to go downstream (under the lock). */
+static guint
+gst_cl_flight_held_frames (GstClFlight * flight)
+{
+  guint held = flight->out_held;
+
+  for (GList * l = flight->queue.head; l; l = l->next)
+    held += !((GstClFlightFrame *) l->data)->pushed;
+  return held;
+}
+
+/* A frame written into the memory of the clfilter downstream goes on at
+ * once: that clfilter enqueues its own frame behind this one's readiness
+ * (gst_cl_memory_device_wait_list, which waits for a write the device
+ * thread has yet to enqueue), so neither waits for the device between
+ * them.  Only behind no frame held back, so that buffers keep their
+ * order. */
+gboolean
+gst_cl_flight_pushes_early (GstClFlight * flight,
+    const GstClFlightFrame * f)
+{
+  GstClFilter *self = flight->filter;
+  gboolean early;
+
+  if (!g_atomic_int_get (&self->output_to_filter)
+      || g_strcmp0 (f->out.method, "device-memory") != 0)
+    return FALSE;
+  g_mutex_lock (&flight->lock);
+  early = gst_cl_flight_held_frames (flight) == 0;
+  g_mutex_unlock (&flight->lock);
+  return early;
+}
+
+void
+gst_cl_flight_frame_free (GstClFlightFrame * f)
+{
+  gst_cl_upload_close (&f->out);
+  gst_cl_upload_close (&f->in);
+  gst_clear_buffer (&f->outbuf);
+  g_free (f);
+}
+
+/* Enqueues the frame behind the device commands on its memories, and
+ * records it on them. */
+gboolean
+gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
+    ClfError * err)
+{
+  GstClFilter *self = flight->filter;
+  cl_event wait[2 * GST_CL_UPLOAD_MAX_WAIT];
+  /* The frame waits for the readiness of the memories it reads and
+   * writes, and is then their last reader and writer. */
+  guint n_wait = gst_cl_upload_wait_list (&f->in, GST_MAP_READ, wait);
+
+  n_wait += gst_cl_upload_wait_list (&f->out, GST_MAP_WRITE, wait + n_wait);
+
+  self->running = f->params;
+  f->job = clf_plan_enqueue (f->plan, &f->params, &f->src, &f->dst, wait,
+      n_wait, err);
+  for (guint i = 0; i < n_wait; i++)
+    clReleaseEvent (wait[i]);
+  if (!f->job)
+    return FALSE;
+  gst_cl_upload_done (&f->in, GST_MAP_READ, clf_in_flight_event (f->job));
+  gst_cl_upload_done (&f->out, GST_MAP_WRITE, clf_in_flight_event (f->job));
+  if (!g_atomic_int_get (&self->output_to_filter))
+    gst_cl_upload_prefetch (&f->out);
+  return TRUE;
+}
+
+/* The device thread: enqueues the frames handed to it, in order (none
+ * while told to drop them), and says so on each. */
+static gpointer
+gst_cl_flight_device_thread (gpointer data)
+{
+  GstClFlight *flight = data;
+  GstClFlightFrame *f;
+
+  g_mutex_lock (&flight->lock);
+  while (TRUE) {
+    gboolean drops;
+
+    if (!(f = g_queue_pop_head (&flight->to_enqueue))) {
+      if (flight->quits)
+        break;
+      g_cond_wait (&flight->cond, &flight->lock);
+      continue;
+    }
+    drops = flight->drops;
+    g_mutex_unlock (&flight->lock);
+    if (!drops)
+      gst_cl_flight_enqueue (flight, f, &f->err);
+    /* A write not enqueued (dropped, failed) is given up, so that nothing
+     * downstream waits for it. */
+    gst_cl_upload_withdraw (&f->out);
+    gst_clear_buffer (&f->inbuf);
+    g_mutex_lock (&flight->lock);
+    f->enqueued = TRUE;
+    g_cond_broadcast (&flight->cond);
+  }
+  g_mutex_unlock (&flight->lock);
+  return NULL;
+}
+
+/* Frames held back go through the device thread with frames-in-flight
+ * above 1, and while any frame handed to it is in flight (or leaving from
+ * the output thread), so that frames reach the device, and leave, in
+ * order.  Every frame after one handed over is handed over too, so the
+ * newest frame in flight says whether any is. */
+gboolean
+gst_cl_flight_uses_device_thread (GstClFlight * flight)
+{
+  GstClFilter *self = flight->filter;
+  const GstClFlightFrame *newest;
+  gboolean uses;
+
+  if (gst_cl_filter_flight_limit (self) > 1)
+    return TRUE;
+  g_mutex_lock (&flight->lock);
+  newest = g_queue_peek_tail (&flight->queue);
+  uses = flight->out_busy || (newest && newest->on_thread);
+  g_mutex_unlock (&flight->lock);
+  return uses;
+}
+
+/* Frames pushed early go there too on a device with memory of its own,
+ * where each launch costs the streaming thread time (docs/performance/):
+ * a chain's filters then all enqueue off it.  Where the device works in
+ * host memory (a CPU driver), its kernels run on the cores those threads
+ * would take, and a thread more per filter made the chain slower; there
+ * a frame is pushed early only behind no frame handed over
+ * (gst_cl_flight_pushes_early), so frames still reach the device in
+ * order. */
+gboolean
+gst_cl_flight_hands_over (GstClFlight * flight,
+    const GstClFlightFrame * f)
+{
+  GstClFilter *self = flight->filter;
+
+  return (!f->pushed || self->staged)
+      && gst_cl_flight_uses_device_thread (flight);
+}
+
+/* The device and output threads, from the first frame handed over (or
+ * passed through behind such frames) to the stop. */
+void
+gst_cl_flight_ensure_threads (GstClFlight * flight)
+{
+  if (!flight->device_thread)
+    flight->device_thread = g_thread_new ("clfilter-device",
+        gst_cl_flight_device_thread, flight);
+  if (!flight->output_thread)
+    flight->output_thread = g_thread_new ("clfilter-output",
+        gst_cl_flight_output_thread, flight);
+}
+
+/* Gives the frame to the device thread to enqueue; generate_output() puts
+ * it in flight for the output thread once its buffer is the frame's
+ * alone. */
+void
+gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
+    GstBuffer * inbuf)
+{
+  f->on_thread = TRUE;
+  f->inbuf = gst_buffer_ref (inbuf);
+  gst_cl_flight_ensure_threads (flight);
+  g_mutex_lock (&flight->lock);
+  g_queue_push_tail (&flight->to_enqueue, f);
+  g_cond_broadcast (&flight->cond);
+  g_mutex_unlock (&flight->lock);
+}
+
+/* A frame handed over lands once the device thread has enqueued it (long
+ * since, but for the frame handed over last). */
+static void
+gst_cl_flight_wait_enqueued (GstClFlight * flight, GstClFlightFrame * f)
+{
+  g_mutex_lock (&flight->lock);
+  while (!f->enqueued)
+    g_cond_wait (&flight->cond, &flight->lock);
+  g_mutex_unlock (&flight->lock);
+}
+
+/* After a stop (no frame in flight): the device and output threads end. */
+void
+gst_cl_flight_end_threads (GstClFlight * flight)
+{
+  g_mutex_lock (&flight->lock);
+  flight->quits = TRUE;
+  g_cond_broadcast (&flight->cond);
+  g_mutex_unlock (&flight->lock);
+  if (flight->device_thread)
+    g_thread_join (g_steal_pointer (&flight->device_thread));
+  if (flight->output_thread)
+    g_thread_join (g_steal_pointer (&flight->output_thread));
+  flight->quits = FALSE;
+}
+
+/* A frame that failed on the device: a flush or a stop ending a long
+ * frame between two launches, or an OpenCL error. */
+GstFlowReturn
+gst_cl_flight_frame_failed (GstClFlight * flight, ClfError * err)
+{
+  GstClFilter *self = flight->filter;
+  GstFlowReturn ret = err->code == CLF_ERROR_CANCELLED ? GST_FLOW_FLUSHING :
+      GST_FLOW_ERROR;
+
+  /* Said before the error is posted: from then on no frame comes in (an
+   * application that saw the error sees no later frame). */
+  g_mutex_lock (&flight->lock);
+  if (flight->out_flow == GST_FLOW_OK)
+    flight->out_flow = ret;
+  g_mutex_unlock (&flight->lock);
+  if (err->code == CLF_ERROR_CANCELLED)
+    GST_DEBUG_OBJECT (self, "frame stopped: %s", err->message);
+  else
+    gst_cl_filter_post_error (self, err);
+  clf_error_clear (err);
+  return ret;
+}
+
+/* Waits for a frame taken from the flight queue (the oldest) and closes
+ * its accesses.  With `deliver`, the frame is counted, its figures go on
+ * its buffer and the bus, and the buffer to `*outbuf`; without, or when a
+ * flush or a stop began to drop frames while the device finished it, it
+ * is dropped. */
+static GstFlowReturn
+gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
+    gboolean deliver, GstBuffer ** outbuf)
+{
+  GstClFilter *self = flight->filter;
+  ClfFrameStats stats;
+  ClfError err = { 0 };
+  gboolean ok;
+  ClfParams params = f->params;
+  GstClockTime pts = f->pts;
+  GstBuffer *buf = g_steal_pointer (&f->outbuf);
+  gboolean passed_through;
+  guint64 frame;
+
+  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
+      GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
+  if (f->on_thread)
+    gst_cl_flight_wait_enqueued (flight, f);
+  if (f->job) {
+    ok = clf_plan_finish (f->plan, f->job, &stats, &err)
+        && gst_cl_upload_complete (&f->out, &err);
+    stats.device_copies = gst_cl_upload_device_copies (&f->in)
+        + gst_cl_upload_device_copies (&f->out);
+  } else if (f->passed_through) {
+    ok = TRUE;
+  } else {
+    /* Not enqueued: why, or nothing where the device thread dropped it. */
+    ok = FALSE;
+    err = f->err;
+    memset (&f->err, 0, sizeof f->err);
+  }
+  GST_LOG_OBJECT (self, "finished");
+  passed_through = f->passed_through;
+  gst_cl_flight_frame_free (f);
+  *outbuf = NULL;
+  g_mutex_lock (&flight->lock);
+  deliver = deliver && !flight->drops;
+  g_mutex_unlock (&flight->lock);
+  if (!deliver || !ok) {
+    gst_clear_buffer (&buf);
+    if (!deliver)
+      clf_error_clear (&err);
+    return deliver ? gst_cl_flight_frame_failed (flight, &err) : GST_FLOW_OK;
+  }
+  if (passed_through) {
+    gst_cl_filter_count_passed (self, &params, pts);
+    *outbuf = buf;
+    return GST_FLOW_OK;
+  }
+
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
+      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
+      G_GUINT64_FORMAT " ns, %u copies", self->frames,
+      clf_mode_name (params.mode), params.radius, stats.kernel_ns,
+      stats.upload_ns, stats.download_ns, stats.copies);
+  if (gst_cl_filter_record_frame (self, &stats, &frame))
+    gst_cl_filter_post_stats (self, frame, &params, &stats, pts, FALSE);
+  if (buf)
+    gst_cl_filter_add_meta (buf, frame, &params, &stats);
+  GST_LOG_OBJECT (self, "landed");
+  *outbuf = buf;
+  return GST_FLOW_OK;
+}
+
+/* Takes the oldest frame from the flight queue (under the lock).  The
+ * frame behind it may be one for the other thread to land (the output
+ * thread waits for a frame handed over to reach the head; the streaming
+ * thread, in drain() or make_room(), for one that was not): both are
+ * woken, as on every change of the state they wait on. */
+static GstClFlightFrame *
+gst_cl_flight_pop_oldest (GstClFlight * flight)
+{
+  GstClFlightFrame *f = g_queue_pop_head (&flight->queue);
+
+  g_cond_broadcast (&flight->cond);
+  return f;
+}
+
+/* Lands the oldest frame in flight on the streaming thread, which holds
+ * the lock, and takes it again: that frame was not handed over. */
+static GstFlowReturn
+gst_cl_flight_land_oldest (GstClFlight * flight, gboolean deliver,
+    GstBuffer ** outbuf)
+{
+  GstClFlightFrame *f = gst_cl_flight_pop_oldest (flight);
+  GstFlowReturn ret;
+
+  g_mutex_unlock (&flight->lock);
+  ret = gst_cl_flight_land (flight, f, deliver, outbuf);
+  g_mutex_lock (&flight->lock);
+  gst_cl_flight_free_retired_plans (flight);
+  return ret;
+}
+
+/* The output thread: lands the frames handed over, oldest first, as the
+ * device finishes them, and pushes those held back downstream (none while
+ * a flush or a stop drops them); downstream's answer is kept for the
+ * streaming thread.  Frames not handed over are the streaming thread's,
+ * and come before them. */
+static gpointer
+gst_cl_flight_output_thread (gpointer data)
+{
+  GstClFlight *flight = data;
+  GstClFilter *self = flight->filter;
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+  GstClFlightFrame *f;
+
+  g_mutex_lock (&flight->lock);
+  while (TRUE) {
+    GstBuffer *buf = NULL;
+    GstFlowReturn ret;
+
+    f = g_queue_peek_head (&flight->queue);
+    if (!f || !f->on_thread) {
+      if (flight->quits)
+        break;
+      g_cond_wait (&flight->cond, &flight->lock);
+      continue;
+    }
+    gst_cl_flight_pop_oldest (flight);
+    flight->out_busy = TRUE;
+    flight->out_held = !f->pushed;
+    g_mutex_unlock (&flight->lock);
+
+    ret = gst_cl_flight_land (flight, f, TRUE, &buf);
+    if (buf)
+      ret = gst_pad_push (srcpad, g_steal_pointer (&buf));
+
+    g_mutex_lock (&flight->lock);
+    if (!flight->drops && (flight->out_held || ret != GST_FLOW_OK))
+      flight->out_flow = ret;
+    flight->out_busy = flight->out_held = FALSE;
+    gst_cl_flight_free_retired_plans (flight);
+    g_cond_broadcast (&flight->cond);
+  }
+  g_mutex_unlock (&flight->lock);
+  return NULL;
+}
+
+/* Lands the frames at the head that were pushed already (and not handed
+ * over), for their figures, in order: those done on the device, and the
+ * oldest while more than MAX_PUSHED_IN_FLIGHT are in flight.  Stops at
+ * `leaving`, a frame whose buffer has not left yet: its figures come
+ * after it. */
+GstFlowReturn
+gst_cl_flight_collect (GstClFlight * flight,
+    const GstClFlightFrame * leaving)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstClFlightFrame *f;
+
+  g_mutex_lock (&flight->lock);
+  while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&flight->queue))
+      && f != leaving && f->pushed && !f->on_thread && (!f->job
+          || clf_in_flight_done (f->job)
+          || g_queue_get_length (&flight->queue) > MAX_PUSHED_IN_FLIGHT)) {
+    GstBuffer *none = NULL;
+
+    ret = gst_cl_flight_land_oldest (flight, TRUE, &none);
+  }
+  g_mutex_unlock (&flight->lock);
+  return ret;
+}
+
+/* Lands every frame in flight, in order: pushed downstream with
+ * `deliver`, else dropped (and those handed over are then neither
+ * enqueued nor pushed).  The frames handed over leave from the output
+ * thread, waited for here.  The first flow that is not OK is returned
+ * (and later frames dropped). */
+GstFlowReturn
+gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
+{
+  GstClFilter *self = flight->filter;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  g_mutex_lock (&flight->lock);
+  if (!deliver)
+    flight->drops = TRUE;
+  while (!g_queue_is_empty (&flight->queue) || flight->out_busy) {
+    const GstClFlightFrame *oldest = g_queue_peek_head (&flight->queue);
+    GstBuffer *buf = NULL;
+    GstFlowReturn landed;
+
+    if (!oldest || oldest->on_thread) {
+      g_cond_wait (&flight->cond, &flight->lock);
+      continue;
+    }
+    landed = gst_cl_flight_land_oldest (flight, deliver
+        && ret == GST_FLOW_OK, &buf);
+    if (buf) {
+      g_mutex_unlock (&flight->lock);
+      landed = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+      g_mutex_lock (&flight->lock);
+    }
+    if (ret == GST_FLOW_OK)
+      ret = landed;
+  }
+  if (deliver && ret == GST_FLOW_OK)
+    ret = flight->out_flow;
+  if (!deliver) {
+    flight->drops = FALSE;
+    flight->out_flow = GST_FLOW_OK;
+  }
+  g_mutex_unlock (&flight->lock);
+  return ret;
+}
+
+/* Whether the next frame must wait for room (under the lock): while
+ * frames-in-flight frames are held back, or too many pushed ones are in
+ * flight. */
+static gboolean
+gst_cl_flight_needs_room (GstClFlight * flight, guint limit)
+{
+  return gst_cl_flight_held_frames (flight) >= limit
+      || g_queue_get_length (&flight->queue) > MAX_PUSHED_IN_FLIGHT;
+}
+
+/* Makes room for the next frame: the oldest frames not handed over land
+ * here (pushed ones for their figures; a held one goes out, the one frame
+ * a buffer in gives, in `*outbuf`, which holds none then); frames handed
+ * over are waited for while the output thread sends them on.  Returns
+ * what downstream last answered the output thread, or FLUSHING once a
+ * flush or a stop began. */
+GstFlowReturn
+gst_cl_flight_make_room (GstClFlight * flight, GstBuffer ** outbuf)
+{
+  GstClFilter *self = flight->filter;
+  guint limit = gst_cl_filter_flight_limit (self);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *landed = NULL;
+
+  g_mutex_lock (&flight->lock);
+  while (ret == GST_FLOW_OK && !landed
+      && gst_cl_flight_needs_room (flight, limit)) {
+    const GstClFlightFrame *oldest = g_queue_peek_head (&flight->queue);
+
+    if (oldest && !oldest->on_thread)
+      ret = gst_cl_flight_land_oldest (flight, TRUE, &landed);
+    else if (g_atomic_int_get (&flight->stopping))
+      ret = GST_FLOW_FLUSHING;
+    else
+      g_cond_wait (&flight->cond, &flight->lock);
+  }
+  if (ret == GST_FLOW_OK)
+    ret = flight->out_flow;
+  g_mutex_unlock (&flight->lock);
+  if (landed)
+    *outbuf = landed;
+  if (ret != GST_FLOW_OK)
+    gst_clear_buffer (outbuf);
+  return ret;
+}
+
+/* The frame joins the flight queue; the output thread may take it now. */
+void
+gst_cl_flight_put_in_flight (GstClFlight * flight, GstClFlightFrame * f)
+{
+  g_mutex_lock (&flight->lock);
+  g_queue_push_tail (&flight->queue, f);
+  g_cond_broadcast (&flight->cond);
+  g_mutex_unlock (&flight->lock);
+}
