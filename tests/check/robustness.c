@@ -55,8 +55,8 @@ typedef struct
   GstStructure *summary;        /* the last clfilter-summary */
   guint epoch;
   /* The element feeds another clfilter: it passes each frame on as soon
-   * as it is enqueued, before its figures exist (README, "Per-frame
-   * timing"); such outputs wait here for their stats to be checked. */
+   * as it is enqueued, before its figures exist (README, "Timing");
+   * such outputs wait here for their stats to be checked. */
   gboolean feeds_clfilter;
   GPtrArray *early;             /* LoggedFrame: outputs before their stats */
 } FrameLog;
