@@ -21,6 +21,7 @@
  *                          narrow_row_means
  *   blur-tiles-gpu.cl      sliding_tiles, separable_tiles
  *   blur-strips-cpu.cl     separable_strips, sliding_strips
+ * How fast each way is at each radius: docs/performance/.
  */
 
 /* A row of sums as whole pixels: one aligned vector load where BPP is 2

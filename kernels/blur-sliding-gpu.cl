@@ -34,9 +34,7 @@
 
 /* Four samples in one access where the plane's rows allow, else as they
  * lie: NVIDIA 580 makes a vload4 of bytes four byte loads, and a vstore4
- * of ushorts two stores, their addresses not known to be aligned.  (The
- * narrow passes at 3840x2160 RGBA on an H200: 0.128 ms at r = 16 against
- * 0.134, 0.132 against 0.142 at r = 31.) */
+ * of ushorts two stores, their addresses not known to be aligned. */
 #define LOAD_WORD(p) LINE_VALUES (4, p)
 #define LOAD_ALIGNED_WORD(p) \
   VALUE_OF (convert_uint4 (*(__global const SN (4) *) (p)))
@@ -192,9 +190,7 @@ void row_means_scan(PLANE_ARGS)
  * sums, r either side included (the host's narrow_chunk in clf-plan.c
  * takes as many), a pad every NARROW_PAD_EVERY pixels so that the slices
  * and runs of neighbouring work-items fall in different banks.  Prefix
- * sums are exact modulo 2^32, and so is every window sum, below 2^32.
- * (3840x2160 RGBA on an H200: 0.135 ms at r = 16 and 0.189 at r = 127,
- * against 0.262 and 0.306 for column_sums and row_means_scan.) */
+ * sums are exact modulo 2^32, and so is every window sum, below 2^32. */
 
 #if (2 * NARROW_MAX_RADIUS + 1) * 255 > 0xffff
 #error "narrow column sums: 2r + 1 values of 8 bits must sum below 2^16"
@@ -265,9 +261,9 @@ PIX(SUM) chunk_prefix(__local const ushort *cols,
 
 /* The means of a chunk's `bytes` samples, staged in local memory by the
  * runs that took them, stored from sample b0 of the row by neighbouring
- * work-items: a word each where the rows allow, else a byte.  (Each
- * work-item storing its own run, 4 bytes a pixel 30 bytes apart, took
- * 0.32 ms at 3840x2160 RGBA, r = 16, on an H200.) */
+ * work-items: a word each where the rows allow, else a byte.  (Were each
+ * work-item to store its own run, the stores of neighbouring work-items
+ * would lie a run apart, not coalesced.) */
 void store_chunk(__global uchar *out, __global const uchar *keep,
     __local const uchar *means, int b0, int bytes, bool words, int lid)
 {

@@ -45,9 +45,8 @@ void add_row_values(__global uint *v, uint a, __global const S *row, uint b,
 
 /* The column sums of a row's n samples over the window of rows first ..
  * first + 2r, added a row at a time so that the rows stream through the
- * cache (seeding four strips of 1280x720 RGBA at r = 255 on one PoCL
- * core: 1.0-1.2 ms, against 1.7-1.9 summing 16 columns at a time down the
- * window, each row a cache line apart).  A window centred on an edge row,
+ * cache (rather than 16 columns at a time down the window, each row a
+ * cache line apart).  A window centred on an edge row,
  * with r < height, reads its r rows inside the edge once: beyond the edge
  * mirror reads them again and clamp the edge row r times. */
 void columns_window(__global uint *v, __global const uchar *plane,
@@ -128,9 +127,9 @@ void row_means_direct(__global S *out, __global const S *keep,
 }
 
 /* CPUs: the means floor(D / N) of 16 window sums, D = S + N/2.  8-bit
- * samples take them in float, 8 lanes an instruction (the exact 64-bit
- * product took half of a row's time on PoCL; GPUs keep it: on an H100 the
- * float conversions made the one-pass sliding blur 15% slower).  D < 256
+ * samples take them in float, 8 lanes an instruction (on CPUs the exact
+ * 64-bit product costs much of a row's time; on GPUs the float
+ * conversions cost more, so GPUs keep it).  D < 256
  * N, so where N <= FLOAT_MEAN_MAX_AREA, D is exact in float, and (D +
  * 0.5) * (1/N) in one fused multiply-add, 1/N rounded from the host's mul
  * (within 2^-30 of it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N,
@@ -241,8 +240,8 @@ void row_means_padded(__global S *out, __global const S *keep,
  * edge the pixels the border rule reads are the row's own: mirror's are
  * a reflected stretch of the row, I[r - x] - I[0] at the left, clamp's a
  * multiple of the edge pixel.  Everything goes 16 samples at a time, and
- * nothing a row costs grows with r: the running sum of row_means_padded
- * was a chain of adds a pixel at a time, after padding r + 1 pixels either
+ * nothing a row costs grows with r, where row_means_padded's running sum
+ * is a chain of adds a pixel at a time, after padding r + 1 pixels either
  * side and summing the first window's 2r + 1.  (Sums wrap modulo 2^32;
  * the windows' sums are below 2^30, so their differences are exact.) */
 #if SAMPLE_BYTES == 1 && BPP != 3
@@ -461,8 +460,8 @@ __kernel void separable_strips(PLANE_ARGS)
 }
 
 /* The last of several strips goes up from the bottom row, so that it
- * seeds its first window at an edge, as the first strip does: at r = 255
- * two strips of 1280x720 then read 256 rows each to seed, not 511. */
+ * seeds its first window at an edge, as the first strip does: where r <
+ * height, that reads r + 1 rows, not 2r + 1 (columns_window). */
 __kernel void sliding_strips(PLANE_ARGS)
 {
 #if PREFIX_ROWS

@@ -174,9 +174,7 @@ Tile tile_of(int lid, int width, int height, int radius, int border,
  * one 32-bit add serves two samples, and a pixel's column sums are two
  * words of local memory.  Up to r = 7 the window sums are below 2^16 too,
  * (2r+1)^2 * 255 + N/2 <= 57487, and stay packed; beyond, each sample's
- * is summed on its own.  A mean is one mul_hi (packed_mean).  (3840x2160
- * RGBA on an H100: 0.066 ms against 0.127 for sliding_tiles' general
- * form at r = 1, 0.094 against 0.201 at r = 7.) */
+ * is summed on its own.  A mean is one mul_hi (packed_mean). */
 
 #if (2 * TILE_MAX_RADIUS + 1) * (2 * TILE_MAX_RADIUS + 1) * 256 > (1 << 21)
 #error "packed tiles: packed_mean needs window sums below 2^21"
@@ -226,11 +224,11 @@ uint pixel_of_means(uint s0, uint s1, uint s2, uint s3)
 
 /* The four pixels' means of a work-item's run whose first window is
  * pixels j .. j + 2r of the tile's column sums, sliding along the row.
- * The spelling is measured (NVIDIA 580, H100, 3840x2160 RGBA): the packed
- * windows spelt out pixel by pixel (PACKED_STEP) took 0.067 ms at r = 1,
- * as a loop like the one below 0.077, with their steps in functions
- * 0.077; the unpacked windows' loop took 0.121 ms at r = 11, spelt with
- * functions 0.132.  The fourth slide reads the padding column at most. */
+ * The spelling is measured on GPUs: the packed windows run faster spelt
+ * out pixel by pixel (PACKED_STEP) than as a loop like the one below or
+ * with their steps in functions, the unpacked windows faster as that loop
+ * than with functions.  The fourth slide reads the padding column at
+ * most. */
 uint4 packed_window_means(__local const uint *even, __local const uint *odd,
     int j, int radius, uint m)
 {
@@ -423,10 +421,9 @@ uint8 packed_row(SN(16) samples)
  * (FOUR_WINDOWS of rows, read through the cache) into registers, then
  * each row's column sums into local memory and the row pass from there.
  * The columns come first so that the intermediate stays on chip, a row of
- * packed 16-bit sums; the bytes are the same in either order.  (3840x2160
- * RGBA on an H100, r = 7: a row at a time, 2r + 1 reads a row, took
- * 0.243 ms; four rows at a time 0.141, 0.172 with the rows read through
- * a Walk rather than by border_index; the two passes 0.330.) */
+ * packed 16-bit sums; the bytes are the same in either order.  Four rows
+ * at a time read 2r + 4 rows, not 2r + 1 for each row, and the rows are
+ * found by border_index, which is faster here than a Walk. */
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void separable_tiles(PLANE_ARGS)
 {
