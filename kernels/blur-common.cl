@@ -13,8 +13,10 @@
  *                              narrow_row_means; else column_sums then
  *                              row_means_scan; CPUs: sliding_strips)
  *
- * A file a family of kernels and kind of device, each using common.cl and
- * this file (what more than one of them uses), built in this order:
+ * A file holds a family of kernels for one kind of device (the tiles and
+ * the strips each hold the sliding and the separable kernel, which share
+ * most of their code), using only common.cl and this file (what more than
+ * one of them uses).  They are built in this order:
  *   blur-naive.cl          box_2d, any device
  *   blur-separable-gpu.cl  rows_direct, cols_direct
  *   blur-sliding-gpu.cl    column_sums, row_means_scan; narrow_column_sums,

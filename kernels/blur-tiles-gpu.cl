@@ -10,9 +10,11 @@
  *              sliding.  Nothing goes through global memory between the
  *              passes, and a row costs two barriers; the window along the
  *              row costs 2r + 1 reads of local memory per run, so the
- *              host takes tiles at small radii (SLIDING_TILES_MAX_RADIUS
- *              in clf-plan.c), and passes their geometry as -D TILE_GROUP
- *              and TILE_RUN_PIXELS (whole pixels, at most 16 samples). */
+ *              host takes tiles at small radii (CLF_TILES_MAX_RADIUS in
+ *              clf-private.h), and passes their geometry as -D TILE_GROUP
+ *              and TILE_RUN_PIXELS (whole pixels, at most 16 samples).
+ * separable_tiles  the same tiles, for PACKED_TILES layouts only: the
+ *              separable blur in one pass (below). */
 
 #define TILE_RUN (TILE_RUN_PIXELS * BPP)
 #define TILE_PIXELS (TILE_GROUP * TILE_RUN_PIXELS)
