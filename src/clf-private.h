@@ -58,8 +58,8 @@ typedef struct {
 bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
 
 /* The geometry of the GPUs' one-pass sliding blur (sliding_tiles in
- * kernels/blur.cl; separable_tiles takes the same tiles), given to the
- * kernels as -D options: a work-group's work-items, each keeping the
+ * kernels/blur-tiles-gpu.cl; separable_tiles takes the same tiles), given
+ * to the kernels as -D options: a work-group's work-items, each keeping the
  * column sums of a run of whole pixels of up to 16 samples (8 KiB of
  * local memory for a row of them); and the largest radius it takes.
  * It sums each pixel's window along the row from the column sums in local
@@ -93,13 +93,13 @@ clf_packed_tiles (const ClfLayout * layout)
 }
 
 /* The GPUs' sliding blur in two passes with 16-bit column sums
- * (narrow_column_sums, narrow_row_means in kernels/blur.cl), for 8-bit
- * samples up to the radius whose column sums of 2r + 1 values fit 16
- * bits.  narrow_row_means keeps a chunk of a row's column sums in
+ * (narrow_column_sums, narrow_row_means in kernels/blur-sliding-gpu.cl),
+ * for 8-bit samples up to the radius whose column sums of 2r + 1 values
+ * fit 16 bits.  narrow_row_means keeps a chunk of a row's column sums in
  * CLF_NARROW_BYTES of local memory; with their pads, the chunk's means
  * (half as many bytes) and the scan of a work-group, within the 32 KiB
- * that OpenCL 1.2 devices have at least (blur.cl checks it: 18432 took
- * 32896 bytes for RGBA).  A row of 3840 RGBA pixels is two chunks at
+ * that OpenCL 1.2 devices have at least (blur-sliding-gpu.cl checks it:
+ * 18432 took 32896 bytes for RGBA).  A row of 3840 RGBA pixels is two chunks at
  * every radius they take, one of 1920 pixels takes one. */
 #define CLF_NARROW_MAX_RADIUS 127
 #define CLF_NARROW_BYTES 18176
