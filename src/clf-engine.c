@@ -1,6 +1,8 @@
 /* The engine: device discovery and selection, one context and one in-order
  * profiling queue, and the programs built for that device. */
-#include "clf-private.h"
+#include "clf-engine-private.h"
+#include "clf-cache.h"
+#include "clf-check.h"
 #include "clf-kernels.h"
 
 #include <ctype.h>
@@ -95,26 +97,6 @@ device_list_clear (DeviceList * list)
     g_string_free (list->empty, TRUE);
   list->empty = NULL;
   list->pocl_empty = false;
-}
-
-char *
-clf_info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
-{
-  size_t size = 0;
-  cl_int status = platform ?
-      clGetPlatformInfo (platform, param, 0, NULL, &size) :
-      clGetDeviceInfo (device, param, 0, NULL, &size);
-  char *text = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
-  if (!text)
-    return NULL;
-  status = platform ?
-      clGetPlatformInfo (platform, param, size, text, NULL) :
-      clGetDeviceInfo (device, param, size, text, NULL);
-  if (status != CL_SUCCESS) {
-    free (text);
-    return NULL;
-  }
-  return text;
 }
 
 /* A platform without devices is skipped, and noted for the errors: a
@@ -673,24 +655,6 @@ fail:
   return NULL;
 }
 
-void
-clf_program_options (const ClfLayout * layout,
-    char buf[CLF_PROGRAM_OPTIONS_SIZE])
-{
-  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
-      "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
-      "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
-      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u",
-      layout->units, layout->mask, layout->sample_bytes, layout->depth,
-      layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
-      CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
-      clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
-      CLF_NARROW_MAX_RADIUS);
-  /* Cut short, they would build another program (160 bytes once dropped
-   * PACKED_TILES, and the kernel it selects, unnoticed). */
-  g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);
-}
-
 /* The layout's program from the on-disk cache where it holds a usable
  * one, else built from source and stored there for the next engine.  A
  * cached entry that fails in any way (read, build, kernels) is removed by
@@ -707,7 +671,9 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
   bool cached = !clf_test_bad_source ()
       && clf_cache_entry_init (&entry, engine->platform, engine->device,
       options);
-  cl_program program = cached ? clf_cache_load (&entry, layout,
+  const char *kernels[CLF_N_KERNELS];
+  unsigned n_kernels = clf_layout_kernels (layout, kernels);
+  cl_program program = cached ? clf_cache_load (&entry, kernels, n_kernels,
       engine->context, engine->device, options, stats) : NULL;
   if (!program && cached) {
     /* A macro no kernel reads, new to each build that is stored: the
@@ -728,14 +694,6 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
   }
   clf_cache_entry_clear (&entry);
   return program;
-}
-
-bool
-clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
-{
-  return a->sample_bytes == b->sample_bytes && a->units == b->units
-      && a->mask == b->mask && a->depth == b->depth && a->shift == b->shift
-      && a->swap == b->swap && a->wide_sums == b->wide_sums;
 }
 
 /* Drops a reference on a build (under the engine's lock); the last frees
