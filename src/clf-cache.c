@@ -64,10 +64,9 @@
 /* Bump when the file layout or what the key covers changes. */
 #define CACHE_FORMAT_VERSION 3
 
-/* The largest binary read or written.  Ours are 0.3 MB on PoCL and
- * smaller on GPUs; 64 MiB leaves 200 times that for other drivers while
- * bounding what one entry can cost at start-up (an 8 GiB file was once
- * read whole: 81 s and 8.4 GB of memory). */
+/* The largest binary read or written: far more than our programs take on
+ * any driver, while bounding what one entry can cost at start-up (a file
+ * is read whole). */
 #define MAX_BINARY_BYTES (64u << 20)
 
 static const char cache_magic[8] = "CLFPROG\n";

@@ -63,7 +63,7 @@ clf_program_options (const ClfLayout * layout,
 }
 
 /* GPUs.  The samples of a laplace run are RUN in laplace.cl; two rows per
- * laplace work-item measured fastest (docs/performance/). */
+ * laplace work-item measured fastest (docs/performance/tuning.md). */
 static const ModePasses mode_passes[] = {
   [CLF_MODE_BOX] = {1, {{K_BOX, ONE_PIXEL}}},
   [CLF_MODE_SEPARABLE] = {2, {{K_ROWS_DIRECT, ONE_PIXEL},

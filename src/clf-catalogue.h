@@ -30,7 +30,7 @@ bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
  * It sums each pixel's window along the row from the column sums in local
  * memory, 2r + 1 reads a run.  Up to that radius, tiles of this many
  * work-items beat the two passes on the GPUs measured; larger tiles lost
- * (measurements: docs/performance/). */
+ * (measurements: docs/performance/tuning.md). */
 #define CLF_TILE_GROUP 128
 #define CLF_TILES_MAX_RADIUS 15
 
@@ -45,7 +45,7 @@ clf_tile_run_pixels (const ClfLayout * layout)
  * four a pixel (RGBA and its kin); the kernels' PACKED_TILES.
  * Only these have the separable blur in tiles (separable_tiles): the
  * other layouts' general tiles lost to the two passes (measurements:
- * docs/performance/). */
+ * docs/performance/tuning.md). */
 static inline bool
 clf_packed_tiles (const ClfLayout * layout)
 {

@@ -8,7 +8,7 @@
  * long as the window (2r+1), so seeding the first window costs at most one
  * extra read per pixel, but within these bounds.  Longer segments leave
  * too few work-items to hide memory latency (measurements:
- * docs/performance/). */
+ * docs/performance/tuning.md). */
 #define SLIDING_MIN_SEGMENT 64
 #define SLIDING_MAX_SEGMENT 128
 
@@ -16,7 +16,7 @@
  * another; but one where a strip would be shorter than the window, since
  * seeding its first window costs a sixth of as many rows or more.  Always
  * a whole number a unit: an odd number of strips a unit leaves cores idle
- * at the end (measurements: docs/performance/). */
+ * at the end (measurements: docs/performance/tuning.md). */
 #define STRIPS_PER_COMPUTE_UNIT 2
 
 /* Whether a window of radius r over values of `depth` bits can sum, with
@@ -94,7 +94,7 @@ tile_width (const ClfLayout * layout, uint32_t radius)
  * down to 4 (a block of separable_tiles), while a frame would give fewer
  * than 4 work-groups a compute unit: 16 rows leave most of a large GPU's
  * units one group or two at 1920x1080 and below (measurements:
- * docs/performance/). */
+ * docs/performance/tuning.md). */
 #define TILE_ROWS_MAX 16
 #define TILE_ROWS_MIN 4
 #define TILE_GROUPS_PER_UNIT 4

@@ -147,23 +147,23 @@ fail:
 
 /* ---- passes too long for one launch ------------------------------------
  * The passes whose cost grows with the radius (the naive box: (2r+1)^2
- * reads a byte; the separable passes: 2r+1) take minutes at radius 1023:
- * 30 s a frame at 64x48 on PoCL.  One estimated above LAUNCH_NS runs as
- * launches of about that long, each waited for, so that the frame can be
- * stopped between them (clf_plan_set_interrupt): a stop then waits for one
- * launch at most.  The estimate comes from the kernel's speed as measured
- * on its last launch; until a kernel has run, DEFAULT_READS_PER_NS, the
- * naive box's speed on 2 PoCL cores, the slowest seen, stands for it.  The
- * naive box stays the naive box: each launch runs the same kernel over a
- * rectangle of the plane's pixels (the CPUs' separable strips: a range of
- * one-row strips), and the bytes are the same. */
+ * reads a byte; the separable passes: 2r+1) take minutes a frame at
+ * radius 1023 on CPUs.  One estimated above LAUNCH_NS runs as launches of
+ * about that long, each waited for, so that the frame can be stopped
+ * between them (clf_plan_set_interrupt): a stop then waits for one launch
+ * at most.  The estimate comes from the kernel's speed as measured on its
+ * last launch; until a kernel has run, DEFAULT_READS_PER_NS, about the
+ * naive box's speed on the slowest device measured (a two-core CPU),
+ * stands for it.  The naive box stays the naive box: each launch runs the
+ * same kernel over a rectangle of the plane's pixels (the CPUs' separable
+ * strips: a range of one-row strips), and the bytes are the same. */
 #define LAUNCH_NS 50e6
 #define DEFAULT_READS_PER_NS 1.0
 /* CPU launches come in work-groups of this many pixels, at least one per
  * compute unit: PoCL runs a work-group's items in SIMD lanes (16 ints in
  * AVX-512), and launches of a dozen pixels, each its own lane-less group
- * or all on one core, ran the naive box at r=1023 2.5 times slower.  At
- * that radius a CPU launch is then about 0.1 s (32 pixels on 2 cores). */
+ * or all on one core, ran the naive box at large radii several times
+ * slower (measurements: docs/performance/tuning.md). */
 #define CPU_LAUNCH_GROUP 16
 
 /* Bytes read per byte written by passes whose cost grows with the radius;
