@@ -1,6 +1,5 @@
 /* Frame formats: components as GstVideoFormatInfo describes them, checked
  * and grouped into the views the kernels filter. */
-#include "clf-check.h"
 #include "clf-views.h"
 
 #include <string.h>
