@@ -64,6 +64,33 @@ static const gchar cuda_formats[] = "{ I420, YV12, NV12, NV21, P010_10LE, "
     "P016_LE, I420_10LE, Y444, Y444_16LE, BGRA, RGBA, RGBx, BGRx, ARGB, ABGR, "
     "RGB, BGR, Y42B, I422_10LE, I422_12LE, YUY2, UYVY, RGBP, BGRP, GBR, GBRA }";
 
+/* `caps` (taken), whose structures differ in their formats only, as one
+ * structure listing them all in order: each template lists CUDA memory
+ * once. */
+static GstCaps *
+in_one_structure (GstCaps * caps)
+{
+  GstCaps *one;
+  GValue formats = G_VALUE_INIT;
+
+  if (gst_caps_get_size (caps) < 2)
+    return caps;
+  one = gst_caps_copy_nth (caps, 0);
+  g_value_init (&formats, GST_TYPE_LIST);
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GValue merged = G_VALUE_INIT;
+
+    gst_value_list_merge (&merged, &formats,
+        gst_structure_get_value (gst_caps_get_structure (caps, i), "format"));
+    g_value_unset (&formats);
+    formats = merged;
+  }
+  gst_structure_take_value (gst_caps_get_structure (one, 0), "format",
+      &formats);
+  gst_caps_unref (caps);
+  return one;
+}
+
 GstCaps *
 gst_cl_cuda_template_caps (GstCaps * system)
 {
@@ -77,7 +104,7 @@ gst_cl_cuda_template_caps (GstCaps * system)
    * formats both take. */
   gst_caps_set_features_simple (in_cuda,
       gst_caps_features_new (GST_CL_CAPS_FEATURE_CUDA_MEMORY, NULL));
-  cuda = gst_caps_intersect (in_cuda, formats);
+  cuda = in_one_structure (gst_caps_intersect (in_cuda, formats));
   gst_caps_unref (in_cuda);
   gst_caps_unref (formats);
   g_free (desc);
@@ -458,6 +485,33 @@ gboolean
 gst_cl_cuda_built (void)
 {
   return FALSE;
+}
+
+/* `caps` (taken), whose structures differ in their formats only, as one
+ * structure listing them all in order: each template lists CUDA memory
+ * once. */
+static GstCaps *
+in_one_structure (GstCaps * caps)
+{
+  GstCaps *one;
+  GValue formats = G_VALUE_INIT;
+
+  if (gst_caps_get_size (caps) < 2)
+    return caps;
+  one = gst_caps_copy_nth (caps, 0);
+  g_value_init (&formats, GST_TYPE_LIST);
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GValue merged = G_VALUE_INIT;
+
+    gst_value_list_merge (&merged, &formats,
+        gst_structure_get_value (gst_caps_get_structure (caps, i), "format"));
+    g_value_unset (&formats);
+    formats = merged;
+  }
+  gst_structure_take_value (gst_caps_get_structure (one, 0), "format",
+      &formats);
+  gst_caps_unref (caps);
+  return one;
 }
 
 GstCaps *

@@ -406,41 +406,28 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
-          "Filter: box = naive 2D box blur, (2r+1)^2 reads per pixel; "
-          "separable = a pass along rows and one along columns, each window "
-          "summed afresh (cost grows with r); "
-          "sliding = running sums, cost independent of the radius; "
-          "laplace = 3x3 sharpen (9 x centre - 8 neighbours). The three "
-          "blurs give identical bytes. Takes effect on the next frame; "
-          "controllable (GstController), as are radius and border",
+          "Filter: box (naive 2D blur), separable (rows, then columns), sliding "
+          "(running sums: cost independent of the radius) or laplace (3x3 "
+          "sharpen); the three blurs give identical bytes",
           GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
       g_param_spec_uint ("radius", "Radius",
-          "Blur radius r in pixels of each plane: the window is "
-          "(2r+1)x(2r+1); radii larger than the frame are fine. 0 leaves the "
-          "frame unchanged: the element is then in passthrough, running no "
-          "kernel and copying nothing (10- and 12-bit formats are filtered, "
-          "their spare bits written as 0). Ignored by laplace. Takes effect on "
-          "the next frame", 0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
+          "Blur radius r in pixels: the window is (2r+1)x(2r+1). 0 passes "
+          "frames through where samples fill their bytes. Ignored by laplace",
+          0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
           "What the filter reads beyond the frame's edges: clamp = the "
           "edge pixel repeated; mirror = reflected without repeating the "
-          "edge (-1 reads 1), as often as the radius needs. Takes effect "
-          "on the next frame", GST_TYPE_CL_FILTER_BORDER, DEFAULT_BORDER,
+          "edge (-1 reads 1)", GST_TYPE_CL_FILTER_BORDER, DEFAULT_BORDER,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
-          "OpenCL device to run on: auto = first GPU, else first "
-          "accelerator, else first device; gpu, cpu or accelerator = the "
-          "first device of that type; P:D = platform and device index (as "
-          "`clinfo -l` lists them); anything else = part of \"platform / "
-          "device\" name, any case. With auto, the environment variable "
-          "CLFILTER_DEVICE is used when set. Read when the element starts: "
-          "a change while PAUSED or PLAYING takes effect at the next start, "
-          "with a warning",
+          "OpenCL device: auto (a GPU, else an accelerator, else the first; "
+          "CLFILTER_DEVICE when set), gpu, cpu, accelerator, P:D indices as "
+          "clinfo -l lists them, or part of its name. Read at start",
           DEFAULT_DEVICE, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE_NAME,
       g_param_spec_string ("device-name", "Device name",
@@ -461,45 +448,22 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Statistics interval",
-          "Post a clfilter-stats element message every this many frames "
-          "(1 = every frame, 0 = never). Past 4096 of them unread on the bus "
-          "further ones are held back, with one warning, until the bus is "
-          "read; an application that never reads its bus sets 0 (the "
-          "buffer metas carry the same figures)", 0, G_MAXUINT,
-          DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
+          "Post a clfilter-stats message every this many frames (0 = never); "
+          "past 4096 unread on the bus, further ones wait until the bus is "
+          "read", 0, G_MAXUINT, DEFAULT_STATS_INTERVAL, rw | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_ZERO_COPY,
       g_param_spec_boolean ("zero-copy", "Zero copy",
-          "Share frames with the device instead of copying them: offer "
-          "upstream a pool of OpenCL-backed buffers (CL_MEM_ALLOC_HOST_PTR), "
-          "allocate the output from one, and wrap other buffers in place "
-          "where the device shares host memory (CL_MEM_USE_HOST_PTR). "
-          "FALSE copies every frame to the device and back (2 copies), for "
-          "comparison. The stats message counts the copies of each frame. "
-          "Read when the element starts: a change while PAUSED or PLAYING "
-          "takes effect at the next start, with a warning", DEFAULT_ZERO_COPY,
+          "Share frames with the device (OpenCL-backed pools, other "
+          "buffers wrapped in place) instead of copying each frame in and "
+          "out (2 copies). Read at start", DEFAULT_ZERO_COPY,
           rw | GST_PARAM_MUTABLE_READY));
 
   g_object_class_install_property (gobject_class, PROP_FRAMES_IN_FLIGHT,
       g_param_spec_uint ("frames-in-flight", "Frames in flight",
-          "Frames the element works on at once. 1: the streaming thread "
-          "enqueues each frame, waits for the device and passes the frame "
-          "on. Above 1: a thread of the element's own enqueues the frames "
-          "and another passes each one on as soon as the device is done "
-          "with it, so the streaming thread only hands frames over (it "
-          "waits while this many are in the element) and the upload, "
-          "kernels and download of neighbouring frames overlap; a frame "
-          "never waits for later ones. 0 (auto): 3 on a device with memory "
-          "of its own (a discrete GPU), 1 where the device works in host "
-          "memory (a CPU driver such as PoCL) or where frames come in CUDA "
-          "memory (their copies are on the device: nothing to overlap). "
-          "Frames leave in order with "
-          "their own figures; EOS, caps and other serialized events pass "
-          "the frames in the element on first, a flush drops them; the "
-          "LATENCY query adds this many frames less one to the maximum "
-          "latency (what the element can hold while downstream is slow). "
-          "A frame for another clfilter (its pool) goes on as soon as it "
-          "is enqueued: that clfilter enqueues behind it. Changeable while "
-          "playing", 0, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
+          "Frames the element works on at once; above 1, threads of its own "
+          "enqueue and push them so that transfers and kernels overlap. 0 = "
+          "auto: 3 on a discrete GPU, else 1 (CPU driver, CUDA memory)",
+          0, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_PLAYING));
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
@@ -517,15 +481,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   gst_caps_unref (caps);
   gst_element_class_set_static_metadata (element_class,
       "OpenCL video filter", "Filter/Effect/Video/Hardware",
-      "Box blur (naive, separable or sliding-window) and 3x3 Laplace "
-      "sharpening in OpenCL on a GPU or a CPU driver such as PoCL, bit-exact "
-      "on every device (the bytes of OpenCV's cv::blur and filter2D). Every "
-      "frame's device time is reported in a clfilter-stats bus message and a "
-      "GstClFilterMeta on the buffer (with a clfilter-stats GstCustomMeta for "
-      "language bindings), and summed up in clfilter-summary at EOS. "
-      "Formats: 8-, 10-, 12- and 16-bit gray, RGB and YUV, planar, "
-      "semi-planar and packed (4:2:0, 4:1:1, 4:2:2, 4:4:4, alpha copied; "
-      "the pad templates list them all); interlaced video field by field",
+      "Bit-exact OpenCL box blurs and Laplace sharpening that report each "
+      "frame's device time in clfilter-stats messages, a GstClFilterMeta "
+      "and a GstCustomMeta, and at EOS in clfilter-summary",
       "gst-clfilter developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);

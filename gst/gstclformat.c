@@ -178,13 +178,65 @@ supported_formats (void)
   return formats;
 }
 
+/* The formats most sources and sinks speak: first in the caps, so that a
+ * source that takes the first format it is offered sends 8-bit video. */
+static const GstVideoFormat common_formats[] = {
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YV12,
+  GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB,
+  GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx,
+  GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_AYUV, GST_VIDEO_FORMAT_Y444,
+  GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_GRAY8,
+};
+
+/* Formats in one structure of the caps: gst-inspect prints each
+ * structure's list on one line, which stays readable. */
+#define FORMATS_PER_STRUCTURE 12
+
+static gboolean
+is_common (GstVideoFormat format)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (common_formats); i++)
+    if (common_formats[i] == format)
+      return TRUE;
+  return FALSE;
+}
+
+/* Appends the supported formats that are common (`pass` 0), the other
+ * 8-bit ones (1) or the deeper ones (2), in GStreamer's order. */
+static void
+append_formats (GArray * ordered, GArray * formats, guint pass)
+{
+  for (guint i = 0; i < formats->len; i++) {
+    GstVideoFormat format = g_array_index (formats, GstVideoFormat, i);
+    const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+    guint which = is_common (format) ? 0 :
+        GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) <= 8 ? 1 : 2;
+
+    if (which == pass)
+      g_array_append_val (ordered, format);
+  }
+}
+
 GstCaps *
 gst_cl_format_supported_caps (void)
 {
   GArray *formats = supported_formats ();
+  GArray *ordered = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+  GstCaps *caps = gst_caps_new_empty ();
 
-  return gst_video_make_raw_caps ((const GstVideoFormat *) formats->data,
-      formats->len);
+  for (guint i = 0; i < G_N_ELEMENTS (common_formats); i++)
+    if (gst_cl_format_is_supported (common_formats[i]))
+      g_array_append_val (ordered, common_formats[i]);
+  append_formats (ordered, formats, 1);
+  append_formats (ordered, formats, 2);
+  for (guint i = 0; i < ordered->len; i += FORMATS_PER_STRUCTURE)
+    gst_caps_append (caps, gst_video_make_raw_caps (&g_array_index (ordered,
+                GstVideoFormat, i), MIN (FORMATS_PER_STRUCTURE,
+                ordered->len - i)));
+  g_array_unref (ordered);
+  return caps;
 }
 
 gboolean

@@ -18,8 +18,10 @@ G_BEGIN_DECLS
 gboolean gst_cl_format_describe (const GstVideoInfo * info,
     ClfFrameFormat * format);
 
-/* Raw video caps with every format gst_cl_format_describe() takes, in
- * GStreamer's order of preference.  Computed once; transfer full. */
+/* Raw video caps with every format gst_cl_format_describe() takes: the
+ * common 8-bit ones first, then the other 8-bit ones, then the deeper
+ * ones, each group in GStreamer's order of preference, a few formats to a
+ * structure.  Transfer full. */
 GstCaps *gst_cl_format_supported_caps (void);
 
 gboolean gst_cl_format_is_supported (GstVideoFormat format);
