@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-"$root/tests/install-deps.sh"
+"$root/tests/install-deps.sh" --demo
 [ -f "$build/build.ninja" ] || meson setup "$build" "$root"
 ninja -C "$build"
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"

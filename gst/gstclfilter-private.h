@@ -90,6 +90,9 @@ struct _GstClFilter
    * flagged with mixed). */
   ClfPlan *field_plan;
   GstCaps *refused_caps;        /* the last caps it posted an error for */
+  /* Caps taken while a flush or a stop cut their kernels' build short:
+   * the next frame builds them. */
+  GstCaps *unplanned_caps;
   ClfFrameFormat format;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
@@ -127,6 +130,7 @@ gboolean gst_cl_filter_query (GstBaseTransform * trans,
 gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, gsize size, GstCaps * othercaps,
     gsize * othersize);
+GstFlowReturn gst_cl_filter_plan_late (GstClFilter * self);
 gboolean gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps);
 

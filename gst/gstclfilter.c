@@ -393,6 +393,7 @@ gst_cl_filter_finalize (GObject * object)
   g_clear_pointer (&self->engine, clf_engine_unref);
   gst_clear_object (&self->cuda_context);
   gst_clear_caps (&self->refused_caps);
+  gst_clear_caps (&self->unplanned_caps);
   g_free (self->device);
   g_free (self->device_name);
   g_free (self->kernel_times);
@@ -596,6 +597,7 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->field_plan, clf_plan_free);
   g_clear_pointer (&self->cuda, gst_cl_cuda_unref);
   gst_clear_caps (&self->refused_caps);
+  gst_clear_caps (&self->unplanned_caps);
   GST_OBJECT_LOCK (self);
   engine = self->engine;
   self->engine = NULL;
@@ -626,6 +628,8 @@ gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
       /* Not serialized: a long frame may be running now, or the
        * streaming thread waiting for room. */
       gst_cl_flight_set_stopping (self->flight, TRUE);
+      GST_DEBUG_OBJECT (self, "flushing: a frame or a build in progress "
+          "stops at its next check");
       break;
     case GST_EVENT_FLUSH_STOP:
       gst_cl_flight_set_stopping (self->flight, FALSE);
@@ -669,8 +673,9 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   GstFlowReturn ret;
 
   /* A flush or a stop came while the kernels built (set_caps()). */
-  if (!self->plan && gst_cl_flight_is_stopping (self->flight))
-    return GST_FLOW_FLUSHING;
+  if (!self->plan && self->unplanned_caps
+      && (ret = gst_cl_filter_plan_late (self)) != GST_FLOW_OK)
+    return ret;
   if (!self->plan)
     goto not_negotiated;
   if ((ret = gst_cl_flight_refusal (self->flight)) != GST_FLOW_OK)

@@ -227,17 +227,67 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
   return plan;
 }
 
+/* The plans for `incaps` (described by `info` and `format`), in place of
+ * the last ones; FALSE with `err` set where they cannot be built
+ * (CLF_ERROR_CANCELLED: a flush or a stop came), or with no code where
+ * the element has stopped. */
+static gboolean
+gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
+    const GstVideoInfo * info, const ClfFrameFormat * format, ClfError * err)
+{
+  ClfFrameFormat fields;
+  ClfPlan *plan, *field_plan = NULL;
+  ClfEngine *engine;
+  ClfParams params;
+
+  gst_cl_filter_field_format (format, &fields);
+  gst_cl_filter_read_params (self, &params);
+  /* An allocation query renegotiates in upstream's thread: a reference
+   * of our own, in case a stop comes meanwhile. */
+  engine = gst_cl_filter_ref_engine (self);
+  if (!engine)
+    return FALSE;
+  plan = gst_cl_filter_new_plan (self, engine, format, params.mode, err);
+  if (plan && GST_VIDEO_INFO_IS_INTERLACED (info)
+      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
+              params.mode, err)))
+    g_clear_pointer (&plan, clf_plan_free);
+  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, err)) {
+    g_clear_pointer (&plan, clf_plan_free);
+    g_clear_pointer (&field_plan, clf_plan_free);
+  }
+  clf_engine_unref (engine);
+  if (!plan)
+    return FALSE;
+  gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
+      g_steal_pointer (&self->field_plan));
+  self->plan = plan;
+  self->field_plan = field_plan;
+  gst_clear_caps (&self->unplanned_caps);
+  return TRUE;
+}
+
+/* The caps cannot be filtered: said once for them (GstBaseTransform
+ * tries refused caps again with the next buffer). */
+static void
+gst_cl_filter_refuse_caps (GstClFilter * self, GstCaps * incaps,
+    ClfError * err)
+{
+  GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
+      err->message);
+  gst_caps_replace (&self->refused_caps, incaps);
+  gst_cl_filter_post_error (self, err);
+  clf_error_clear (err);
+}
+
 gboolean
 gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
   GstVideoInfo in_info, out_info;
-  ClfFrameFormat format, fields;
+  ClfFrameFormat format;
   ClfError err = { 0 };
-  ClfPlan *plan, *field_plan = NULL;
-  ClfEngine *engine;
-  ClfParams params;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
@@ -252,33 +302,14 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto refused_before;
   if (!gst_cl_format_describe (&in_info, &format))
     goto unsupported_format;
-  gst_cl_filter_field_format (&format, &fields);
-  gst_cl_filter_read_params (self, &params);
-  /* An allocation query renegotiates in upstream's thread: a reference
-   * of our own, in case a stop comes meanwhile. */
-  engine = gst_cl_filter_ref_engine (self);
-  if (!engine)
-    goto stopped;
-  plan = gst_cl_filter_new_plan (self, engine, &format, params.mode, &err);
-  if (plan && GST_VIDEO_INFO_IS_INTERLACED (&in_info)
-      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
-              params.mode, &err)))
-    g_clear_pointer (&plan, clf_plan_free);
-  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, &err)) {
-    g_clear_pointer (&plan, clf_plan_free);
-    g_clear_pointer (&field_plan, clf_plan_free);
-  }
-  clf_engine_unref (engine);
-  if (!plan && err.code == CLF_ERROR_CANCELLED)
-    goto build_stopped;
-  if (!plan)
+  if (!gst_cl_filter_build_plans (self, incaps, &in_info, &format, &err)) {
+    if (err.code == CLF_ERROR_CANCELLED)
+      goto build_stopped;
+    if (err.code == CLF_ERROR_NONE)
+      goto stopped;
     goto no_plan;
-
-  gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
-      g_steal_pointer (&self->field_plan));
+  }
   gst_clear_caps (&self->refused_caps);
-  self->plan = plan;
-  self->field_plan = field_plan;
   self->format = format;
   self->in_info = in_info;
   self->out_info = out_info;
@@ -297,13 +328,18 @@ stopped:
   }
 build_stopped:
   {
-    /* Not an error: the caps are fine.  No plan until the next buffer
-     * negotiates again (after a flush). */
+    /* Not an error: the caps are fine.  GstBaseTransform does not call
+     * set_caps() again for caps it has, so the next frame builds the
+     * plans (after the flush). */
     GST_DEBUG_OBJECT (self, "%s", err.message);
     clf_error_clear (&err);
     gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
-      g_steal_pointer (&self->field_plan));
-    gst_base_transform_reconfigure_src (trans);
+        g_steal_pointer (&self->field_plan));
+    gst_caps_replace (&self->unplanned_caps, incaps);
+    gst_clear_caps (&self->refused_caps);
+    self->format = format;
+    self->in_info = in_info;
+    self->out_info = out_info;
     return TRUE;
   }
 refused_before:
@@ -331,11 +367,37 @@ different_caps:
   }
 no_plan:
   {
-    GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
-        err.message);
-    gst_caps_replace (&self->refused_caps, incaps);
-    gst_cl_filter_post_error (self, &err);
-    clf_error_clear (&err);
+    gst_cl_filter_refuse_caps (self, incaps, &err);
     return FALSE;
   }
+}
+
+/* A frame of caps whose build a flush or a stop cut short (set_caps())
+ * builds their plans now. */
+GstFlowReturn
+gst_cl_filter_plan_late (GstClFilter * self)
+{
+  ClfError err = { 0 };
+  GstCaps *caps;
+
+  if (gst_cl_flight_is_stopping (self->flight))
+    return GST_FLOW_FLUSHING;
+  caps = gst_caps_ref (self->unplanned_caps);
+  if (!gst_cl_filter_build_plans (self, caps, &self->in_info, &self->format,
+          &err)) {
+    gst_clear_caps (&self->unplanned_caps);
+    if (err.code == CLF_ERROR_CANCELLED || err.code == CLF_ERROR_NONE) {
+      /* Cut short again: the next frame tries again. */
+      gst_caps_replace (&self->unplanned_caps, caps);
+      clf_error_clear (&err);
+      gst_caps_unref (caps);
+      return GST_FLOW_FLUSHING;
+    }
+    gst_cl_filter_refuse_caps (self, caps, &err);
+    gst_caps_unref (caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  gst_caps_unref (caps);
+  GST_DEBUG_OBJECT (self, "planned after the flush");
+  return GST_FLOW_OK;
 }

@@ -142,8 +142,8 @@ int border_index(int i, int n, int border)
  * VALUE_OF takes, or the line sums between separable passes), `step`
  * elements from one position to the next, for the filtered samples of a
  * pixel: add_window_T adds the 2r+1 samples from position `first` on.
- * (Summing a line of 16-bit values in 32 bits first made the 8-bit naive
- * box 20% slower on PoCL.) */
+ * Each value goes straight into SUM: summing a line of 16-bit values in
+ * 32 bits first slows the 8-bit naive box on PoCL. */
 #define DEFINE_WINDOW_OPS(T, VALUE)                                       \
   void add_window_##T (SUM *sum, __global const T *line, int step,        \
       int first, int n, int radius, int border)                           \

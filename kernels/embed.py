@@ -3,8 +3,9 @@
 
 Usage: embed.py OUT.c OUT.h SOURCE.cl...
 
-Each source becomes `const char clf_kernel_<stem>[]`, prefixed with a #line
-directive so that the OpenCL compiler's build log points at the real file.
+Each source becomes `const char clf_kernel_<stem>[]` ('-' in the stem as
+'_'), prefixed with a #line directive so that the OpenCL compiler's build
+log points at the real file.
 The header lists them in build order as `clf_kernel_sources`.
 """
 import os
@@ -25,7 +26,9 @@ def main(out_c, out_h, sources):
         c.write('#include "%s"\n\n' % os.path.basename(out_h))
         for path in sources:
             stem = os.path.splitext(os.path.basename(path))[0]
-            name = 'clf_kernel_' + stem
+            name = 'clf_kernel_' + stem.replace('-', '_')
+            if not name.isidentifier():
+                sys.exit('embed.py: %s: no C name for this file' % path)
             names.append(name)
             with open(path, encoding='utf-8') as f:
                 text = f.read()

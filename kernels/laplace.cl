@@ -117,9 +117,8 @@ SN(16) sharp_run(TAP v)
  *   out = 10 * centre - T, T the 3x3 sum (centre included): 9 * centre -
  *   ring.  T <= 2295 and 10 * centre <= 2550 stay within a half, and
  *   10 * centre + 2295 - T never borrows across halves.
- * (3840x2160 RGBA on an H100: 0.045 ms; 0.050 with each row's
- * left + centre + right taken first, 0.064 in int4 and 0.095 in short4;
- * gray 0.020 against 0.024.)
+ * (Faster on GPUs than with each row's left + centre + right taken first,
+ * or in int4 or short4.)
  * 16-bit samples: two aligned runs of 8 and the runs either side, the
  * neighbours cut from them in registers, then laplace_runs' arithmetic.
  * Runs at a row's ends, and planes whose rows are not 16-byte aligned,
@@ -169,10 +168,9 @@ uint sharp_halves(uint biased)
 }
 
 /* The words of 8-bit rows, in place of the runs of laplace_runs: the rows
- * above, here and below split into halves, and their sums.  (Spelt so,
- * 0.045 ms at 3840x2160 RGBA on an H100 with NVIDIA 580; with the clamp
- * taking the centre and T, a bitselect and the sums declared outside the
- * row loop, 0.048.) */
+ * above, here and below split into halves, and their sums.  (Spelt so as
+ * it is faster on GPUs than with the clamp taking the centre and T, a
+ * bitselect and the sums declared outside the row loop.) */
 void laplace_word_rows(__global const uchar *in, int src_stride,
     __global uchar *out, int dst_stride, int b, int y0, int y1, int height,
     int border)
@@ -232,8 +230,8 @@ void laplace_word_rows(__global const uchar *in, int src_stride,
 #else
 
 /* The 16 elements of array w from constant index i on, as a vector: the
- * compiler keeps w in registers (a shuffle2 with such a mask measured 3-4
- * times slower than 8-bit laplace on an H100). */
+ * compiler keeps w in registers (a shuffle2 with such a mask is much
+ * slower on GPUs). */
 #define RUN16_AT(w, i) ((ushort16)((w)[(i)], (w)[(i) + 1], (w)[(i) + 2],   \
       (w)[(i) + 3], (w)[(i) + 4], (w)[(i) + 5], (w)[(i) + 6], (w)[(i) + 7], \
       (w)[(i) + 8], (w)[(i) + 9], (w)[(i) + 10], (w)[(i) + 11],             \
@@ -298,11 +296,10 @@ __kernel void laplace_words(PLANE_ARGS)
  * the STRIP_ROWS + 2 rows it spans (overlapping loads, from L1) and serves
  * up to three output rows: the 3x3 sum T, and out = 10 * centre - T.  The
  * lanes that are copied repeat every BPP runs (16 mod BPP), so their masks
- * are worked out once per strip.  (1280x720 RGBA on one PoCL core: a
- * work-item per 16 samples of four rows, the taps slid down in registers,
- * took 1.5 ms, the work-item loop and a mask per run costing more than
- * the loads they saved; a strip a row at a time 0.67 ms, two rows 0.55,
- * four 0.53.) */
+ * are worked out once per strip.  (On PoCL a work-item per 16 samples of
+ * a few rows, the taps slid down in registers, is slower: the work-item
+ * loop and a mask per run cost more than the loads they save.  Two rows a
+ * step gain about as much as more.) */
 
 #define STRIP_ROWS 2
 

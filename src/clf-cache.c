@@ -16,7 +16,8 @@
  *   larger than MAX_BINARY_BYTES (checked with fstat before reading), and
  *   it is opened without following links or blocking on a FIFO.
  * - SHA-256 over the payload catches damage: a write cut short, bit rot.
- * - the program must hold every kernel a plan makes from it.
+ * - the program must hold every kernel a plan makes from it (the caller
+ *   names them).
  * Any entry that fails is removed, and the program is built from source.
  *
  * A binary that passes every check can still crash the driver that loads
@@ -43,7 +44,8 @@
 /* dladdr, flock */
 #define _GNU_SOURCE
 
-#include "clf-private.h"
+#include "clf-cache.h"
+#include "clf-check.h"
 #include "clf-kernels.h"
 
 #include <dirent.h>
@@ -62,10 +64,9 @@
 /* Bump when the file layout or what the key covers changes. */
 #define CACHE_FORMAT_VERSION 3
 
-/* The largest binary read or written.  Ours are 0.3 MB on PoCL and
- * smaller on GPUs; 64 MiB leaves 200 times that for other drivers while
- * bounding what one entry can cost at start-up (an 8 GiB file was once
- * read whole: 81 s and 8.4 GB of memory). */
+/* The largest binary read or written: far more than our programs take on
+ * any driver, while bounding what one entry can cost at start-up (a file
+ * is read whole). */
 #define MAX_BINARY_BYTES (64u << 20)
 
 static const char cache_magic[8] = "CLFPROG\n";
@@ -414,24 +415,23 @@ open_in_cache (const ClfCacheEntry * entry, const char *name)
       O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 }
 
-/* True when `program` holds every kernel a plan makes from it: the driver
- * builds any binary of its own, one of another program too, and that
- * would fail every start at clCreateKernel. */
+/* True when `program` holds every kernel of `kernels`, those a plan
+ * makes from it: the driver builds any binary of its own, one of another
+ * program too, and that would fail every start at clCreateKernel. */
 static bool
-program_has_kernels (cl_program program, const ClfLayout * layout)
+program_has_kernels (cl_program program, const char *const *kernels,
+    unsigned n_kernels)
 {
-  for (unsigned k = 0; k < CLF_N_KERNELS; k++) {
-    if (!clf_layout_has_kernel (layout, k))
-      continue;
+  for (unsigned k = 0; k < n_kernels; k++) {
     cl_int status;
     cl_kernel kernel = NULL;
     CLF_FAULT_OR (status, "clCreateKernel", kernel =
-        clCreateKernel (program, clf_kernel_names[k], &status));
+        clCreateKernel (program, kernels[k], &status));
     if (status == CL_SUCCESS)
       status = clReleaseKernel (kernel);
     if (status != CL_SUCCESS) {
       g_debug ("no usable kernel %s in the cached binary: %s",
-          clf_kernel_names[k], clf_cl_status_name (status));
+          kernels[k], clf_cl_status_name (status));
       return false;
     }
   }
@@ -439,10 +439,10 @@ program_has_kernels (cl_program program, const ClfLayout * layout)
 }
 
 /* The program built from `binary`, or NULL where the driver refuses it or
- * it lacks one of our kernels. */
+ * it lacks one of `kernels`. */
 static cl_program
 program_from_binary (cl_context context, cl_device_id device,
-    const ClfLayout * layout, const char *options,
+    const char *const *kernels, unsigned n_kernels, const char *options,
     const unsigned char *binary, size_t size)
 {
   ClfError err = { 0 };
@@ -455,7 +455,7 @@ program_from_binary (cl_context context, cl_device_id device,
    * 5.6.2), with the options it was compiled with. */
   CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
-  if (!program_has_kernels (program, layout))
+  if (!program_has_kernels (program, kernels, n_kernels))
     goto fail;
   return program;
 
@@ -558,9 +558,9 @@ set_aside (const ClfCacheEntry * entry, char aside[ASIDE_NAME_SIZE],
 }
 
 cl_program
-clf_cache_load (const ClfCacheEntry * entry, const ClfLayout * layout,
-    cl_context context, cl_device_id device, const char *options,
-    ClfCacheStats * stats)
+clf_cache_load (const ClfCacheEntry * entry, const char *const *kernels,
+    unsigned n_kernels, cl_context context, cl_device_id device,
+    const char *options, ClfCacheStats * stats)
 {
   char aside[ASIDE_NAME_SIZE];
   const char *why = NULL;
@@ -575,7 +575,7 @@ clf_cache_load (const ClfCacheEntry * entry, const ClfLayout * layout,
   }
   unsigned char *binary = read_entry (fd, entry->key, &size, &why);
   cl_program program = binary ? program_from_binary (context, device,
-      layout, options, binary, size) : NULL;
+      kernels, n_kernels, options, binary, size) : NULL;
   free (binary);
   if (program) {
     /* The driver took it: back under its name, before the lock goes. */

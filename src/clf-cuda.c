@@ -13,7 +13,8 @@
 
 #include "clf-cuda-driver.h"
 #include "clf-cuda.h"
-#include "clf-private.h"
+#include "clf-check.h"
+#include "clf-engine-private.h"
 
 /* cl_khr_external_memory's names for the device list of an import:
  * OpenCL headers before the extension's final version lack the MEM_. */

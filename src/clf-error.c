@@ -1,5 +1,5 @@
 /* Errors and names for users: every failure says what failed and how. */
-#include "clf-private.h"
+#include "clf-check.h"
 
 #include <glib.h>
 #include <stdarg.h>
@@ -179,6 +179,26 @@ clf_cl_status_name (cl_int status)
       return "unknown OpenCL error";
   }
 #undef NAME
+}
+
+char *
+clf_info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
+{
+  size_t size = 0;
+  cl_int status = platform ?
+      clGetPlatformInfo (platform, param, 0, NULL, &size) :
+      clGetDeviceInfo (device, param, 0, NULL, &size);
+  char *text = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
+  if (!text)
+    return NULL;
+  status = platform ?
+      clGetPlatformInfo (platform, param, size, text, NULL) :
+      clGetDeviceInfo (device, param, size, text, NULL);
+  if (status != CL_SUCCESS) {
+    free (text);
+    return NULL;
+  }
+  return text;
 }
 
 const char *

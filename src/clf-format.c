@@ -1,6 +1,6 @@
 /* Frame formats: components as GstVideoFormatInfo describes them, checked
  * and grouped into the views the kernels filter. */
-#include "clf-private.h"
+#include "clf-views.h"
 
 #include <string.h>
 
@@ -183,12 +183,6 @@ view_for (ClfViews * views, const ClfComponent * c)
   return v;
 }
 
-static size_t
-view_row_bytes (const ClfView * v)
-{
-  return (size_t) v->width * v->units * v->sample_bytes;
-}
-
 void
 clf_frame_format_views (const ClfFrameFormat * format, ClfViews * views)
 {
@@ -212,8 +206,8 @@ clf_frame_format_views (const ClfFrameFormat * format, ClfViews * views)
     uint32_t j = i;
     for (; j > 0 && (views->views[j - 1].plane > v.plane
             || (views->views[j - 1].plane == v.plane
-                && view_row_bytes (&views->views[j - 1])
-                < view_row_bytes (&v))); j--)
+                && clf_view_row_bytes (&views->views[j - 1])
+                < clf_view_row_bytes (&v))); j--)
       views->views[j] = views->views[j - 1];
     views->views[j] = v;
   }

@@ -11,8 +11,10 @@
 # for the Python test of the meta (tests/python/meta.py).  Runs apt-get
 # through sudo when not root, and prints apt's output only if it fails.
 # With --minimal, only what a default build and the element tests need
-# (tests/debian13.sh installs that much in its Debian 13 root).
-# Usage: tests/install-deps.sh [--minimal]
+# (tests/debian13.sh installs that much in its Debian 13 root); with
+# --demo, what examples/demo.sh needs: that, the encoder and decoder of
+# its clip and the video sinks.
+# Usage: tests/install-deps.sh [--minimal | --demo]
 set -euo pipefail
 
 minimal=(
@@ -20,6 +22,12 @@ minimal=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools
   gstreamer1.0-plugins-base libgstreamer-plugins-bad1.0-dev
   opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 pocl-opencl-icd
+)
+
+demo=(
+  "${minimal[@]}"
+  gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
+  gstreamer1.0-libav gstreamer1.0-x
 )
 
 full=(
@@ -38,7 +46,8 @@ full=(
 case "${1:-}" in
   "") packages=("${full[@]}") ;;
   --minimal) packages=("${minimal[@]}") ;;
-  *) echo "usage: $0 [--minimal]" >&2; exit 2 ;;
+  --demo) packages=("${demo[@]}") ;;
+  *) echo "usage: $0 [--minimal | --demo]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -276,7 +276,7 @@ test_matrix (void)
       check_format_at_radius ("gray", &f, radii[r]);
     }
   /* The CPUs' sliding blur takes 8-bit means in float, as it is up to a
-   * window of 127^2 and with a correction beyond (cpu_means in blur.cl):
+   * window of 127^2 and with a correction beyond (cpu_means in blur-strips-cpu.cl):
    * frames at the windows either side (test_means checks the arithmetic),
    * on rows that end in less than a run of 16 samples. */
   ClfFrameFormat rgba = one_plane (333, 97, 4, 0x7, 0x7);
@@ -303,7 +303,7 @@ critical_sums (uint32_t area, cl_uint * sums)
   return n;
 }
 
-/* cpu_means (blur.cl) on the critical sums of every radius of 8-bit
+/* cpu_means (blur-strips-cpu.cl) on the critical sums of every radius of 8-bit
  * samples, against integer division: its float arithmetic is exact by a
  * bound on its roundings, which frames of random samples seldom test. */
 static void

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds' kernels on one device side by side, alternating, with
 # OpenCV's filters on that device and its copy floor, in one run: the
-# README's tables of the CPU kernels (the defaults) and of the GPU kernels
-# (DEVICE=gpu).
+# tables of the CPU kernels (the defaults) and of the GPU kernels in
+# docs/performance/history.md (DEVICE=gpu).
 #
 # Usage: tests/bench/side-by-side.sh NEW_BUILD OLD_BUILD [ROUNDS]
 #   NEW_BUILD, OLD_BUILD  build directories that hold tests/clf-bench (the

@@ -55,8 +55,8 @@ typedef struct
   GstStructure *summary;        /* the last clfilter-summary */
   guint epoch;
   /* The element feeds another clfilter: it passes each frame on as soon
-   * as it is enqueued, before its figures exist (README, "Per-frame
-   * timing"); such outputs wait here for their stats to be checked. */
+   * as it is enqueued, before its figures exist (README, "Timing");
+   * such outputs wait here for their stats to be checked. */
   gboolean feeds_clfilter;
   GPtrArray *early;             /* LoggedFrame: outputs before their stats */
 } FrameLog;
@@ -1497,6 +1497,51 @@ GST_START_TEST (test_seek_while_building)
 
 GST_END_TEST;
 
+/* Holds the flush in the element for a while after it began (the
+ * element says so in its debug log), before the flush goes on
+ * downstream. */
+#define FLUSH_HOLD_US (200 * G_TIME_SPAN_MILLISECOND)
+
+static void
+hold_flush (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  if (g_str_equal (gst_debug_category_get_name (category), "clfilter")
+      && g_str_has_prefix (gst_debug_message_get (message), "flushing"))
+    g_usleep (FLUSH_HOLD_US);
+}
+
+/* A flush begins while the kernels build, and the build's wait ends
+ * before the flush reaches downstream: the caps go out, so
+ * GstBaseTransform does not hand them to the element again after the
+ * flush.  The first frame of the new segment builds, and every frame
+ * comes out, exactly, with no error. */
+GST_START_TEST (test_seek_while_building_caps_sent)
+{
+  ColdStart cold;
+
+  gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_DEBUG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (hold_flush, NULL, NULL);
+  cold_start_init (&cold, "videotestsrc name=src pattern=snow ! "
+      "video/x-raw,format=GRAY8,width=37,height=23,framerate=30/1 ! "
+      "clfilter name=f mode=laplace ! fakesink sync=false");
+  set_state (cold.pipeline, GST_STATE_PLAYING);
+  wait_caps (&cold.caps);
+  fail_unless (gst_element_seek (cold.pipeline, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+          GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+  wait_eos (cold.pipeline);
+  fail_unless_equals_int (frame_log_n_out (cold.log), 30);
+  frame_log_check (cold.log, LOSS_NONE);
+  cold_start_clear (&cold);
+  gst_debug_remove_log_function (hold_flush);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -1514,6 +1559,7 @@ robustness_suite (void)
   tcase_add_loop_test (tc, test_parallel_pipelines, 0, 2);
   tcase_add_test (tc, test_stop_while_building);
   tcase_add_test (tc, test_seek_while_building);
+  tcase_add_test (tc, test_seek_while_building_caps_sent);
   return s;
 }
 

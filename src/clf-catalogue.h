@@ -1,0 +1,150 @@
+/* The kernel catalogue (clf-catalogue.c): which kernels exist, the pixel
+ * layouts a program is built for, which kernels a layout's program holds
+ * and which passes a mode runs.  On clf.h alone: everything above it
+ * (the cache, the engine, the plans) asks it, it asks none of them. */
+#pragma once
+
+#include "clf.h"
+
+/* How the kernels see the pixels of a plane: a program is built for each
+ * layout (kernels/common.cl lists its -D options). */
+typedef struct {
+  uint32_t sample_bytes;        /* a sample's container: 1 or 2 */
+  uint32_t units;               /* samples per pixel, 1..4 (BPP) */
+  uint32_t mask;                /* bit c: sample c is filtered */
+  uint32_t depth;               /* of the filtered samples' values */
+  uint32_t shift;
+  bool swap;                    /* containers in the other byte order than
+                                 * the device's */
+  bool wide_sums;               /* 64-bit window sums: 16-bit layouts at
+                                 * the radii whose sums pass 2^32 */
+} ClfLayout;
+
+bool clf_layout_equal (const ClfLayout * a, const ClfLayout * b);
+
+/* The geometry of the GPUs' one-pass sliding blur (sliding_tiles in
+ * kernels/blur-tiles-gpu.cl; separable_tiles takes the same tiles),
+ * given to the kernels as -D options: a work-group's work-items, each
+ * keeping the column sums of a run of whole pixels of up to 16 samples
+ * (8 KiB of local memory for a row of them); and the largest radius it
+ * takes.
+ * It sums each pixel's window along the row from the column sums in local
+ * memory, 2r + 1 reads a run.  Up to that radius, tiles of this many
+ * work-items beat the two passes on the GPUs measured; larger tiles lost
+ * (measurements: docs/performance/tuning.md). */
+#define CLF_TILE_GROUP 128
+#define CLF_TILES_MAX_RADIUS 15
+
+static inline uint32_t
+clf_tile_run_pixels (const ClfLayout * layout)
+{
+  return layout->units == 3 ? 5 : 16 / layout->units;
+}
+
+/* Whether a layout's tiles keep packed 16-bit sums, two to a word: 8-bit
+ * values filling their bytes (the packed kernels add bytes as they are),
+ * four a pixel (RGBA and its kin); the kernels' PACKED_TILES.
+ * Only these have the separable blur in tiles (separable_tiles): the
+ * other layouts' general tiles lost to the two passes (measurements:
+ * docs/performance/tuning.md). */
+static inline bool
+clf_packed_tiles (const ClfLayout * layout)
+{
+  return layout->sample_bytes == 1 && layout->depth == 8
+      && layout->units == 4;
+}
+
+/* The GPUs' sliding blur in two passes with 16-bit column sums
+ * (narrow_column_sums, narrow_row_means in
+ * kernels/blur-sliding-gpu.cl), for 8-bit samples up to the radius whose
+ * column sums of 2r + 1 values fit 16 bits.  narrow_row_means keeps a chunk of a row's column sums in
+ * CLF_NARROW_BYTES of local memory; with their pads, the chunk's means
+ * (half as many bytes) and the scan of a work-group, within the 32 KiB
+ * that OpenCL 1.2 devices have at least (blur-sliding-gpu.cl checks
+ * it).  A row of 3840 RGBA pixels is two chunks at every radius they take, one of 1920
+ * pixels takes one. */
+#define CLF_NARROW_MAX_RADIUS 127
+#define CLF_NARROW_BYTES 18176
+
+static inline bool
+clf_narrow_sums (const ClfLayout * layout)
+{
+  return layout->sample_bytes == 1;
+}
+
+/* The pixels of a chunk narrow_row_means keeps, r either side included. */
+static inline uint32_t
+clf_narrow_pixels (const ClfLayout * layout)
+{
+  return CLF_NARROW_BYTES / (2 * layout->units);
+}
+
+/* Every kernel: its id indexes clf_kernel_names. */
+typedef enum {
+  K_BOX,
+  K_ROWS_DIRECT,
+  K_COLS_DIRECT,
+  K_COLUMN_SUMS,
+  K_ROW_MEANS_SCAN,
+  K_LAPLACE_WORDS,
+  K_LAPLACE_STRIPS,
+  K_SEPARABLE_STRIPS,
+  K_SLIDING_STRIPS,
+  K_SLIDING_TILES,
+  K_SEPARABLE_TILES,
+  K_NARROW_COLUMN_SUMS,
+  K_NARROW_ROW_MEANS,
+  N_KERNELS
+} KernelId;
+
+/* Every kernel, by name; a layout's program holds those
+ * clf_layout_has_kernel names, and one from the cache must hold them
+ * all. */
+#define CLF_N_KERNELS 13
+extern const char *const clf_kernel_names[CLF_N_KERNELS];
+/* Whether the program of `layout` has kernel k (clf_kernel_names). */
+bool clf_layout_has_kernel (const ClfLayout * layout, unsigned k);
+/* The names of the kernels the program of `layout` has, into `names`, in
+ * clf_kernel_names' order; returns how many. */
+unsigned clf_layout_kernels (const ClfLayout * layout,
+    const char *names[CLF_N_KERNELS]);
+
+/* The build options of the program for one layout, into `buf`, which
+ * they always fit. */
+#define CLF_PROGRAM_OPTIONS_SIZE 320
+void clf_program_options (const ClfLayout * layout,
+    char buf[CLF_PROGRAM_OPTIONS_SIZE]);
+
+/* What one work-item of a pass covers. */
+typedef enum {
+  ONE_PIXEL,
+  COLUMN_SEGMENT,               /* `units` samples of `seg` consecutive rows */
+  ROW_GROUP,                    /* a row per work-group (the kernel's size) */
+  ROW_RUN,                      /* `units` samples of `rows` rows */
+  ROW_CHUNKS,                   /* a work-group per chunk of `seg` pixels */
+  STRIP,                        /* `seg` whole rows, alone in a work-group */
+  TILE,                         /* a work-group per tile of `seg` rows */
+} WorkShape;
+
+typedef struct {
+  KernelId kernel;
+  WorkShape shape;
+  unsigned units;               /* of a row, for COLUMN_SEGMENT and ROW_RUN */
+  unsigned rows;                /* for ROW_RUN */
+} Pass;
+
+/* A mode's passes, and whether they keep sums in `sums`: row sums
+ * between two passes, or a strip's column sums. */
+typedef struct {
+  unsigned n;
+  Pass pass[2];
+  bool uses_sums;
+} ModePasses;
+
+/* The passes of a mode (params->mode, checked) at params->radius over a
+ * view of `layout`: with `cpu_kernels`, the CPUs' strips; else the GPUs'
+ * tiles at small radii, where the layout's program has the mode's tile
+ * kernel; the sliding blur's narrow passes where its column sums fit 16
+ * bits; else the GPUs' passes. */
+const ModePasses *clf_mode_passes (bool cpu_kernels, const ClfLayout * layout,
+    const ClfParams * params);

@@ -1,0 +1,53 @@
+/* The engine's bottom layer: error helpers, the one OpenCL check macro
+ * and OpenCL's strings (clf-error.c), which every other file of the
+ * engine may use. */
+#pragma once
+
+#include "clf.h"
+#include "clf-test-hooks.h"
+
+/* Records that OpenCL call `call` failed with `status`. */
+void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
+/* Takes ownership of `detail` (malloc'd), replacing any earlier one. */
+void clf_error_take_detail (ClfError * err, char *detail);
+/* Sets `err` to a copy of `from` (an error several callers report). */
+void clf_error_copy (ClfError * err, const ClfError * from);
+
+/* Checks the status of OpenCL call `call`; on failure records the call's
+ * name and the CL error in `err` and jumps to `label`. */
+#define CLF_CHECK(status, call, err, label)               \
+  do {                                                    \
+    if ((status) != CL_SUCCESS) {                         \
+      clf_error_set_cl ((err), (call), (status));         \
+      goto label;                                         \
+    }                                                     \
+  } while (0)
+
+/* Calls an OpenCL function returning cl_int and checks it.  (In test
+ * builds an injected fault stands for the call: clf-test-hooks.h.) */
+#define CLF_TRY(err, label, fn, ...)                      \
+  do {                                                    \
+    cl_int clf_status_ = clf_test_fault (#fn);            \
+    if (clf_status_ == CL_SUCCESS)                        \
+      clf_status_ = fn (__VA_ARGS__);                     \
+    CLF_CHECK (clf_status_, #fn, err, label);             \
+  } while (0)
+
+/* For OpenCL calls that return an object and report through `status`:
+ * CLF_FAULT_OR (status, x = clCreateBuffer (..., &status)) makes the call
+ * unless a fault is injected for it. */
+#define CLF_FAULT_OR(status, name, call)                  \
+  do {                                                    \
+    (status) = clf_test_fault (name);                     \
+    if ((status) == CL_SUCCESS)                           \
+      call;                                               \
+  } while (0)
+
+
+char *clf_strdup_printf (const char *fmt, ...)
+    __attribute__((format (printf, 1, 2)));
+
+/* A platform's (or, with platform NULL, a device's) string property,
+ * malloc'd; NULL when it cannot be read. */
+char *clf_info_string (cl_platform_id platform, cl_device_id device,
+    cl_uint param);

@@ -1,0 +1,397 @@
+/* Launches: the frame's commands as they are enqueued, timed and waited
+ * for; the kernels' arguments; and passes too long for one launch, split
+ * into launches sized by the kernels' speeds as learned, with the caller's
+ * interrupt asked between them. */
+#include "clf-plan-private.h"
+
+#include <string.h>
+
+cl_event *
+clf_plan_next_event (ClfPlan * plan, CommandKind kind)
+{
+  plan->commands.kinds[plan->commands.n] = kind;
+  plan->commands.events[plan->commands.n] = NULL;
+  plan->commands.reads[plan->commands.n] = 0;
+  return &plan->commands.events[plan->commands.n];
+}
+
+void
+clf_plan_event_enqueued (ClfPlan * plan)
+{
+  plan->commands.n++;
+}
+
+/* The wait list of the next command: the events the frame waits for, to
+ * its first command only; the queue is in order, so the others follow it
+ * (no barrier, one call less a frame). */
+cl_uint
+clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait)
+{
+  cl_uint n = plan->n_wait;
+  *wait = n ? plan->wait : NULL;
+  plan->n_wait = 0;
+  plan->wait = NULL;
+  return n;
+}
+
+/* The device time of a finished command. */
+static bool
+command_ns (cl_event event, uint64_t * ns, ClfError * err)
+{
+  cl_ulong start = 0, end = 0;
+  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+      CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+      CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+  *ns = end > start ? end - start : 0;
+  return true;
+
+fail:
+  return false;
+}
+
+/* A kernel read `reads` bytes in `ns`: its speed from now on. */
+static void
+learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
+{
+  if (reads > 0 && ns > 0) {
+    g_mutex_lock (&plan->speed_lock);
+    plan->reads_per_ns[kernel] = reads / (double) ns;
+    g_mutex_unlock (&plan->speed_lock);
+  }
+}
+
+/* Waits for the frame, adds up each kind's device time and releases the
+ * events.  Every command is waited for, not only the last: the uploads
+ * and downloads run on queues of their own, and a driver may report one
+ * complete (and give its profiling times) only once it was waited for,
+ * after the command that depended on it ended (NVIDIA, with several
+ * frames in flight in several elements: CL_PROFILING_INFO_NOT_AVAILABLE). */
+bool
+clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
+    ClfError * err)
+{
+  bool ok = true;
+
+  if (cmds->done || cmds->n) {
+    cl_int status;
+    CLF_FAULT_OR (status, "clWaitForEvents",
+        status = cmds->done ? clWaitForEvents (1, &cmds->done) : CL_SUCCESS);
+    if (status == CL_SUCCESS && cmds->n)
+      status = clWaitForEvents (cmds->n, cmds->events);
+    if (status != CL_SUCCESS) {
+      clf_error_set_cl (err, "clWaitForEvents", status);
+      /* Host memory may still be in use by a failed command's neighbours. */
+      clFinish (clf_engine_queue (plan->engine));
+      ok = false;
+    }
+  }
+  for (unsigned i = 0; i < cmds->n; i++) {
+    uint64_t ns = 0;
+    if (ok && stats && (ok = command_ns (cmds->events[i], &ns, err))) {
+      *(cmds->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
+          cmds->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
+          &stats->kernel_ns) += ns;
+      learn_speed (plan, cmds->kernels[i], cmds->reads[i], ns);
+    }
+    clReleaseEvent (cmds->events[i]);
+  }
+  if (ok && stats) {
+    stats->kernel_ns += cmds->launched_ns;
+    stats->copies = cmds->copies;
+  }
+  if (cmds->done)
+    clReleaseEvent (cmds->done);
+  cmds->n = 0;
+  cmds->launched_ns = 0;
+  cmds->copies = 0;
+  cmds->done = NULL;
+  return ok;
+}
+
+static bool
+set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
+    cl_mem dst, const Placement * out, cl_mem sums, const ClfView * v,
+    const ClfParams * params, cl_int segment, bool keep_from_dst,
+    ClfError * err)
+{
+  cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
+  cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
+  cl_int width = (cl_int) v->width, height = (cl_int) v->height;
+  cl_int radius = (cl_int) params->radius, border = (cl_int) params->border;
+  cl_int keep_dst = keep_from_dst;
+  cl_ulong mean_mul;
+  cl_int mean_shift;
+  clf_mean_divider (params->radius, v->sample_bytes, v->depth, &mean_mul,
+      &mean_shift);
+  const struct {
+    size_t size;
+    const void *value;
+  } args[] = {
+    {sizeof src, &src}, {sizeof src_off, &src_off},
+    {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
+    {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
+    {sizeof sums, &sums}, {sizeof width, &width}, {sizeof height, &height},
+    {sizeof radius, &radius}, {sizeof border, &border},
+    {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
+    {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
+  };
+  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
+    CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
+        args[i].value);
+  return true;
+
+fail:
+  return false;
+}
+
+/* ---- passes too long for one launch ------------------------------------
+ * The passes whose cost grows with the radius (the naive box: (2r+1)^2
+ * reads a byte; the separable passes: 2r+1) take minutes a frame at
+ * radius 1023 on CPUs.  One estimated above LAUNCH_NS runs as launches of
+ * about that long, each waited for, so that the frame can be stopped
+ * between them (clf_plan_set_interrupt): a stop then waits for one launch
+ * at most.  The estimate comes from the kernel's speed as measured on its
+ * last launch; until a kernel has run, DEFAULT_READS_PER_NS, about the
+ * naive box's speed on the slowest device measured (a two-core CPU),
+ * stands for it.  The naive box stays the naive box: each launch runs the
+ * same kernel over a rectangle of the plane's pixels (the CPUs' separable
+ * strips: a range of one-row strips), and the bytes are the same. */
+#define LAUNCH_NS 50e6
+#define DEFAULT_READS_PER_NS 1.0
+/* CPU launches come in work-groups of this many pixels, at least one per
+ * compute unit: PoCL runs a work-group's items in SIMD lanes (16 ints in
+ * AVX-512), and launches of a dozen pixels, each its own lane-less group
+ * or all on one core, ran the naive box at large radii several times
+ * slower (measurements: docs/performance/tuning.md). */
+#define CPU_LAUNCH_GROUP 16
+
+/* Bytes read per byte written by passes whose cost grows with the radius;
+ * 0 for the others (a few reads a byte at any radius, or separable_tiles,
+ * whose radius is at most CLF_TILES_MAX_RADIUS: one launch). */
+static double
+pass_reads_per_byte (KernelId kernel, uint32_t radius)
+{
+  double window = 2.0 * radius + 1;
+  switch (kernel) {
+    case K_BOX:
+      return window * window;
+    case K_ROWS_DIRECT:
+    case K_COLS_DIRECT:
+      return window;
+    case K_SEPARABLE_STRIPS:
+      return 2 * window;
+    default:
+      return 0;
+  }
+}
+
+static double
+kernel_speed (ClfPlan * plan, KernelId kernel)
+{
+  double speed;
+
+  g_mutex_lock (&plan->speed_lock);
+  speed = plan->reads_per_ns[kernel];
+  g_mutex_unlock (&plan->speed_lock);
+  return speed > 0 ? speed : DEFAULT_READS_PER_NS;
+}
+
+/* The work of one launch: `count` units from `offset` on, as the kernel's
+ * global offset and size. */
+typedef struct {
+  size_t offset[2];
+  size_t global[2];
+  uint64_t count;
+} LaunchRange;
+
+/* The next launch of about `units` units from unit `done` of a plane:
+ * rows (one-row strips) when `rows`, else pixels in row order, as whole
+ * rows where `units` reaches past the row's end, else a run of one row
+ * (GPUs: whole work-groups of `group` work-items). */
+static LaunchRange
+next_launch (const ClfView * p, uint64_t done, uint64_t units,
+    bool rows, size_t group)
+{
+  LaunchRange r = { {0, 0}, {1, 1}, 0 };
+  if (units < 1)
+    units = 1;
+  if (rows) {
+    r.count = units < p->height - done ? units : p->height - done;
+    r.offset[0] = (size_t) done;
+    r.global[0] = (size_t) r.count;
+    return r;
+  }
+  size_t x = (size_t) (done % p->width), y = (size_t) (done / p->width);
+  if (x == 0 && units >= p->width) {
+    uint64_t n = units / p->width;
+    n = n < p->height - y ? n : p->height - y;
+    r.offset[1] = y;
+    r.global[0] = clf_ceil_div (p->width, group) * group;
+    r.global[1] = (size_t) n;
+    r.count = n * p->width;
+    return r;
+  }
+  size_t run = units < p->width - x ? (size_t) units : p->width - x;
+  if (run < p->width - x)
+    run = run > group ? run / group * group : group;
+  run = run < p->width - x ? run : p->width - x;
+  r.offset[0] = x;
+  r.offset[1] = y;
+  r.global[0] = clf_ceil_div (run, group) * group;
+  r.count = run;
+  return r;
+}
+
+static bool
+frame_cancelled (const ClfPlan * plan)
+{
+  return plan->interrupt.cancelled
+      && plan->interrupt.cancelled (plan->interrupt.data);
+}
+
+/* Runs one launch and waits for it; its device time counts as the frame's
+ * kernel time, and teaches the plan the kernel's speed.  After the frame's
+ * first such launch, a pass estimated above interrupt.slow_ns is told. */
+static bool
+run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
+    const LaunchRange * r, const size_t *local, double reads,
+    double frame_reads, ClfError * err)
+{
+  cl_event event = NULL;
+  uint64_t ns = 0;
+  const cl_event *wait;
+  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
+  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), kernel, 2, r->offset, r->global, local,
+      n_wait, wait, &event);
+  CLF_TRY (err, fail, clWaitForEvents, 1, &event);
+  if (!command_ns (event, &ns, err))
+    goto fail;
+  clReleaseEvent (event);
+  plan->commands.launched_ns += ns;
+  learn_speed (plan, id, reads, ns);
+  if (!plan->estimated && plan->interrupt.slow) {
+    double estimate = frame_reads / kernel_speed (plan, id);
+    plan->estimated = true;
+    if (estimate > (double) plan->interrupt.slow_ns)
+      plan->interrupt.slow ((uint64_t) estimate, plan->interrupt.data);
+  }
+  return true;
+
+fail:
+  if (event)
+    clReleaseEvent (event);
+  return false;
+}
+
+/* A pass in launches of about LAUNCH_NS each, stopping between them when
+ * the caller cancels the frame (CLF_ERROR_CANCELLED).  The kernel's
+ * arguments are set. */
+static bool
+enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
+    const Pass * pass, const ClfView * p, double reads_per_unit,
+    ClfError * err)
+{
+  bool rows = pass->shape == STRIP;
+  uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
+  size_t group = rows ? 1 : plan->cpu_kernels ? CPU_LAUNCH_GROUP :
+      set->group[pass->kernel];
+  size_t local_size[2] = { group, 1 };
+  /* Every compute unit gets a work-group (CPUs: one strip a unit). */
+  double fewest = (double) group * plan->compute_units;
+
+  for (uint64_t done = 0; done < total;) {
+    if (frame_cancelled (plan)) {
+      clf_error_set (err, CLF_ERROR_CANCELLED, "the frame was stopped "
+          "between two launches of its %s kernel",
+          clf_kernel_names[pass->kernel]);
+      return false;
+    }
+    double units = LAUNCH_NS * kernel_speed (plan, pass->kernel) /
+        reads_per_unit;
+    units = units > fewest ? units : fewest;
+    LaunchRange r = next_launch (p, done, units < (double) total ?
+        (uint64_t) units : total, rows, group);
+    if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
+            local_size, (double) r.count * reads_per_unit,
+            (double) total * reads_per_unit, err))
+      return false;
+    done += r.count;
+  }
+  return true;
+}
+
+/* The reads of a pass over view p, when its cost grows with the radius
+ * and it is estimated above LAUNCH_NS; else 0 (one launch). */
+static double
+long_pass_reads (ClfPlan * plan, const Pass * pass,
+    const ClfView * p, const ClfParams * params)
+{
+  double reads = (double) clf_view_row_bytes (p) * p->height
+      * pass_reads_per_byte (pass->kernel, params->radius);
+  return reads / kernel_speed (plan, pass->kernel) > LAUNCH_NS ? reads : 0;
+}
+
+bool
+clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
+    const ClfView * p, const ClfParams * params, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out,
+    bool keep_from_dst, ClfError * err)
+{
+  cl_kernel kernel = set->kernels[pass->kernel];
+  size_t global[2];
+  size_t seg = clf_work_shape_size (plan->compute_units,
+      &set->layout, set->group[pass->kernel], pass, p, params, global);
+  double long_reads = long_pass_reads (plan, pass, p, params);
+  /* In launches, a CPU strip is one row: a launch takes whole strips. */
+  if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
+          long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
+          keep_from_dst, err))
+    return false;
+  if (long_reads > 0)
+    return enqueue_in_launches (plan, set, pass, p, long_reads /
+        (pass->shape == STRIP ? p->height : (double) p->width * p->height),
+        err);
+
+  size_t local_size[2];
+  const size_t *local = clf_pass_local_size (plan->cpu_kernels,
+      set->group[pass->kernel], pass, global, local_size);
+  const cl_event *wait;
+  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
+  plan->commands.kernels[plan->commands.n] = pass->kernel;
+  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local,
+      n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
+  plan->commands.reads[plan->commands.n] = (double) clf_view_row_bytes (p)
+      * p->height * pass_reads_per_byte (pass->kernel, params->radius);
+  clf_plan_event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}
+
+/* The event that ends the frame, kept with it: the queue is in order, so
+ * its last command's.  A frame whose passes all ran in launches (waited
+ * for one by one, see run_launch) has none left: a marker then. */
+bool
+clf_plan_keep_done_event (ClfPlan * plan, ClfError * err)
+{
+  FrameCommands *cmds = &plan->commands;
+
+  if (cmds->n == 0) {
+    const cl_event *wait;
+    cl_uint n_wait = clf_plan_take_wait (plan, &wait);
+    CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
+        clf_engine_queue (plan->engine), n_wait, wait, &cmds->done);
+    return true;
+  }
+  CLF_TRY (err, fail, clRetainEvent, cmds->events[cmds->n - 1]);
+  cmds->done = cmds->events[cmds->n - 1];
+  return true;
+
+fail:
+  cmds->done = NULL;
+  return false;
+}

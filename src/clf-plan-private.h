@@ -1,0 +1,144 @@
+/* The plan layer's own header: the plan object (clf-plan.c) and what its
+ * parts share: the frame's commands and launches (clf-launch.c) and the
+ * frames' checks and transfers (clf-frame.c).  On the engine, the
+ * geometry and the catalogue below it. */
+#pragma once
+
+#include "clf-check.h"
+#include "clf-engine-private.h"
+#include "clf-geometry.h"
+
+#include <glib.h>
+
+/* The kernels index a plane's bytes, and the blurs' sums, with 32-bit
+ * signed ints (and a few unsigned): every plane's last byte, and every
+ * stride, stays below this. */
+#define KERNEL_INDEX_LIMIT INT32_MAX
+/* Per plane: an upload, a copy, a download, and the map and unmap that
+ * hand a wrapped host buffer back to the host; per view, two filter
+ * passes. */
+#define MAX_COMMANDS (CLF_MAX_PLANES * 5 + CLF_MAX_COMPONENTS * 2)
+
+
+/* The kernels of one pixel layout, and the work-group size each gets on
+ * GPUs (see kernel_group_size in clf-plan.c). */
+typedef struct {
+  ClfLayout layout;
+  cl_kernel kernels[N_KERNELS];
+  size_t group[N_KERNELS];
+} KernelSet;
+
+/* The rows of a plane: bytes of a row (what is copied and staged), their
+ * number, and the size of its samples' containers. */
+typedef struct {
+  size_t row_bytes;
+  uint32_t rows;
+  uint32_t sample_bytes;        /* device planes lie on its multiples */
+} PlaneShape;
+
+/* Where a plane lies in a device buffer. */
+typedef struct {
+  size_t offset;
+  size_t stride;
+} Placement;
+
+typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
+
+/* The commands enqueued for a frame; for kernels whose cost grows with
+ * the radius, which kernel and how many bytes it reads, to learn its
+ * speed (see clf-launch.c).  Built in the plan while
+ * the frame is enqueued, then its own (ClfInFlight) until finished. */
+typedef struct ClfInFlight {
+  cl_event events[MAX_COMMANDS];
+  CommandKind kinds[MAX_COMMANDS];
+  KernelId kernels[MAX_COMMANDS];
+  double reads[MAX_COMMANDS];
+  unsigned n;
+  uint64_t launched_ns;         /* launches already waited for */
+  uint32_t copies;              /* host-side copies of the frame */
+  cl_event done;                /* completes with the frame */
+} FrameCommands;
+
+struct ClfPlan {
+  ClfEngine *engine;
+  uint32_t n_planes;
+  PlaneShape planes[CLF_MAX_PLANES];
+  ClfViews views;
+  bool cpu_kernels;
+  cl_uint compute_units;
+
+  KernelSet sets[3 * CLF_MAX_COMPONENTS];
+  unsigned n_sets;
+  /* Per view and per mode family; NULL where the mode filters none of
+   * the view's samples.  16-bit views whose window sums can pass 2^32
+   * also have blurs with 64-bit sums, for the radii that need them. */
+  const KernelSet *blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
+  const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
+
+  size_t sums_size;
+  cl_mem sums;                  /* exact row sums, created on first use */
+  char *blur_limit;             /* why the blurs cannot run at this size,
+                                 * or NULL; laplace needs no sums */
+
+  Placement staged[CLF_MAX_PLANES];
+  size_t staged_size;
+  cl_mem staging_in;            /* device frames for host planes, */
+  cl_mem staging_out;           /* created on first use */
+
+  FrameCommands commands;       /* of the frame being enqueued */
+  /* The events the frame being enqueued waits for, given to its first
+   * command (see clf_plan_take_wait). */
+  const cl_event *wait;
+  cl_uint n_wait;
+
+  /* Passes too long for one launch: each kernel's speed as last measured
+   * (bytes read per ns; 0 until timed), whether the frame's length was
+   * estimated, and how the caller stops a frame or hears of a slow one.
+   * The speeds are learned as frames finish, maybe on another thread than
+   * the one enqueueing (clf_plan_finish): under speed_lock. */
+  GMutex speed_lock;
+  double reads_per_ns[N_KERNELS];
+  bool estimated;
+  ClfInterrupt interrupt;
+};
+
+
+/* ---- the frame's commands (clf-launch.c) ---- */
+
+/* The next command's event, of `kind`; counted once enqueued
+ * (clf_plan_event_enqueued). */
+cl_event *clf_plan_next_event (ClfPlan * plan, CommandKind kind);
+void clf_plan_event_enqueued (ClfPlan * plan);
+/* The wait list of the next command (see clf-launch.c). */
+cl_uint clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait);
+/* Waits for a frame's commands, adds their device time to `stats` (may be
+ * NULL), learns the kernels' speeds and releases the events. */
+bool clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds,
+    ClfFrameStats * stats, ClfError * err);
+/* Enqueues one pass of a mode over view p, in launches where it is too
+ * long for one. */
+bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
+    const Pass * pass, const ClfView * p, const ClfParams * params,
+    cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
+    bool keep_from_dst, ClfError * err);
+/* Keeps the event that ends the frame being enqueued, in its commands. */
+bool clf_plan_keep_done_event (ClfPlan * plan, ClfError * err);
+
+/* ---- frames: checks and transfers (clf-frame.c) ---- */
+
+/* Copies a plane's rows from src to dst on the device. */
+bool clf_plan_enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
+    cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
+    ClfError * err);
+/* Copies plane i between host memory and the staged device frame. */
+bool clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
+    const ClfFrame * host, ClfError * err);
+/* Where the filter finds plane i of a frame, and whether a frame has a
+ * plane in host memory. */
+cl_mem clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame,
+    uint32_t i, cl_mem staging, Placement * at);
+bool clf_plan_has_host_plane (const ClfPlan * plan, const ClfFrame * frame);
+/* Hands the wrapped host buffers of `dst` back to the host. */
+bool clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst,
+    ClfError * err);
