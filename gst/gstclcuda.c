@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "gstclcuda.h"
+#include "gstclformat.h"
 
 gboolean
 gst_cl_caps_are_cuda (const GstCaps * caps)
@@ -64,18 +65,18 @@ static const gchar cuda_formats[] = "{ I420, YV12, NV12, NV21, P010_10LE, "
     "P016_LE, I420_10LE, Y444, Y444_16LE, BGRA, RGBA, RGBx, BGRx, ARGB, ABGR, "
     "RGB, BGR, Y42B, I422_10LE, I422_12LE, YUY2, UYVY, RGBP, BGRP, GBR, GBRA }";
 
-/* `caps` (taken), whose structures differ in their formats only, as one
- * structure listing them all in order: each template lists CUDA memory
- * once. */
+/* `caps` (taken), whose structures differ in their formats only, as
+ * structures of GST_CL_FORMATS_PER_STRUCTURE formats in order, as the
+ * system memory's are. */
 static GstCaps *
-in_one_structure (GstCaps * caps)
+in_structures (GstCaps * caps)
 {
-  GstCaps *one;
+  GstCaps *out;
   GValue formats = G_VALUE_INIT;
+  guint n;
 
-  if (gst_caps_get_size (caps) < 2)
+  if (gst_caps_is_empty (caps))
     return caps;
-  one = gst_caps_copy_nth (caps, 0);
   g_value_init (&formats, GST_TYPE_LIST);
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GValue merged = G_VALUE_INIT;
@@ -85,10 +86,24 @@ in_one_structure (GstCaps * caps)
     g_value_unset (&formats);
     formats = merged;
   }
-  gst_structure_take_value (gst_caps_get_structure (one, 0), "format",
-      &formats);
+  /* A merge of one format is that string, not a list. */
+  n = GST_VALUE_HOLDS_LIST (&formats) ? gst_value_list_get_size (&formats) : 1;
+  out = gst_caps_new_empty ();
+  for (guint i = 0; i < n; i += GST_CL_FORMATS_PER_STRUCTURE) {
+    GstCaps *part = gst_caps_copy_nth (caps, 0);
+    GValue list = G_VALUE_INIT;
+
+    g_value_init (&list, GST_TYPE_LIST);
+    for (guint j = i; j < MIN (n, i + GST_CL_FORMATS_PER_STRUCTURE); j++)
+      gst_value_list_append_value (&list, GST_VALUE_HOLDS_LIST (&formats) ?
+          gst_value_list_get_value (&formats, j) : &formats);
+    gst_structure_take_value (gst_caps_get_structure (part, 0), "format",
+        &list);
+    gst_caps_append (out, part);
+  }
+  g_value_unset (&formats);
   gst_caps_unref (caps);
-  return one;
+  return out;
 }
 
 GstCaps *
@@ -104,7 +119,7 @@ gst_cl_cuda_template_caps (GstCaps * system)
    * formats both take. */
   gst_caps_set_features_simple (in_cuda,
       gst_caps_features_new (GST_CL_CAPS_FEATURE_CUDA_MEMORY, NULL));
-  cuda = in_one_structure (gst_caps_intersect (in_cuda, formats));
+  cuda = in_structures (gst_caps_intersect (in_cuda, formats));
   gst_caps_unref (in_cuda);
   gst_caps_unref (formats);
   g_free (desc);

@@ -190,10 +190,6 @@ static const GstVideoFormat common_formats[] = {
   GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_GRAY8,
 };
 
-/* Formats in one structure of the caps: gst-inspect prints each
- * structure's list on one line, which stays readable. */
-#define FORMATS_PER_STRUCTURE 12
-
 static gboolean
 is_common (GstVideoFormat format)
 {
@@ -231,9 +227,9 @@ gst_cl_format_supported_caps (void)
       g_array_append_val (ordered, common_formats[i]);
   append_formats (ordered, formats, 1);
   append_formats (ordered, formats, 2);
-  for (guint i = 0; i < ordered->len; i += FORMATS_PER_STRUCTURE)
+  for (guint i = 0; i < ordered->len; i += GST_CL_FORMATS_PER_STRUCTURE)
     gst_caps_append (caps, gst_video_make_raw_caps (&g_array_index (ordered,
-                GstVideoFormat, i), MIN (FORMATS_PER_STRUCTURE,
+                GstVideoFormat, i), MIN (GST_CL_FORMATS_PER_STRUCTURE,
                 ordered->len - i)));
   g_array_unref (ordered);
   return caps;

@@ -24,6 +24,10 @@ gboolean gst_cl_format_describe (const GstVideoInfo * info,
  * structure.  Transfer full. */
 GstCaps *gst_cl_format_supported_caps (void);
 
+/* Formats in one structure of the templates: gst-inspect prints each
+ * structure's list on one line, which stays readable. */
+#define GST_CL_FORMATS_PER_STRUCTURE 12
+
 gboolean gst_cl_format_is_supported (GstVideoFormat format);
 
 /* The supported format closest to `format` (same colour family, alpha,

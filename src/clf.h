@@ -115,7 +115,7 @@ cl_mem clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
     ClfError * err);
 
 /* What the on-disk cache of program binaries did for this engine (see
- * README, "Program binary cache"). */
+ * docs/cache.md). */
 typedef struct {
   uint32_t loads;         /* programs built from a cached binary */
   uint32_t stores;        /* binaries written after a build from source */
