@@ -502,33 +502,6 @@ gst_cl_cuda_built (void)
   return FALSE;
 }
 
-/* `caps` (taken), whose structures differ in their formats only, as one
- * structure listing them all in order: each template lists CUDA memory
- * once. */
-static GstCaps *
-in_one_structure (GstCaps * caps)
-{
-  GstCaps *one;
-  GValue formats = G_VALUE_INIT;
-
-  if (gst_caps_get_size (caps) < 2)
-    return caps;
-  one = gst_caps_copy_nth (caps, 0);
-  g_value_init (&formats, GST_TYPE_LIST);
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    GValue merged = G_VALUE_INIT;
-
-    gst_value_list_merge (&merged, &formats,
-        gst_structure_get_value (gst_caps_get_structure (caps, i), "format"));
-    g_value_unset (&formats);
-    formats = merged;
-  }
-  gst_structure_take_value (gst_caps_get_structure (one, 0), "format",
-      &formats);
-  gst_caps_unref (caps);
-  return one;
-}
-
 GstCaps *
 gst_cl_cuda_template_caps (GstCaps * system)
 {
