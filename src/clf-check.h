@@ -4,7 +4,6 @@
 #pragma once
 
 #include "clf.h"
-#include "clf-test-hooks.h"
 
 /* Records that OpenCL call `call` failed with `status`. */
 void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
@@ -23,24 +22,11 @@ void clf_error_copy (ClfError * err, const ClfError * from);
     }                                                     \
   } while (0)
 
-/* Calls an OpenCL function returning cl_int and checks it.  (In test
- * builds an injected fault stands for the call: clf-test-hooks.h.) */
+/* Calls an OpenCL function returning cl_int and checks it. */
 #define CLF_TRY(err, label, fn, ...)                      \
   do {                                                    \
-    cl_int clf_status_ = clf_test_fault (#fn);            \
-    if (clf_status_ == CL_SUCCESS)                        \
-      clf_status_ = fn (__VA_ARGS__);                     \
+    cl_int clf_status_ = fn (__VA_ARGS__);                \
     CLF_CHECK (clf_status_, #fn, err, label);             \
-  } while (0)
-
-/* For OpenCL calls that return an object and report through `status`:
- * CLF_FAULT_OR (status, x = clCreateBuffer (..., &status)) makes the call
- * unless a fault is injected for it. */
-#define CLF_FAULT_OR(status, name, call)                  \
-  do {                                                    \
-    (status) = clf_test_fault (name);                     \
-    if ((status) == CL_SUCCESS)                           \
-      call;                                               \
   } while (0)
 
 

@@ -376,10 +376,9 @@ import_frame (ClfCudaFrame * frame, int fd, ClfError * err)
   };
   cl_int status;
 
-  CLF_FAULT_OR (status, "clCreateBufferWithProperties", frame->buffer =
-      interop.create_buffer_with_properties (clf_engine_context
-          (cuda->engine), props, CL_MEM_READ_WRITE, frame->allocated, NULL,
-          &status));
+  frame->buffer = interop.create_buffer_with_properties (clf_engine_context
+      (cuda->engine), props, CL_MEM_READ_WRITE, frame->allocated, NULL,
+      &status);
   if (status != CL_SUCCESS)
     close (fd);
   CLF_CHECK (status, "clCreateBufferWithProperties", err, fail);
@@ -486,12 +485,11 @@ enqueue_ownership (ClfCudaFrame * frame, OwnershipFn command,
   cl_command_queue queue = clf_engine_queue (frame->cuda->engine);
   const cl_event *list = n_wait ? wait : NULL;
   const char *call = command ? name : "clEnqueueMarkerWithWaitList";
-  cl_int status = clf_test_fault (call);
+  cl_int status;
 
   *done = NULL;
-  if (status == CL_SUCCESS)
-    status = command ? command (queue, 1, &frame->buffer, n_wait, list, done)
-        : clEnqueueMarkerWithWaitList (queue, n_wait, list, done);
+  status = command ? command (queue, 1, &frame->buffer, n_wait, list, done)
+      : clEnqueueMarkerWithWaitList (queue, n_wait, list, done);
   CLF_CHECK (status, call, err, fail);
   return true;
 fail:

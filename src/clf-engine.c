@@ -78,8 +78,7 @@ query_memory_model (ClfEngine * engine, ClfError * err)
       CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
   CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
-  const char *force = getenv ("CLFILTER_HOST_UNIFIED");
-  engine->host_unified = unified && !(force && strcmp (force, "0") == 0);
+  engine->host_unified = unified;
   engine->base_align = align_bits >= 8 ? align_bits / 8 : 1;
   engine->little_endian = little;
   return true;
@@ -256,9 +255,8 @@ clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
     return NULL;
   cl_int status;
   cl_mem mem = NULL;
-  CLF_FAULT_OR (status, "clCreateBuffer",
-      mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
-          | CL_MEM_USE_HOST_PTR, size, data, &status));
+  mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
+      | CL_MEM_USE_HOST_PTR, size, data, &status);
   CLF_CHECK (status, "clCreateBuffer", err, fail);
   return mem;
 
@@ -288,17 +286,10 @@ build_log (cl_program program, cl_device_id device)
 static cl_program
 build_program (ClfEngine * engine, const char *options, ClfError * err)
 {
-  /* The kernels' sources, then (in test builds) any injected source. */
-  const char *sources[CLF_N_KERNEL_SOURCES + 1];
-  cl_uint n_sources = 0;
-  for (; n_sources < CLF_N_KERNEL_SOURCES; n_sources++)
-    sources[n_sources] = clf_kernel_sources[n_sources];
-  if (clf_test_bad_source ())
-    sources[n_sources++] = clf_test_bad_source ();
-
   cl_int status;
-  cl_program program = clCreateProgramWithSource (engine->context, n_sources,
-      sources, NULL, &status);
+  cl_program program = clCreateProgramWithSource (engine->context,
+      CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
+      &status);
   CLF_CHECK (status, "clCreateProgramWithSource", err, fail);
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
@@ -332,9 +323,8 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
   clf_program_options (layout, options);
 
   ClfCacheEntry entry = { 0 };
-  bool cached = !clf_test_bad_source ()
-      && clf_cache_entry_init (&entry, engine->platform, engine->device,
-      options);
+  bool cached = clf_cache_entry_init (&entry, engine->platform,
+      engine->device, options);
   const char *kernels[CLF_N_KERNELS];
   unsigned n_kernels = clf_layout_kernels (layout, kernels);
   cl_program program = cached ? clf_cache_load (&entry, kernels, n_kernels,

@@ -75,8 +75,7 @@ clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * 
 
   if (cmds->done || cmds->n) {
     cl_int status;
-    CLF_FAULT_OR (status, "clWaitForEvents",
-        status = cmds->done ? clWaitForEvents (1, &cmds->done) : CL_SUCCESS);
+    status = cmds->done ? clWaitForEvents (1, &cmds->done) : CL_SUCCESS;
     if (status == CL_SUCCESS && cmds->n)
       status = clWaitForEvents (cmds->n, cmds->events);
     if (status != CL_SUCCESS) {

@@ -102,9 +102,7 @@ cl_device_id clf_engine_device (const ClfEngine * engine);
  * device: two users that agree may share one engine. */
 bool clf_engine_matches (const ClfEngine * engine, const char * device_spec);
 /* True when the device works on host memory directly
- * (CL_DEVICE_HOST_UNIFIED_MEMORY): CPU drivers, integrated GPUs.  The
- * environment variable CLFILTER_HOST_UNIFIED=0 makes it false, to exercise
- * the copying paths of a discrete device on any device (tests, benchmarks). */
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY): CPU drivers, integrated GPUs. */
 bool clf_engine_host_unified (const ClfEngine * engine);
 /* A device buffer over `size` bytes of host memory at `data`
  * (CL_MEM_USE_HOST_PTR), made only where that costs no copy: the device is

@@ -13,11 +13,9 @@ src=${1:?usage: include-graph.sh SRCDIR}
 # units of a lower rank.  Bottom to top.
 layers='
 clf.h               api        0
-clf-test-hooks.h    api        0
 clf-cuda-driver.h   api        0
 clf-check.h         check      1
 clf-error.c         check      1
-clf-test-hooks.c    check      1
 clf-stats.c         stats      1
 clf-views.h         views      2
 clf-format.c        views      2

@@ -37,9 +37,9 @@ echo "OpenCL devices:"
 clinfo -l || true
 
 if [ -f "$build/build.ninja" ]; then
-  meson configure "$build" -Dwerror=true -Dtest-hooks=true
+  meson configure "$build" -Dwerror=true
 else
-  meson setup "$build" "$root" -Dwerror=true -Dtest-hooks=true
+  meson setup "$build" "$root" -Dwerror=true
 fi
 ninja -C "$build"
 
@@ -56,7 +56,7 @@ meson test -C "$build" --print-errorlogs "$@"
 # Without CUDA memory (meson option cuda, auto above): the plugin builds,
 # its templates lack CUDA memory, and caps in it are refused cleanly.
 nocuda_build=${CLF_NOCUDA_BUILD_DIR:-$root/build-nocuda}
-nocuda_options=(-Dcuda=disabled -Dwerror=true -Dtest-hooks=true)
+nocuda_options=(-Dcuda=disabled -Dwerror=true)
 if [ -f "$nocuda_build/build.ninja" ]; then
   meson configure "$nocuda_build" "${nocuda_options[@]}"
 else
@@ -67,7 +67,7 @@ meson test -C "$nocuda_build" --print-errorlogs gst-inspect errors
 
 if [ "${CLF_SANITIZE:-1}" != 0 ]; then
   sanitize_options=(-Db_sanitize=address,undefined -Db_lundef=false
-    -Dwerror=true -Dtest-hooks=true)
+    -Dwerror=true)
   if [ -f "$sanitize_build/build.ninja" ]; then
     meson configure "$sanitize_build" "${sanitize_options[@]}"
   else

@@ -3,7 +3,8 @@
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
  *   test-engine [matrix|layouts|formats|oracle|devices|invalid|frames|cache|stats|long|faults]...
- * (default: all; faults only in builds with -Dtest-hooks=true)
+ * (default: all; faults needs the test layer, tests/layer/, in
+ * OPENCL_LAYERS, as meson test sets it)
  *   test-engine cache-start   one start of an engine (the cache tests run
  *                             it as a child process)
  * CLF_TEST_SEED=<n> repeats a run's random data (and the quick tier's
@@ -15,7 +16,6 @@
 #include "config.h"
 #include "clf-private.h"        /* the cache's entries, to plant some */
 #include "clf-kernels.h"         /* the kernels' sources, to run parts */
-#include "clf-test-hooks.h"
 #include "reference.h"
 
 #include <dirent.h>
@@ -2052,6 +2052,22 @@ check_untrusted_entries (const char *root, const char *dir,
   check_binary_without_layout_kernel ();
 }
 
+/* The test layer (tests/layer/) fails the call `spec` names
+ * ("clCreateBuffer:3": the third one from now), or none (NULL).  Each
+ * spec gets a tag of its own, so that the layer counts again. */
+static void
+fail_call (const char *spec)
+{
+  static unsigned tag;
+  char tagged[128];
+  if (!spec) {
+    unsetenv ("CLF_TEST_FAIL_CALL");
+    return;
+  }
+  snprintf (tagged, sizeof tagged, "%s@%u", spec, ++tag);
+  setenv ("CLF_TEST_FAIL_CALL", tagged, 1);
+}
+
 /* The process's open file descriptors; -1 where /proc cannot say. */
 static int
 count_open_fds (void)
@@ -2066,7 +2082,6 @@ count_open_fds (void)
   return n - 1;                 /* less the one reading the list */
 }
 
-#if CLF_TEST_HOOKS
 /* A failure of the driver after the binary was read (building it, making
  * its kernels): the entry is evicted and built from source, once. */
 static void
@@ -2075,15 +2090,12 @@ check_failure_after_load (const char *dir, const char *call)
   char spec[64], what[96];
   snprintf (spec, sizeof spec, "%s:1", call);
   snprintf (what, sizeof what, "%s fails after a load", call);
-  setenv ("CLFILTER_TEST_FAIL_CALL", spec, 1);
-  clf_test_fault_reset ();
+  fail_call (spec);
   ClfCacheStats s = filter_with_new_engine (what);
-  unsetenv ("CLFILTER_TEST_FAIL_CALL");
-  clf_test_fault_reset ();
+  fail_call (NULL);
   CHECK_STATS (s, 1u, 1u, 1u, what);
   check_entry_count (dir, 2, what);
 }
-#endif
 
 /* ---- a binary that crashes the driver ---- */
 
@@ -2353,10 +2365,8 @@ test_cache (void)
     CHECK (rename (entries[1], entries[0]) == 0, "rename failed");
     check_rebuilt (dir, 2, "stale");
     check_untrusted_entries (root, dir, entries[0]);
-#if CLF_TEST_HOOKS
     check_failure_after_load (dir, "clBuildProgram");
     check_failure_after_load (dir, "clCreateKernel");
-#endif
     /* Each program's entry: the one loaded first, and the one loaded
      * after another program. */
     char uv[640];
@@ -2440,8 +2450,7 @@ test_stats (void)
   free (stats);
 }
 
-#if CLF_TEST_HOOKS
-/* ---- injected faults (test builds only: clf-test-hooks.h) ------------- */
+/* ---- injected faults (the test layer: tests/layer/) ------------------- */
 
 /* An I420 frame (set by test_faults). */
 static ClfFrameFormat fault_format;
@@ -2487,14 +2496,13 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   host_blobs_init (&h, &fault_format, &in, wrapped, &err);
   ClfPlan *plan = plan_for (what, &fault_format);
 
-  setenv ("CLFILTER_TEST_FAIL_CALL", spec, 1);
-  clf_test_fault_reset ();
+  fail_call (spec);
   unsigned frame = 0;
   bool failed = false;
   for (; plan && frame < 8 && !failed; frame++)
     failed = !fault_frame (plan, &params, &h.src, &h.dst, h.src_mem, h.dst_mem, &want,
         &err, what);
-  unsetenv ("CLFILTER_TEST_FAIL_CALL");
+  fail_call (NULL);
 
   CHECK (failed, "%s: no frame failed in %u", what, frame);
   if (failed) {
@@ -2524,9 +2532,9 @@ check_bad_source (void)
   CHECK (fresh, "clf_engine_new: %s", err.message);
   if (!fresh)
     return;
-  setenv ("CLFILTER_TEST_BAD_SOURCE", injected, 1);
+  setenv ("CLF_TEST_BAD_SOURCE", injected, 1);
   ClfPlan *plan = clf_plan_new (fresh, &fault_format, &err);
-  unsetenv ("CLFILTER_TEST_BAD_SOURCE");
+  unsetenv ("CLF_TEST_BAD_SOURCE");
   CHECK (!plan && err.code == CLF_ERROR_BUILD && err.detail
       && strstr (err.detail, "clfilter-injected-build-error"),
       "bad source: %s / log: %s", plan ? "built" : err.message,
@@ -2556,6 +2564,14 @@ test_faults (void)
     "clGetMemObjectInfo", "clEnqueueMapBuffer", "clEnqueueUnmapMemObject",
   };
   static const unsigned nths[] = { 1, 2, 3 };
+  /* The faults come from the test layer: without it, nothing would
+   * fail and every check below would say so. */
+  const char *layers = getenv ("OPENCL_LAYERS");
+  CHECK (layers && strstr (layers, "clf-test-layer"), "faults: the test "
+      "layer is not loaded (OPENCL_LAYERS=%s); meson test sets it",
+      layers ? layers : "");
+  if (!layers || !strstr (layers, "clf-test-layer"))
+    return;
   fault_format = byte_planes (3, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
       {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}});
   for (size_t n = 0; n < N_OF (nths); n++) {
@@ -2570,7 +2586,6 @@ test_faults (void)
   check_fault ("clWaitForEvents", 5, false);
   check_bad_source ();
 }
-#endif
 
 /* ---- long frames: launches, stops, the slow report -------------------- */
 
@@ -2735,9 +2750,7 @@ static const struct {
   {"cache", test_cache},
   {"stats", test_stats},
   {"long", test_long},
-#if CLF_TEST_HOOKS
   {"faults", test_faults},
-#endif
 };
 
 static bool

@@ -1161,7 +1161,7 @@ note_promise_kept (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 /* Two clfilters with frames in flight.  On a staged device (a discrete
- * GPU, or CLFILTER_HOST_UNIFIED=0) the first enqueues on its device thread
+ * GPU, or CLF_TEST_HOST_UNIFIED=0) the first enqueues on its device thread
  * and passes the frame on before that, promising the write on its memory;
  * the second waits for the promise, not for the device, before it
  * enqueues behind the write.  The input's memory carries a promise the
@@ -1262,7 +1262,7 @@ GST_START_TEST (test_foreign_buffers)
 
     /* Test switch: the copying path of a device without shared memory. */
     if (discrete)
-      g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+      g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
     unified = device_shares_host_memory ();
     h = gst_harness_new ("clfilter");
     gst_element_set_bus (h->element, bus);
@@ -1277,7 +1277,7 @@ GST_START_TEST (test_foreign_buffers)
     gst_element_set_bus (h->element, NULL);
     gst_object_unref (bus);
     gst_harness_teardown (h);
-    g_unsetenv ("CLFILTER_HOST_UNIFIED");
+    g_unsetenv ("CLF_TEST_HOST_UNIFIED");
   }
 }
 
@@ -2368,13 +2368,13 @@ GST_END_TEST;
 static void
 discrete_setup (void)
 {
-  g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
 }
 
 static void
 discrete_teardown (void)
 {
-  g_unsetenv ("CLFILTER_HOST_UNIFIED");
+  g_unsetenv ("CLF_TEST_HOST_UNIFIED");
 }
 
 static Suite *

@@ -33,7 +33,7 @@ setup (void)
 static void
 setup_discrete (void)
 {
-  g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
   setup ();
 }
 

@@ -1,8 +1,8 @@
 /* GStreamer
  * gst-check tests of clfilter's errors: each says what went wrong and what
  * to do, with the GStreamer domain and code that fit, and the element shuts
- * down cleanly after it.  Faults are injected through the test hooks
- * (src/clf-test-hooks.h; meson -Dtest-hooks=true, as tests/run.sh builds).
+ * down cleanly after it.  Faults are injected through the test layer
+ * (tests/layer/, which meson test loads through OPENCL_LAYERS).
  */
 #include "config.h"
 
@@ -430,7 +430,6 @@ GST_START_TEST (test_cuda_memory_without_cuda)
 
 GST_END_TEST;
 
-#if CLF_TEST_HOOKS
 /* Kernel source that does not compile (injected): the caps are refused,
  * and the error carries the compiler's build log. */
 GST_START_TEST (test_kernel_build_failure)
@@ -440,7 +439,7 @@ GST_START_TEST (test_kernel_build_failure)
   GError *error = NULL;
   gchar *debug = NULL;
 
-  g_setenv ("CLFILTER_TEST_BAD_SOURCE",
+  g_setenv ("CLF_TEST_BAD_SOURCE",
       "#error clfilter-injected-build-error\n", TRUE);
   h = harness_with_bus (TRUE, &bus);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=16,"
@@ -460,7 +459,7 @@ GST_START_TEST (test_kernel_build_failure)
   g_free (debug);
   g_error_free (error);
   harness_free (h, bus);
-  g_unsetenv ("CLFILTER_TEST_BAD_SOURCE");
+  g_unsetenv ("CLF_TEST_BAD_SOURCE");
 }
 
 GST_END_TEST;
@@ -519,7 +518,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   gchar *debug = NULL;
   guint frames = 0;
 
-  g_setenv ("CLFILTER_TEST_FAIL_CALL", fault, TRUE);
+  g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
   h = harness_with_bus (TRUE, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       "frames-in-flight", in_flight, NULL);
@@ -557,7 +556,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
       error->message);
 
   /* Stopped and started again (the fault gone), it filters again. */
-  g_unsetenv ("CLFILTER_TEST_FAIL_CALL");
+  g_unsetenv ("CLF_TEST_FAIL_CALL");
   fail_unless_equals_int (gst_element_set_state (h->element,
           GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
   gst_harness_play (h);
@@ -573,7 +572,6 @@ GST_START_TEST (test_opencl_error_mid_stream)
 }
 
 GST_END_TEST;
-#endif
 
 /* `code` makes GObject log its refusal: a warning, or a critical where
  * GLib reports invalid property values as one (Debian 13's GLib does). */
@@ -646,11 +644,9 @@ errors_suite (void)
   tcase_add_test (tc, test_laplace_beyond_the_blur_limit);
   tcase_add_test (tc, test_invalid_property_values_refused);
   tcase_add_test (tc, test_cuda_memory_without_cuda);
-#if CLF_TEST_HOOKS
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_loop_test (tc, test_opencl_error_mid_stream, 0,
       2 * G_N_ELEMENTS (stream_faults));
-#endif
   return s;
 }
 

@@ -677,7 +677,7 @@ GST_START_TEST (test_output_padding_zero)
   GstHarness *h;
 
   if (discrete)
-    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+    g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
   h = harness_with_bus (zero_copy, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       NULL);
@@ -712,7 +712,7 @@ GST_START_TEST (test_output_padding_zero)
     gst_buffer_unref (in);
   }
   harness_free (h, bus);
-  g_unsetenv ("CLFILTER_HOST_UNIFIED");
+  g_unsetenv ("CLF_TEST_HOST_UNIFIED");
 }
 
 GST_END_TEST;

@@ -292,7 +292,7 @@ run_storm (const gchar * caps, gboolean discrete)
   gint out;
 
   if (discrete)
-    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+    g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
   test_rng_init ();
   storm.rng = g_rand_new_with_seed (g_rand_int (test_rng));
   g_mutex_init (&storm.lock);
@@ -350,7 +350,7 @@ run_storm (const gchar * caps, gboolean discrete)
   g_mutex_clear (&storm.lock);
   g_cond_clear (&storm.cond);
   if (discrete)
-    g_unsetenv ("CLFILTER_HOST_UNIFIED");
+    g_unsetenv ("CLF_TEST_HOST_UNIFIED");
 }
 
 /* The pipeline the lost wake-up was found with. */

@@ -19,7 +19,7 @@ fi
 "$root/tests/install-deps.sh"
 [ -f "$build/build.ninja" ] || meson setup "$build" "$root" -Dwerror=true
 # Only what the soak runs, so that nothing else in the tree can stop it.
-meson compile -C "$build" gstclfilter clf-soak
+meson compile -C "$build" gstclfilter clf-soak clf-test-layer
 
 # The plugin just built, in a registry and program cache of the build's own.
 export GST_PLUGIN_PATH=$build/gst

@@ -26,8 +26,9 @@
  *                 [--warmup W] [--max-growth KIB] [--frames-in-flight N]
  *                 [--discrete]
  * --discrete keeps frames as on a discrete GPU whatever the device
- * (CLFILTER_HOST_UNIFIED=0: device buffers with pinned staging, and
- * frames-in-flight 3 by default).
+ * (through the test layer, tests/layer/, with CLF_TEST_HOST_UNIFIED=0:
+ * device buffers with pinned staging, and frames-in-flight 3 by
+ * default).
  */
 #include <gst/gst.h>
 #include <gst/video/video.h>
@@ -776,7 +777,7 @@ main (int argc, char **argv)
     {"frames-in-flight", 0, 0, G_OPTION_ARG_INT, &in_flight,
         "clfilter's frames-in-flight (its default)", "N"},
     {"discrete", 0, 0, G_OPTION_ARG_NONE, &discrete,
-        "Frames as on a discrete GPU (CLFILTER_HOST_UNIFIED=0)", NULL},
+        "Frames as on a discrete GPU (CLF_TEST_HOST_UNIFIED=0)", NULL},
     {NULL}
   };
   GOptionContext *context = g_option_context_new ("- clfilter soak test");
@@ -796,8 +797,16 @@ main (int argc, char **argv)
     return 2;
   }
   g_option_context_free (context);
-  if (discrete)
-    g_setenv ("CLFILTER_HOST_UNIFIED", "0", TRUE);
+  if (discrete) {
+    /* Before any OpenCL call: the ICD loader reads it once. */
+    g_setenv ("OPENCL_LAYERS", CLF_TEST_LAYER, FALSE);
+    g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
+    if (!g_file_test (g_getenv ("OPENCL_LAYERS"), G_FILE_TEST_EXISTS)) {
+      g_printerr ("clf-soak: --discrete needs the test layer %s (ninja "
+          "clf-test-layer)\n", g_getenv ("OPENCL_LAYERS"));
+      return 2;
+    }
+  }
 
   soak.frames = (guint) frames;
   soak.check_every = (guint) check_every;
