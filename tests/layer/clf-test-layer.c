@@ -334,13 +334,23 @@ layer_clEnqueueMapBuffer (cl_command_queue queue, cl_mem buffer,
       size, n_wait, wait, event, errcode_ret);
 }
 
+/* A failed unmap is made first: a driver that kept the mapping would keep
+ * the buffer too (no caller can free a mapped buffer), which would be the
+ * fault's leak, not the engine's.  Its event is not handed out. */
 static cl_int CL_API_CALL
 layer_clEnqueueUnmapMemObject (cl_command_queue queue, cl_mem mem,
     void *mapped, cl_uint n_wait, const cl_event * wait, cl_event * event)
 {
-  FAULT_STATUS (clEnqueueUnmapMemObject);
-  return next.clEnqueueUnmapMemObject (queue, mem, mapped, n_wait, wait,
-      event);
+  cl_int status = next.clEnqueueUnmapMemObject (queue, mem, mapped, n_wait,
+      wait, event);
+
+  if (status != CL_SUCCESS || !fails ("clEnqueueUnmapMemObject"))
+    return status;
+  if (event && *event) {
+    next.clReleaseEvent (*event);
+    *event = NULL;
+  }
+  return CL_OUT_OF_RESOURCES;
 }
 
 static cl_int CL_API_CALL
