@@ -60,15 +60,8 @@ struct _GstClFilter
   /* Whether the engine's device has memory of its own (a discrete GPU:
    * frames are staged in pinned host memory), from start(). */
   gboolean staged;
-  /* Set (atomic) by decide_allocation(): the output comes from the pool
-   * of the clfilter downstream, which enqueues behind its readiness, so it
-   * goes on as soon as its frame is enqueued.  Otherwise a CPU will read
-   * it, and on a discrete device its download starts at once. */
-  gint output_to_filter;
-
-  /* The settings of the frame being enqueued, and those a slow frame was
-   * reported for (the thread that enqueues: see the device thread). */
-  ClfParams running;
+  /* The settings a slow frame was reported for (the thread that
+   * enqueues: see the device thread). */
   ClfParams slow_reported;
   gboolean slow_known;
 
@@ -121,6 +114,8 @@ GstBaseTransformClass *gst_cl_filter_get_parent_class (void);
 
 /* gstclfilter.c: the element. */
 void gst_cl_filter_post_error (GstClFilter * self, const ClfError * err);
+/* frames-in-flight, auto (0) resolved for the device it started on. */
+guint gst_cl_filter_flight_limit (GstClFilter * self);
 
 /* gstclfiltercaps.c: negotiation and queries. */
 gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
@@ -164,17 +159,12 @@ void gst_cl_filter_before_transform (GstBaseTransform * trans,
 GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
     GstBuffer * buffer);
 
-/* gstclflight.c: frames-in-flight, auto resolved for the device. */
-guint gst_cl_filter_flight_limit (GstClFilter * self);
-
 /* gstclfilterstats.c: figures, messages and metas. */
-gboolean gst_cl_filter_record_frame (GstClFilter * self,
-    const ClfFrameStats * stats, guint64 * frame);
-void gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
-    const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts,
-    gboolean passthrough);
-void gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
-    const ClfParams * params, const ClfFrameStats * stats);
+/* A frame filtered: counted, said in the INFO log and (every
+ * stats-interval) a clfilter-stats message, and put on `outbuf` (where
+ * it has yet to leave) as a meta. */
+void gst_cl_filter_count_frame (GstClFilter * self, const ClfParams * params,
+    const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
 void gst_cl_filter_count_passed (GstClFilter * self, const ClfParams * params,
     GstClockTime pts);
 GstMessage *gst_cl_filter_summary_message (GstClFilter * self);

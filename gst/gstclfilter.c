@@ -363,6 +363,58 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       "OpenCL video filter");
 }
 
+/* frames-in-flight (changeable while playing), auto (0) resolved for the
+ * device the element started on. */
+guint
+gst_cl_filter_flight_limit (GstClFilter * self)
+{
+  guint limit;
+
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  /* Frames in CUDA memory have no transfers to overlap with the kernels
+   * (their copies are on the device): decode chains ran no faster with 3
+   * in flight (docs/performance/), which only add latency, memory and the
+   * hand-overs. */
+  if (limit == 0)
+    limit = self->staged && !self->cuda ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
+  GST_OBJECT_UNLOCK (self);
+  return limit;
+}
+
+/* What the frames in flight ask of the element (gstclflight.h). */
+static guint
+gst_cl_filter_hook_limit (GstElement * element)
+{
+  return gst_cl_filter_flight_limit (GST_CL_FILTER (element));
+}
+
+static void
+gst_cl_filter_hook_landed (GstElement * element, const ClfParams * params,
+    const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf)
+{
+  gst_cl_filter_count_frame (GST_CL_FILTER (element), params, stats, pts,
+      outbuf);
+}
+
+static void
+gst_cl_filter_hook_passed (GstElement * element, const ClfParams * params,
+    GstClockTime pts)
+{
+  gst_cl_filter_count_passed (GST_CL_FILTER (element), params, pts);
+}
+
+static void
+gst_cl_filter_hook_failed (GstElement * element, const ClfError * err)
+{
+  gst_cl_filter_post_error (GST_CL_FILTER (element), err);
+}
+
+static const GstClFlightHooks flight_hooks = {
+  gst_cl_filter_hook_limit, gst_cl_filter_hook_landed,
+  gst_cl_filter_hook_passed, gst_cl_filter_hook_failed,
+};
+
 static void
 gst_cl_filter_init (GstClFilter * self)
 {
@@ -373,7 +425,8 @@ gst_cl_filter_init (GstClFilter * self)
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->zero_copy = DEFAULT_ZERO_COPY;
   self->frames_in_flight = DEFAULT_FRAMES_IN_FLIGHT;
-  self->flight = gst_cl_flight_new (self);
+  self->flight = gst_cl_flight_new (GST_ELEMENT (self),
+      GST_BASE_TRANSFORM_SRC_PAD (self), &flight_hooks);
   self->kernel_times = g_new (ClfTimeStats, 1);
   clf_time_stats_reset (self->kernel_times);
   /* Late frames are dropped, as GstVideoFilter's are: a live pipeline
@@ -560,7 +613,6 @@ gst_cl_filter_start (GstBaseTransform * trans)
     goto no_device;
 
   GST_INFO_OBJECT (self, "using %s", clf_engine_device_name (self->engine));
-  gst_cl_flight_set_stopping (self->flight, FALSE);
   GST_OBJECT_LOCK (self);
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
@@ -571,6 +623,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   self->last_kernel_ns = 0;
   clf_time_stats_reset (self->kernel_times);
   GST_OBJECT_UNLOCK (self);
+  gst_cl_flight_start (self->flight, !clf_engine_host_unified (self->engine));
   g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
 

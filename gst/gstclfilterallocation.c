@@ -184,7 +184,7 @@ gst_cl_filter_decide_cuda_allocation (GstClFilter * self, GstQuery * query,
   size = info.size;
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &min, &max);
-  g_atomic_int_set (&self->output_to_filter, FALSE);
+  gst_cl_flight_set_output_to_filter (self->flight, FALSE);
   pool = gst_cl_cuda_pool_new (self->cuda, caps, size, min, max);
   if (!pool) {
     GST_ERROR_OBJECT (self, "no CUDA buffer pool for %" GST_PTR_FORMAT, caps);
@@ -213,7 +213,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (self->cuda && gst_cl_caps_are_cuda (caps))
     return gst_cl_filter_decide_cuda_allocation (self, query, caps);
   if (!self->sharing) {
-    g_atomic_int_set (&self->output_to_filter, FALSE);
+    gst_cl_flight_set_output_to_filter (self->flight, FALSE);
     /* Without downstream's pool, one whose buffers' row padding is zeroed
      * once (the base class's would carry a freed buffer's bytes). */
     if (gst_query_get_n_allocation_pools (query) == 0 && caps
@@ -247,7 +247,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       NULL);
   GST_DEBUG_OBJECT (self, "output from %s pool, video meta %d",
       pool ? "downstream's" : "our own", video_meta);
-  g_atomic_int_set (&self->output_to_filter, pool != NULL);
+  gst_cl_flight_set_output_to_filter (self->flight, pool != NULL);
   pool = gst_cl_filter_configure_pool (self, engine, pool, caps, size,
       min, max, video_meta);
   clf_engine_unref (engine);

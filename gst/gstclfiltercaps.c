@@ -187,10 +187,11 @@ gst_cl_filter_frame_cancelled (void *data)
 /* A frame that will take longer than SLOW_FRAME_NS: said once for each
  * setting, with what gives the same bytes faster. */
 static void
-gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
+gst_cl_filter_frame_slow (const ClfParams * frame_params,
+    uint64_t estimated_ns, void *data)
 {
   GstClFilter *self = data;
-  ClfParams params = self->running;
+  ClfParams params = *frame_params;
 
   if (self->slow_known && params.mode == self->slow_reported.mode
       && params.radius == self->slow_reported.radius

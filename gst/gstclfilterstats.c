@@ -26,7 +26,7 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define MAX_UNREAD_STATS 4096
 
 /* Adds the frame to the statistics; TRUE when its message is due. */
-gboolean
+static gboolean
 gst_cl_filter_record_frame (GstClFilter * self, const ClfFrameStats * stats,
     guint64 * frame)
 {
@@ -94,7 +94,7 @@ gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
       NULL);
 }
 
-void
+static void
 gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats, GstClockTime pts,
     gboolean passthrough)
@@ -120,7 +120,7 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
 /* The frame's figures on the output buffer, for applications.  An upstream
  * clfilter's metas were not copied to it (transform_meta): a buffer
  * carries the figures of the filter that made it. */
-void
+static void
 gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
 {
@@ -140,6 +140,24 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   s = gst_buffer_writable_cl_filter_stats (outbuf);
   if (s)
     gst_cl_filter_set_figures (s, frame, params, stats, FALSE);
+}
+
+void
+gst_cl_filter_count_frame (GstClFilter * self, const ClfParams * params,
+    const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf)
+{
+  guint64 frame;
+  gboolean post = gst_cl_filter_record_frame (self, stats, &frame);
+
+  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
+      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
+      G_GUINT64_FORMAT " ns, %u copies", frame, clf_mode_name (params->mode),
+      params->radius, stats->kernel_ns, stats->upload_ns, stats->download_ns,
+      stats->copies);
+  if (post)
+    gst_cl_filter_post_stats (self, frame, params, stats, pts, FALSE);
+  if (outbuf)
+    gst_cl_filter_add_meta (outbuf, frame, params, stats);
 }
 
 /* Metas of the input that still hold for the filtered frame are copied to

@@ -60,7 +60,6 @@
 #include <string.h>
 
 #include "gstclflight.h"
-#include "gstclfilter-private.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
@@ -71,8 +70,15 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 
 struct _GstClFlight
 {
-  /* The element the frames are for (it owns this object). */
-  GstClFilter *filter;
+  /* The element the frames are for (it owns this object), its source pad
+   * and what the flight asks of it. */
+  GstElement *element;
+  GstPad *srcpad;
+  GstClFlightHooks hooks;
+  /* From gst_cl_flight_start(): the device has memory of its own. */
+  gboolean staged;
+  /* Set (atomic) by gst_cl_flight_set_output_to_filter(). */
+  gint output_to_filter;
 
   GMutex lock;
   GCond cond;
@@ -102,11 +108,14 @@ struct _GstClFlight
 };
 
 GstClFlight *
-gst_cl_flight_new (GstClFilter * filter)
+gst_cl_flight_new (GstElement * element, GstPad * srcpad,
+    const GstClFlightHooks * hooks)
 {
   GstClFlight *flight = g_new0 (GstClFlight, 1);
 
-  flight->filter = filter;
+  flight->element = element;
+  flight->srcpad = srcpad;
+  flight->hooks = *hooks;
   g_mutex_init (&flight->lock);
   g_cond_init (&flight->cond);
   g_queue_init (&flight->queue);
@@ -130,25 +139,6 @@ gst_cl_flight_is_stopping (GstClFlight * flight)
 
 static gpointer gst_cl_flight_output_thread (gpointer data);
 
-/* The frames-in-flight property (changeable while playing), auto (0)
- * resolved for the device the element started on. */
-guint
-gst_cl_filter_flight_limit (GstClFilter * self)
-{
-  guint limit;
-
-  GST_OBJECT_LOCK (self);
-  limit = self->frames_in_flight;
-  /* Frames in CUDA memory have no transfers to overlap with the kernels
-   * (their copies are on the device): decode chains ran no faster with 3
-   * in flight (docs/performance/), which only add latency, memory and the
-   * hand-overs. */
-  if (limit == 0)
-    limit = self->staged && !self->cuda ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
-  GST_OBJECT_UNLOCK (self);
-  return limit;
-}
-
 /* What downstream (or a frame that failed) said last, where it refuses
  * the next frame until a flush or a stop: an error, EOS, flushing.  Not
  * linked is only passed on (the pad may be linked again). */
@@ -161,6 +151,19 @@ gst_cl_flight_refusal (GstClFlight * flight)
   ret = flight->out_flow;
   g_mutex_unlock (&flight->lock);
   return ret == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : ret;
+}
+
+void
+gst_cl_flight_start (GstClFlight * flight, gboolean staged)
+{
+  flight->staged = staged;
+  gst_cl_flight_set_stopping (flight, FALSE);
+}
+
+void
+gst_cl_flight_set_output_to_filter (GstClFlight * flight, gboolean to_filter)
+{
+  g_atomic_int_set (&flight->output_to_filter, to_filter);
 }
 
 /* A flush or a stop begins (or ends): a long frame ends at its next
@@ -224,10 +227,9 @@ gboolean
 gst_cl_flight_pushes_early (GstClFlight * flight,
     const GstClFlightFrame * f)
 {
-  GstClFilter *self = flight->filter;
   gboolean early;
 
-  if (!g_atomic_int_get (&self->output_to_filter)
+  if (!g_atomic_int_get (&flight->output_to_filter)
       || g_strcmp0 (f->out.method, "device-memory") != 0)
     return FALSE;
   g_mutex_lock (&flight->lock);
@@ -251,24 +253,11 @@ gboolean
 gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
     ClfError * err)
 {
-  GstClFilter *self = flight->filter;
-  cl_event wait[2 * GST_CL_UPLOAD_MAX_WAIT];
-  /* The frame waits for the readiness of the memories it reads and
-   * writes, and is then their last reader and writer. */
-  guint n_wait = gst_cl_upload_wait_list (&f->in, GST_MAP_READ, wait);
-
-  n_wait += gst_cl_upload_wait_list (&f->out, GST_MAP_WRITE, wait + n_wait);
-
-  self->running = f->params;
-  f->job = clf_plan_enqueue (f->plan, &f->params, &f->src, &f->dst, wait,
-      n_wait, err);
-  for (guint i = 0; i < n_wait; i++)
-    clReleaseEvent (wait[i]);
+  f->job = gst_cl_upload_enqueue (&f->in, &f->out, f->plan, &f->params,
+      &f->src, &f->dst, err);
   if (!f->job)
     return FALSE;
-  gst_cl_upload_done (&f->in, GST_MAP_READ, clf_in_flight_event (f->job));
-  gst_cl_upload_done (&f->out, GST_MAP_WRITE, clf_in_flight_event (f->job));
-  if (!g_atomic_int_get (&self->output_to_filter))
+  if (!g_atomic_int_get (&flight->output_to_filter))
     gst_cl_upload_prefetch (&f->out);
   return TRUE;
 }
@@ -315,11 +304,10 @@ gst_cl_flight_device_thread (gpointer data)
 gboolean
 gst_cl_flight_uses_device_thread (GstClFlight * flight)
 {
-  GstClFilter *self = flight->filter;
   const GstClFlightFrame *newest;
   gboolean uses;
 
-  if (gst_cl_filter_flight_limit (self) > 1)
+  if (flight->hooks.limit (flight->element) > 1)
     return TRUE;
   g_mutex_lock (&flight->lock);
   newest = g_queue_peek_tail (&flight->queue);
@@ -340,9 +328,7 @@ gboolean
 gst_cl_flight_hands_over (GstClFlight * flight,
     const GstClFlightFrame * f)
 {
-  GstClFilter *self = flight->filter;
-
-  return (!f->pushed || self->staged)
+  return (!f->pushed || flight->staged)
       && gst_cl_flight_uses_device_thread (flight);
 }
 
@@ -406,7 +392,6 @@ gst_cl_flight_end_threads (GstClFlight * flight)
 GstFlowReturn
 gst_cl_flight_frame_failed (GstClFlight * flight, ClfError * err)
 {
-  GstClFilter *self = flight->filter;
   GstFlowReturn ret = err->code == CLF_ERROR_CANCELLED ? GST_FLOW_FLUSHING :
       GST_FLOW_ERROR;
 
@@ -417,9 +402,9 @@ gst_cl_flight_frame_failed (GstClFlight * flight, ClfError * err)
     flight->out_flow = ret;
   g_mutex_unlock (&flight->lock);
   if (err->code == CLF_ERROR_CANCELLED)
-    GST_DEBUG_OBJECT (self, "frame stopped: %s", err->message);
+    GST_DEBUG_OBJECT (flight->element, "frame stopped: %s", err->message);
   else
-    gst_cl_filter_post_error (self, err);
+    flight->hooks.failed (flight->element, err);
   clf_error_clear (err);
   return ret;
 }
@@ -433,7 +418,7 @@ static GstFlowReturn
 gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
     gboolean deliver, GstBuffer ** outbuf)
 {
-  GstClFilter *self = flight->filter;
+  GstElement *self = flight->element;
   ClfFrameStats stats;
   ClfError err = { 0 };
   gboolean ok;
@@ -441,7 +426,6 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   GstClockTime pts = f->pts;
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
   gboolean passed_through;
-  guint64 frame;
 
   GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
       GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
@@ -473,21 +457,10 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
       clf_error_clear (&err);
     return deliver ? gst_cl_flight_frame_failed (flight, &err) : GST_FLOW_OK;
   }
-  if (passed_through) {
-    gst_cl_filter_count_passed (self, &params, pts);
-    *outbuf = buf;
-    return GST_FLOW_OK;
-  }
-
-  GST_INFO_OBJECT (self, "frame %" G_GUINT64_FORMAT " %s r=%u: kernel %"
-      G_GUINT64_FORMAT " ns, upload %" G_GUINT64_FORMAT " ns, download %"
-      G_GUINT64_FORMAT " ns, %u copies", self->frames,
-      clf_mode_name (params.mode), params.radius, stats.kernel_ns,
-      stats.upload_ns, stats.download_ns, stats.copies);
-  if (gst_cl_filter_record_frame (self, &stats, &frame))
-    gst_cl_filter_post_stats (self, frame, &params, &stats, pts, FALSE);
-  if (buf)
-    gst_cl_filter_add_meta (buf, frame, &params, &stats);
+  if (passed_through)
+    flight->hooks.passed (self, &params, pts);
+  else
+    flight->hooks.landed (self, &params, &stats, pts, buf);
   GST_LOG_OBJECT (self, "landed");
   *outbuf = buf;
   return GST_FLOW_OK;
@@ -532,8 +505,6 @@ static gpointer
 gst_cl_flight_output_thread (gpointer data)
 {
   GstClFlight *flight = data;
-  GstClFilter *self = flight->filter;
-  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
   GstClFlightFrame *f;
 
   g_mutex_lock (&flight->lock);
@@ -555,7 +526,7 @@ gst_cl_flight_output_thread (gpointer data)
 
     ret = gst_cl_flight_land (flight, f, TRUE, &buf);
     if (buf)
-      ret = gst_pad_push (srcpad, g_steal_pointer (&buf));
+      ret = gst_pad_push (flight->srcpad, g_steal_pointer (&buf));
 
     g_mutex_lock (&flight->lock);
     if (!flight->drops && (flight->out_held || ret != GST_FLOW_OK))
@@ -601,7 +572,6 @@ gst_cl_flight_collect (GstClFlight * flight,
 GstFlowReturn
 gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
 {
-  GstClFilter *self = flight->filter;
   GstFlowReturn ret = GST_FLOW_OK;
 
   g_mutex_lock (&flight->lock);
@@ -620,7 +590,7 @@ gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
         && ret == GST_FLOW_OK, &buf);
     if (buf) {
       g_mutex_unlock (&flight->lock);
-      landed = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+      landed = gst_pad_push (flight->srcpad, buf);
       g_mutex_lock (&flight->lock);
     }
     if (ret == GST_FLOW_OK)
@@ -655,8 +625,7 @@ gst_cl_flight_needs_room (GstClFlight * flight, guint limit)
 GstFlowReturn
 gst_cl_flight_make_room (GstClFlight * flight, GstBuffer ** outbuf)
 {
-  GstClFilter *self = flight->filter;
-  guint limit = gst_cl_filter_flight_limit (self);
+  guint limit = flight->hooks.limit (flight->element);
   GstFlowReturn ret = GST_FLOW_OK;
   GstBuffer *landed = NULL;
 

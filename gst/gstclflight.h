@@ -11,7 +11,6 @@
 #include <gst/gst.h>
 
 #include "clf.h"
-#include "gstclfilter.h"
 #include "gstclupload.h"
 
 G_BEGIN_DECLS
@@ -21,6 +20,23 @@ G_BEGIN_DECLS
  * owns what). */
 typedef struct _GstClFlight GstClFlight;
 typedef struct _GstClFlightFrame GstClFlightFrame;
+
+/* What the flight asks of the element whose frames it moves, from the
+ * streaming, device and output threads. */
+typedef struct
+{
+  /* How many frames may be held back now (frames-in-flight). */
+  guint (*limit) (GstElement * element);
+  /* A frame landed with its figures; `outbuf` is its buffer where it has
+   * yet to go downstream (NULL for one pushed early), for a meta. */
+  void (*landed) (GstElement * element, const ClfParams * params,
+      const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
+  /* A buffer passed through landed (after the frames before it). */
+  void (*passed) (GstElement * element, const ClfParams * params,
+      GstClockTime pts);
+  /* A frame failed, other than by a flush or a stop: the error to post. */
+  void (*failed) (GstElement * element, const ClfError * err);
+} GstClFlightHooks;
 
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_flight_land): the accesses stay open (host planes
@@ -52,10 +68,21 @@ struct _GstClFlightFrame
   GstClockTime pts;
 };
 
-GstClFlight *gst_cl_flight_new (GstClFilter * filter);
+/* Frames of `element`, which owns the flight, leave through `srcpad`. */
+GstClFlight *gst_cl_flight_new (GstElement * element, GstPad * srcpad,
+    const GstClFlightHooks * hooks);
 /* After gst_cl_flight_end_threads(), with no frame in flight. */
 void gst_cl_flight_free (GstClFlight * flight);
 
+/* At the element's start: whether its device has memory of its own (a
+ * discrete GPU, frames staged in host memory). */
+void gst_cl_flight_start (GstClFlight * flight, gboolean staged);
+/* Whether outputs go to the pool of a clfilter downstream, which
+ * enqueues behind their readiness (so they go on once enqueued), or to a
+ * consumer that reads them on the CPU (so their download starts at
+ * once); from decide_allocation(). */
+void gst_cl_flight_set_output_to_filter (GstClFlight * flight,
+    gboolean to_filter);
 void gst_cl_flight_set_stopping (GstClFlight * flight, gboolean stopping);
 gboolean gst_cl_flight_is_stopping (GstClFlight * flight);
 GstFlowReturn gst_cl_flight_refusal (GstClFlight * flight);

@@ -20,6 +20,9 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
 #define GST_CAT_DEFAULT gst_cl_upload_debug
 
+/* The most events one frame's readiness gives. */
+#define MAX_WAIT (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT + 1)
+
 /* What every way is given. */
 typedef struct
 {
@@ -357,9 +360,11 @@ gst_cl_upload_device_copies (const GstClUpload * upload)
   return upload->cuda.copies;
 }
 
-guint
-gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
-    cl_event * wait)
+/* The device readiness of the frame's memories: the events a command that
+ * accesses them as `flags` says must wait for (new references in `wait`,
+ * at most MAX_WAIT; returns how many). */
+static guint
+wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait)
 {
   guint n = gst_cl_cuda_access_wait_list (&upload->cuda, wait);
 
@@ -380,8 +385,10 @@ keep_promises (GstClUpload * upload, cl_event event)
   upload->promised = FALSE;
 }
 
-void
-gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags, cl_event event)
+/* Records the command `event`, enqueued after wait_list()'s events, as
+ * the last that accessed the frame's memories as `flags` says. */
+static void
+done (GstClUpload * upload, GstMapFlags flags, cl_event event)
 {
   gst_cl_cuda_access_done (&upload->cuda, event);
   if (upload->promised) {
@@ -390,6 +397,26 @@ gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags, cl_event event)
   }
   for (guint i = 0; i < upload->n_device; i++)
     gst_cl_memory_device_done (upload->device[i], flags, event);
+}
+
+ClfInFlight *
+gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out, ClfPlan * plan,
+    const ClfParams * params, const ClfFrame * src, const ClfFrame * dst,
+    ClfError * err)
+{
+  cl_event wait[2 * MAX_WAIT];
+  guint n_wait = wait_list (in, GST_MAP_READ, wait);
+  ClfInFlight *job;
+
+  n_wait += wait_list (out, GST_MAP_WRITE, wait + n_wait);
+  job = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, err);
+  for (guint i = 0; i < n_wait; i++)
+    clReleaseEvent (wait[i]);
+  if (!job)
+    return NULL;
+  done (in, GST_MAP_READ, clf_in_flight_event (job));
+  done (out, GST_MAP_WRITE, clf_in_flight_event (job));
+  return job;
 }
 
 void

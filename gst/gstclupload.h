@@ -66,10 +66,6 @@ typedef struct
   GstClCudaAccess cuda;
 } GstClUpload;
 
-/* The most events gst_cl_upload_wait_list() gives for one frame. */
-#define GST_CL_UPLOAD_MAX_WAIT \
-  (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT + 1)
-
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for the device
  * as `format` describes its frames, to be accessed with `flags`
  * (GST_MAP_READ or GST_MAP_WRITE); `cuda` (or NULL) takes CUDA memory.  FALSE on failure: with `err` set
@@ -96,20 +92,19 @@ void gst_cl_upload_close (GstClUpload * upload);
 gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
     gboolean zero_copy, GstQuery * query);
 
-/* The device readiness of the frame's memories: the events a command that
- * accesses them as `flags` says must wait for (new references in `wait`,
- * at most GST_CL_UPLOAD_MAX_WAIT; returns how many), and the recording of
- * that command's `event` once enqueued. */
-guint gst_cl_upload_wait_list (const GstClUpload * upload, GstMapFlags flags,
-    cl_event * wait);
-void gst_cl_upload_done (GstClUpload * upload, GstMapFlags flags,
-    cl_event event);
+/* Enqueues `plan`'s filtering of `src` (the frame `in` opened) into `dst`
+ * (the frame `out` opened) behind the readiness of the memories both lie
+ * in, and records it on them as their last reader and writer: what reads
+ * or writes them next, on the device or the CPU, waits for it.  The
+ * frame in flight, or NULL with `err` set. */
+ClfInFlight *gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out,
+    ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
+    const ClfFrame * dst, ClfError * err);
 /* For an output whose write is enqueued later, on another thread, while
  * its buffer goes on at once: promises that write on the frame's
  * memories (gst_cl_memory_promise_write), so whoever reads or writes them
- * meanwhile waits for it.  gst_cl_upload_wait_list() then waits only for
- * earlier promises, and gst_cl_upload_done() keeps the promise;
- * gst_cl_upload_withdraw() gives it up where the write was not
+ * meanwhile waits for it.  gst_cl_upload_enqueue() then waits only for
+ * earlier promises, and keeps the promise; gst_cl_upload_withdraw() gives it up where the write was not
  * enqueued. */
 void gst_cl_upload_promise (GstClUpload * upload);
 void gst_cl_upload_withdraw (GstClUpload * upload);

@@ -255,7 +255,7 @@ frame_cancelled (const ClfPlan * plan)
 static bool
 run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     const LaunchRange * r, const size_t *local, double reads,
-    double frame_reads, ClfError * err)
+    double frame_reads, const ClfParams * params, ClfError * err)
 {
   cl_event event = NULL;
   uint64_t ns = 0;
@@ -274,7 +274,8 @@ run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     double estimate = frame_reads / kernel_speed (plan, id);
     plan->estimated = true;
     if (estimate > (double) plan->interrupt.slow_ns)
-      plan->interrupt.slow ((uint64_t) estimate, plan->interrupt.data);
+      plan->interrupt.slow (params, (uint64_t) estimate,
+          plan->interrupt.data);
   }
   return true;
 
@@ -289,8 +290,8 @@ fail:
  * arguments are set. */
 static bool
 enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
-    const Pass * pass, const ClfView * p, double reads_per_unit,
-    ClfError * err)
+    const Pass * pass, const ClfView * p, const ClfParams * params,
+    double reads_per_unit, ClfError * err)
 {
   bool rows = pass->shape == STRIP;
   uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
@@ -314,7 +315,7 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
         (uint64_t) units : total, rows, group);
     if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
             local_size, (double) r.count * reads_per_unit,
-            (double) total * reads_per_unit, err))
+            (double) total * reads_per_unit, params, err))
       return false;
     done += r.count;
   }
@@ -349,7 +350,7 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
           keep_from_dst, err))
     return false;
   if (long_reads > 0)
-    return enqueue_in_launches (plan, set, pass, p, long_reads /
+    return enqueue_in_launches (plan, set, pass, p, params, long_reads /
         (pass->shape == STRIP ? p->height : (double) p->width * p->height),
         err);
 

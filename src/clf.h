@@ -294,12 +294,13 @@ bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
  * destination's bytes are then undefined), so a caller that stops (a
  * flush, a state change) waits one launch at most.  After a frame's first
  * launch, when that long pass (estimated from the launch's speed) will take
- * longer than `slow_ns`, the estimate is reported to `slow (estimated_ns,
- * data)`, from the thread that processes the frame.  Either function may
+ * longer than `slow_ns`, the estimate is reported to `slow (params,
+ * estimated_ns, data)`, with the frame's settings, from the thread that
+ * processes the frame.  Either function may
  * be NULL. */
 typedef struct {
   bool (*cancelled) (void *data);
-  void (*slow) (uint64_t estimated_ns, void *data);
+  void (*slow) (const ClfParams * params, uint64_t estimated_ns, void *data);
   uint64_t slow_ns;
   void *data;
 } ClfInterrupt;

@@ -2595,6 +2595,7 @@ test_faults (void)
 typedef struct {
   unsigned asked, stop_at, slow_reports;
   uint64_t estimate;
+  ClfParams reported;           /* the settings the last report gave */
 } LongWatch;
 
 static bool
@@ -2605,11 +2606,12 @@ watch_cancelled (void *data)
 }
 
 static void
-watch_slow (uint64_t estimated_ns, void *data)
+watch_slow (const ClfParams * params, uint64_t estimated_ns, void *data)
 {
   LongWatch *w = data;
   w->slow_reports++;
   w->estimate = estimated_ns;
+  w->reported = *params;
 }
 
 /* A fresh plan (no kernel timed yet) for `format`, watched by `w`. */
@@ -2709,6 +2711,9 @@ check_long_pass_stops (void)
   CHECK (w.asked == 2, "asked %u times before the stop", w.asked);
   CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
       "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
+  CHECK (w.reported.mode == box.mode && w.reported.radius == box.radius
+      && w.reported.border == box.border, "the report gave %s r=%u",
+      clf_mode_name (w.reported.mode), w.reported.radius);
   printf ("box r=1023 64x%u: estimated %.1f s a frame\n",
       clf_frame_format_rows (&format, 0), w.estimate / 1e9);
   clf_error_clear (&err);
