@@ -386,14 +386,13 @@ gst_cl_filter_plan_late (GstClFilter * self)
   caps = gst_caps_ref (self->unplanned_caps);
   if (!gst_cl_filter_build_plans (self, caps, &self->in_info, &self->format,
           &err)) {
-    gst_clear_caps (&self->unplanned_caps);
     if (err.code == CLF_ERROR_CANCELLED || err.code == CLF_ERROR_NONE) {
       /* Cut short again: the next frame tries again. */
-      gst_caps_replace (&self->unplanned_caps, caps);
       clf_error_clear (&err);
       gst_caps_unref (caps);
       return GST_FLOW_FLUSHING;
     }
+    gst_clear_caps (&self->unplanned_caps);
     gst_cl_filter_refuse_caps (self, caps, &err);
     gst_caps_unref (caps);
     return GST_FLOW_NOT_NEGOTIATED;

@@ -1465,6 +1465,26 @@ GST_START_TEST (test_stop_while_building)
 
 GST_END_TEST;
 
+/* A cold start of `format` (caps after format=) filtered with
+ * `settings`, and a flushing seek to [1 s, 2 s] as soon as the caps
+ * reach the filter, while its kernels build. */
+static void
+seek_while_building (ColdStart * cold, const gchar * format,
+    const gchar * settings)
+{
+  gchar *description = g_strdup_printf ("videotestsrc name=src "
+      "pattern=snow ! video/x-raw,format=%s,framerate=30/1 ! clfilter "
+      "name=f %s ! fakesink sync=false", format, settings);
+
+  cold_start_init (cold, description);
+  g_free (description);
+  set_state (cold->pipeline, GST_STATE_PLAYING);
+  wait_caps (&cold->caps);
+  fail_unless (gst_element_seek (cold->pipeline, 1.0, GST_FORMAT_TIME,
+          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
+          GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+}
+
 /* A flushing seek while the kernels build does not wait for the build
  * either (no binary is cached when it returns); the element then takes
  * the caps it had again, and every frame of the new segment comes out,
@@ -1473,14 +1493,8 @@ GST_START_TEST (test_seek_while_building)
 {
   ColdStart cold;
 
-  cold_start_init (&cold, "videotestsrc name=src pattern=snow ! "
-      "video/x-raw,format=NV12,width=45,height=29,framerate=30/1 ! "
-      "clfilter name=f mode=sliding radius=3 ! fakesink sync=false");
-  set_state (cold.pipeline, GST_STATE_PLAYING);
-  wait_caps (&cold.caps);
-  fail_unless (gst_element_seek (cold.pipeline, 1.0, GST_FORMAT_TIME,
-          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
-          GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+  seek_while_building (&cold, "NV12,width=45,height=29",
+      "mode=sliding radius=3");
   fail_unless_equals_int (cached_programs (cold.cache), 0);
 
   wait_eos (cold.pipeline);
@@ -1524,14 +1538,7 @@ GST_START_TEST (test_seek_while_building_caps_sent)
   gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_DEBUG);
   gst_debug_remove_log_function (gst_debug_log_default);
   gst_debug_add_log_function (hold_flush, NULL, NULL);
-  cold_start_init (&cold, "videotestsrc name=src pattern=snow ! "
-      "video/x-raw,format=GRAY8,width=37,height=23,framerate=30/1 ! "
-      "clfilter name=f mode=laplace ! fakesink sync=false");
-  set_state (cold.pipeline, GST_STATE_PLAYING);
-  wait_caps (&cold.caps);
-  fail_unless (gst_element_seek (cold.pipeline, 1.0, GST_FORMAT_TIME,
-          GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
-          GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND));
+  seek_while_building (&cold, "GRAY8,width=37,height=23", "mode=laplace");
   wait_eos (cold.pipeline);
   fail_unless_equals_int (frame_log_n_out (cold.log), 30);
   frame_log_check (cold.log, LOSS_NONE);
