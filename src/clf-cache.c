@@ -172,7 +172,7 @@ clf_cache_key (cl_platform_id platform, cl_device_id device,
     ok = ok && identity[i];
     if (identity[i])
       hash_text (sum, identity[i]);
-    free (identity[i]);
+    g_free (identity[i]);
   }
   sha256_finish (sum, key);
   return ok;
@@ -197,10 +197,10 @@ cache_dir (void)
 {
   const char *xdg = getenv ("XDG_CACHE_HOME");
   if (xdg && xdg[0] == '/')
-    return clf_strdup_printf ("%s/gst-clfilter", xdg);
+    return g_strdup_printf ("%s/gst-clfilter", xdg);
   const char *home = getenv ("HOME");
   if (home && *home)
-    return clf_strdup_printf ("%s/.cache/gst-clfilter", home);
+    return g_strdup_printf ("%s/.cache/gst-clfilter", home);
   return NULL;
 }
 
@@ -277,7 +277,7 @@ clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
   char *dir = cache_dir ();
   if (dir && make_dirs (dir))
     entry->dir_fd = open_trusted_dir (dir);
-  free (dir);
+  g_free (dir);
   if (entry->dir_fd < 0)
     return false;
 
@@ -444,24 +444,24 @@ program_from_binary (cl_context context, cl_device_id device,
     const char *const *kernels, unsigned n_kernels, const char *options,
     const unsigned char *binary, size_t size)
 {
-  ClfError err = { 0 };
+  GError *error = NULL;
   cl_int status, binary_status = CL_INVALID_BINARY;
   cl_program program = clCreateProgramWithBinary (context, 1, &device,
       &size, &binary, &binary_status, &status);
-  CLF_CHECK (status, "clCreateProgramWithBinary", &err, fail);
-  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &err, fail);
+  CLF_CHECK (status, "clCreateProgramWithBinary", &error, fail);
+  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &error, fail);
   /* A program made from a binary still has to be built (OpenCL 1.2
    * 5.6.2), with the options it was compiled with. */
-  CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
+  CLF_TRY (&error, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
   if (!program_has_kernels (program, kernels, n_kernels))
     goto fail;
   return program;
 
 fail:
-  if (err.message)
-    g_debug ("the driver refused a cached binary: %s", err.message);
-  clf_error_clear (&err);
+  if (error)
+    g_debug ("the driver refused a cached binary: %s", error->message);
+  g_clear_error (&error);
   if (program)
     clReleaseProgram (program);
   return NULL;

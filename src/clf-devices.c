@@ -44,13 +44,13 @@ note_empty_platform (DeviceList * list, cl_platform_id platform,
               || contains_ignoring_case (name, "Portable Computing Language")))
       || (vendor && contains_ignoring_case (vendor, "pocl")))
     list->pocl_empty = true;
-  free (vendor);
-  free (name);
+  g_free (vendor);
+  g_free (name);
 }
 
 static bool
 append_platform_devices (DeviceList * list, cl_platform_id platform,
-    unsigned platform_index, ClfError * err)
+    unsigned platform_index, GError ** error)
 {
   cl_uint n = 0;
   cl_int status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
@@ -58,7 +58,7 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     note_empty_platform (list, platform, platform_index, status);
     return true;
   }
-  CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+  CLF_CHECK (status, "clGetDeviceIDs", error, fail);
 
   cl_device_id *ids = calloc (n, sizeof *ids);
   DeviceEntry *grown = realloc (list->items, (list->n + n) * sizeof *grown);
@@ -66,13 +66,13 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     list->items = grown;
   if (!ids || !grown) {
     free (ids);
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    clf_set_error (error, CLF_ERROR_OPENCL, "out of host memory");
     return false;
   }
   status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
   if (status != CL_SUCCESS) {
     free (ids);
-    CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+    CLF_CHECK (status, "clGetDeviceIDs", error, fail);
   }
 
   char *platform_name = clf_info_string (platform, NULL, CL_PLATFORM_NAME);
@@ -89,9 +89,9 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
       e->type = 0;
     snprintf (e->name, sizeof e->name, "%s / %s",
         platform_name ? platform_name : "?", device_name ? device_name : "?");
-    free (device_name);
+    g_free (device_name);
   }
-  free (platform_name);
+  g_free (platform_name);
   free (ids);
   return true;
 
@@ -100,34 +100,35 @@ fail:
 }
 
 static bool
-list_devices_unlocked (DeviceList * list, ClfError * err)
+list_devices_unlocked (DeviceList * list, GError ** error)
 {
   cl_uint n = 0;
   cl_int status = clGetPlatformIDs (0, NULL, &n);
   if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */  || (status == CL_SUCCESS
           && n == 0)) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND,
+    clf_set_error (error, CLF_ERROR_NOT_FOUND,
         "No OpenCL platform found: no OpenCL driver (ICD) is installed or "
         "registered");
-    clf_error_take_detail (err, clf_strdup_printf ("Install an OpenCL driver, "
-            "e.g. the package pocl-opencl-icd for the CPU, and check that "
-            "/etc/OpenCL/vendors (or OCL_ICD_VENDORS) lists it; `clinfo -l` "
-            "shows what the ICD loader finds."));
+    if (error)
+      clf_error_set_detail (*error, "Install an OpenCL driver, e.g. the "
+          "package pocl-opencl-icd for the CPU, and check that "
+          "/etc/OpenCL/vendors (or OCL_ICD_VENDORS) lists it; `clinfo -l` "
+          "shows what the ICD loader finds.");
     return false;
   }
-  CLF_CHECK (status, "clGetPlatformIDs", err, fail);
+  CLF_CHECK (status, "clGetPlatformIDs", error, fail);
 
   cl_platform_id *platforms = calloc (n, sizeof *platforms);
   if (!platforms) {
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
+    clf_set_error (error, CLF_ERROR_OPENCL, "out of host memory");
     return false;
   }
   status = clGetPlatformIDs (n, platforms, NULL);
   bool ok = status == CL_SUCCESS;
   if (!ok)
-    clf_error_set_cl (err, "clGetPlatformIDs", status);
+    clf_set_cl_error (error, "clGetPlatformIDs", status);
   for (cl_uint p = 0; ok && p < n; p++)
-    ok = append_platform_devices (list, platforms[p], p, err);
+    ok = append_platform_devices (list, platforms[p], p, error);
   free (platforms);
   if (!ok)
     clf_device_list_clear (list);
@@ -150,11 +151,11 @@ list_lock_init (void)
 }
 
 bool
-clf_devices_list (DeviceList * list, ClfError * err)
+clf_devices_list (DeviceList * list, GError ** error)
 {
   call_once (&list_lock_once, list_lock_init);
   mtx_lock (&list_lock);
-  bool ok = list_devices_unlocked (list, err);
+  bool ok = list_devices_unlocked (list, error);
   mtx_unlock (&list_lock);
   return ok;
 }
@@ -290,11 +291,13 @@ clf_devices_effective_spec (const char *spec, bool *from_env)
 /* No device matches `spec`: says so, naming where the spec came from, with
  * the devices that exist and the platforms that listed none. */
 void
-clf_devices_no_match_error (ClfError * err, const char *spec, bool from_env,
+clf_devices_no_match_error (GError ** error, const char *spec, bool from_env,
     const DeviceList * list)
 {
+  if (!error)
+    return;
   char *devices = describe_devices (list);
-  clf_error_set (err, CLF_ERROR_NOT_FOUND,
+  clf_set_error (error, CLF_ERROR_NOT_FOUND,
       "No OpenCL device matches \"%s\"%s. Devices found: %s%s%s", spec,
       from_env ? " (the environment variable CLFILTER_DEVICE)" : "",
       devices && *devices ? devices : "(none)",
@@ -321,7 +324,7 @@ clf_devices_no_match_error (ClfError * err, const char *spec, bool from_env,
       "accelerator, P:D (platform:device index) or part of a device's "
       "name%s; install a driver (e.g. pocl-opencl-icd) for more devices.",
       from_env ? ", in CLFILTER_DEVICE or the device property" : "");
-  clf_error_take_detail (err, clf_strdup_printf ("%s", detail->str));
+  clf_error_set_detail (*error, detail->str);
   g_string_free (detail, TRUE);
   free (devices);
 }
