@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <threads.h>
 
 static bool contains_ignoring_case (const char *haystack, const char *needle);
 
@@ -141,22 +140,14 @@ fail:
 /* PoCL sets its devices up on the first clGetDeviceIDs without a lock:
  * threads listing at the same moment (pipelines starting together) get
  * CL_DEVICE_NOT_FOUND.  Listing is serialised across the process. */
-static once_flag list_lock_once = ONCE_FLAG_INIT;
-static mtx_t list_lock;
-
-static void
-list_lock_init (void)
-{
-  mtx_init (&list_lock, mtx_plain);
-}
+static GMutex list_lock;
 
 bool
 clf_devices_list (DeviceList * list, GError ** error)
 {
-  call_once (&list_lock_once, list_lock_init);
-  mtx_lock (&list_lock);
+  g_mutex_lock (&list_lock);
   bool ok = list_devices_unlocked (list, error);
-  mtx_unlock (&list_lock);
+  g_mutex_unlock (&list_lock);
   return ok;
 }
 

@@ -8,7 +8,6 @@
 #include "clf-kernels.h"
 
 #include <glib.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +25,11 @@ typedef struct {
   GError *error;                /* once failed */
   bool done;
   GThread *thread;              /* the build's, until joined */
-  unsigned refs;                /* the engine's list, the build, waiters */
+  grefcount refs;               /* the engine's list, the build, waiters */
 } ProgramBuild;
 
 struct ClfEngine {
-  atomic_int refcount;
+  gatomicrefcount refcount;
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
@@ -140,7 +139,7 @@ clf_engine_new (const char *device_spec, GError ** error)
     clf_set_error (error, CLF_ERROR_OPENCL, "out of host memory");
     return NULL;
   }
-  atomic_init (&engine->refcount, 1);
+  g_atomic_ref_count_init (&engine->refcount);
   g_mutex_init (&engine->lock);
   g_cond_init (&engine->built);
   engine->programs = g_ptr_array_new ();
@@ -156,14 +155,14 @@ clf_engine_new (const char *device_spec, GError ** error)
 ClfEngine *
 clf_engine_ref (ClfEngine * engine)
 {
-  atomic_fetch_add (&engine->refcount, 1);
+  g_atomic_ref_count_inc (&engine->refcount);
   return engine;
 }
 
 void
 clf_engine_unref (ClfEngine * engine)
 {
-  if (!engine || atomic_fetch_sub (&engine->refcount, 1) != 1)
+  if (!engine || !g_atomic_ref_count_dec (&engine->refcount))
     return;
   /* Every build has ended (each held a reference): only the list's
    * references are left. */
@@ -359,7 +358,7 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
 static void
 program_build_unref_locked (ProgramBuild * build)
 {
-  if (--build->refs == 0)
+  if (g_ref_count_dec (&build->refs))
     program_build_free (build);
 }
 
@@ -380,9 +379,10 @@ program_build_run (gpointer data)
   build->program = program;
   build->error = error;
   build->done = true;
-  /* A failure is not kept: the next plan for the layout builds again. */
+  /* A failure is not kept: the next plan for the layout builds again.
+   * Never the last reference: the build holds its own. */
   if (!program && g_ptr_array_remove (engine->programs, build))
-    build->refs--;
+    g_ref_count_dec (&build->refs);
   g_cond_broadcast (&engine->built);
   program_build_unref_locked (build);
   g_mutex_unlock (&engine->lock);
@@ -406,7 +406,9 @@ program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
   ProgramBuild *build = g_new0 (ProgramBuild, 1);
   build->layout = *layout;
   build->engine = clf_engine_ref (engine);
-  build->refs = 2;
+  /* The engine's list's and the build's. */
+  g_ref_count_init (&build->refs);
+  g_ref_count_inc (&build->refs);
   build->thread = g_thread_try_new ("clf-build", program_build_run, build,
       &thread_error);
   if (!build->thread) {
@@ -414,7 +416,7 @@ program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
         "the kernels: %s", thread_error->message);
     g_error_free (thread_error);
     /* Never the last reference: the caller holds one. */
-    atomic_fetch_sub (&engine->refcount, 1);
+    g_atomic_ref_count_dec (&engine->refcount);
     g_free (build);
     return NULL;
   }
@@ -455,7 +457,7 @@ clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
     g_mutex_unlock (&engine->lock);
     return NULL;
   }
-  build->refs++;
+  g_ref_count_inc (&build->refs);
   /* The interrupt cannot wake us: it is asked between waits, without the
    * lock (it may call into the engine). */
   bool stop = false;
