@@ -358,7 +358,7 @@ header_distrust (const ClfCacheHeader * header, const uint8_t *key,
 }
 
 /* The payload of the open entry `fd`, `st` its status, when the entry is
- * whole and intact (malloc'd, its size in `size`); else NULL with the
+ * whole and intact (for g_free, its size in `size`); else NULL with the
  * reason in `why`. */
 static unsigned char *
 read_payload (int fd, const struct stat *st, const uint8_t *key,
@@ -374,23 +374,23 @@ read_payload (int fd, const struct stat *st, const uint8_t *key,
   }
   if ((*why = header_distrust (&header, key, payload_size)))
     return NULL;
-  unsigned char *payload = malloc (payload_size);
+  unsigned char *payload = g_try_malloc (payload_size);
   if (!payload || !read_all (fd, payload, payload_size)) {
     *why = "cannot be read";
-    free (payload);
+    g_free (payload);
     return NULL;
   }
   payload_checksum (payload, payload_size, checksum);
   if (memcmp (checksum, header.checksum, sizeof checksum) != 0) {
     *why = "its checksum does not match";
-    free (payload);
+    g_free (payload);
     return NULL;
   }
   *size = payload_size;
   return payload;
 }
 
-/* The binary of the open entry `fd` (malloc'd, its size in `size`), or
+/* The binary of the open entry `fd` (for g_free, its size in `size`), or
  * NULL with the reason to remove it in `why`.  Checked with fstat before
  * a byte is read. */
 static unsigned char *
@@ -575,7 +575,7 @@ clf_cache_load (const ClfCacheEntry * entry, const char *const *kernels,
   unsigned char *binary = read_entry (fd, entry->key, &size, &why);
   cl_program program = binary ? program_from_binary (context, device,
       kernels, n_kernels, options, binary, size) : NULL;
-  free (binary);
+  g_free (binary);
   if (program) {
     /* The driver took it: back under its name, before the lock goes. */
     if (renameat (entry->dir_fd, aside, entry->dir_fd, entry->name) != 0)
@@ -650,7 +650,7 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
     g_debug ("not caching a binary of %zu bytes", size);
     goto done;
   }
-  binary = malloc (size);
+  binary = g_try_malloc (size);
   if (!binary)
     goto done;
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARIES,
@@ -666,5 +666,5 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
     g_debug ("cannot write the cache entry %s", entry->name);
 
 done:
-  free (binary);
+  g_free (binary);
 }

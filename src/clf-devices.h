@@ -16,8 +16,7 @@ typedef struct {
 } DeviceEntry;
 
 typedef struct {
-  DeviceEntry *items;
-  unsigned n;
+  GArray *items;                /* of DeviceEntry */
   GString *empty;               /* "P name (status)" of each platform that
                                  * listed no device, for the errors */
   bool pocl_empty;              /* PoCL was one of them */

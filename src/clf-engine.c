@@ -8,9 +8,6 @@
 #include "clf-kernels.h"
 
 #include <glib.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* The program of one pixel layout the engine's plans have used, built on
  * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
@@ -133,12 +130,7 @@ clf_engine_new (const char *device_spec, GError ** error)
     return NULL;
   }
 
-  engine = calloc (1, sizeof *engine);
-  if (!engine) {
-    clf_device_list_clear (&list);
-    clf_set_error (error, CLF_ERROR_OPENCL, "out of host memory");
-    return NULL;
-  }
+  engine = g_new0 (ClfEngine, 1);
   g_atomic_ref_count_init (&engine->refcount);
   g_mutex_init (&engine->lock);
   g_cond_init (&engine->built);
@@ -180,7 +172,7 @@ clf_engine_unref (ClfEngine * engine)
   g_cond_clear (&engine->built);
   g_mutex_clear (&engine->lock);
   g_free (engine->device_name);
-  free (engine);
+  g_free (engine);
 }
 
 const char *

@@ -4,7 +4,6 @@
 #include "clf-plan-private.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Work-items per work-group that GPUs get, at most (a multiple of the
@@ -195,11 +194,7 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
   if (!clf_frame_format_check (format, error))
     return NULL;
 
-  ClfPlan *plan = calloc (1, sizeof *plan);
-  if (!plan) {
-    clf_set_error (error, CLF_ERROR_OPENCL, "out of host memory");
-    return NULL;
-  }
+  ClfPlan *plan = g_new0 (ClfPlan, 1);
   clf_plan_set_interrupt (plan, interrupt);
   plan->engine = clf_engine_ref (engine);
   g_mutex_init (&plan->speed_lock);
@@ -268,7 +263,7 @@ clf_plan_free (ClfPlan * plan)
         clReleaseKernel (plan->sets[s].kernels[k]);
   clf_engine_unref (plan->engine);
   g_mutex_clear (&plan->speed_lock);
-  free (plan);
+  g_free (plan);
 }
 
 static bool
@@ -411,11 +406,7 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   /* Submitted now, not at the next wait: the device starts while the
    * caller goes on (drivers may hold commands back until a flush). */
   CLF_TRY (error, fail, clFlush, clf_engine_queue (plan->engine));
-  if (!(frame = malloc (sizeof *frame))) {
-    clf_set_error (error, CLF_ERROR_INVALID, "out of host memory for a frame "
-        "in flight");
-    goto fail;
-  }
+  frame = g_new (ClfInFlight, 1);
   plan->commands.copies = (upload ? 1 : 0) + (download ? 1 : 0);
   /* The frame's commands are its own now; the plan starts a new list. */
   *frame = plan->commands;
@@ -458,7 +449,7 @@ clf_plan_finish (ClfPlan * plan, ClfInFlight * frame, ClfFrameStats * stats,
 
   memset (stats, 0, sizeof *stats);
   ok = clf_plan_finish_commands (plan, frame, stats, error);
-  free (frame);
+  g_free (frame);
   return ok;
 }
 
