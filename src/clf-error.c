@@ -74,6 +74,8 @@ clf_set_error (GError ** error, ClfErrorCode code, const char *format, ...)
 void
 clf_set_cl_error (GError ** error, const char *call, cl_int status)
 {
+  if (!error)
+    return;
   GError *failed = NULL;
   clf_set_error (&failed, CLF_ERROR_OPENCL, "%s failed: %s (%d)", call,
       clf_cl_status_name (status), status);

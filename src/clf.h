@@ -9,7 +9,8 @@
  *   GError *error = NULL;
  *   ClfEngine *engine = clf_engine_new ("auto", &error);
  *   ClfPlan *plan = clf_plan_new (engine, &format, &error);
- *   clf_plan_process_host (plan, &params, &in, &out, &stats, &error);  (per frame)
+ *   clf_plan_process_host (plan, &params, &in, &out, &stats, &error);
+ *       (per frame)
  *   clf_plan_free (plan);
  *   clf_engine_unref (engine);
  * Every function that can fail returns false or NULL and sets `error` (may
@@ -57,7 +58,7 @@ GQuark clf_error_quark (void);
 typedef enum {
   CLF_ERROR_NOT_FOUND,  /* no OpenCL platform, or no device matches */
   CLF_ERROR_BUILD,      /* the kernels did not compile; detail = build log */
-  CLF_ERROR_OPENCL,     /* an OpenCL call failed; cl_status says how */
+  CLF_ERROR_OPENCL,     /* an OpenCL call failed: clf_error_get_cl_status */
   CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
   CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
                          * offsets or sizes): bad input, not a bad format */
