@@ -156,14 +156,14 @@ cuda_error_name (CUresult status)
 
 /* Calls a CUDA function (a field of the driver table) and, on failure,
  * records its name and CUDA error and jumps to `label`. */
-#define CUDA_TRY(error, label, fn, ...)                                      \
-  do {                                                                    \
-    CUresult cuda_status_ = interop.cu.fn (__VA_ARGS__);                  \
-    if (cuda_status_ != CUDA_SUCCESS) {                                   \
-      clf_set_error ((error), CLF_ERROR_OPENCL, "cu" #fn " failed: %s",     \
-          cuda_error_name (cuda_status_));                                \
-      goto label;                                                         \
-    }                                                                     \
+#define CUDA_TRY(error, label, fn, ...)                                 \
+  do {                                                                  \
+    CUresult cuda_status_ = interop.cu.fn (__VA_ARGS__);                \
+    if (cuda_status_ != CUDA_SUCCESS) {                                 \
+      clf_set_error ((error), CLF_ERROR_OPENCL, "cu" #fn " failed: %s", \
+          cuda_error_name (cuda_status_));                              \
+      goto label;                                                       \
+    }                                                                   \
   } while (0)
 
 /* ---- the device ---- */
