@@ -154,7 +154,7 @@ query_peers (GstElement * element, GstPadDirection direction)
 
 gboolean
 gst_cl_ensure_engine (GstElement * element, const gchar * device_spec,
-    ClfEngine ** engine, ClfError * err)
+    ClfEngine ** engine, GError ** error)
 {
   ClfEngine *own;
   GstContext *context;
@@ -173,7 +173,7 @@ gst_cl_ensure_engine (GstElement * element, const gchar * device_spec,
   if (has_engine (element, engine))
     return TRUE;
 
-  own = clf_engine_new (device_spec, err);
+  own = clf_engine_new (device_spec, error);
   if (!own)
     return FALSE;
   GST_OBJECT_LOCK (element);

@@ -33,7 +33,7 @@ ClfEngine *gst_cl_context_get_engine (GstContext * context);
  * for `device_spec` and announces it with have-context.  `*engine` may be
  * set by set_context() meanwhile, so it is read under the object lock. */
 gboolean gst_cl_ensure_engine (GstElement * element, const gchar * device_spec,
-    ClfEngine ** engine, ClfError * err);
+    ClfEngine ** engine, GError ** error);
 
 /* For set_context(): takes the context's engine when the element has none
  * and the engine runs on the device `device_spec` selects. */

@@ -128,7 +128,7 @@ gst_cl_cuda_template_caps (GstCaps * system)
 
 GstClCuda *
 gst_cl_cuda_new (GstElement * element, GstObject ** context,
-    ClfEngine * engine, ClfError * err)
+    ClfEngine * engine, GError ** error)
 {
   GstClCuda *cuda;
   ClfCuda *engine_cuda;
@@ -138,20 +138,20 @@ gst_cl_cuda_new (GstElement * element, GstObject ** context,
   /* GStreamer's CUDA library aborts on any call before its driver is
    * loaded. */
   if (!gst_cuda_load_library ()) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
-        "the CUDA driver (libcuda.so.1) could not be loaded");
+    g_set_error (error, CLF_ERROR, CLF_ERROR_NOT_FOUND, "CUDA memory cannot "
+        "be used: the CUDA driver (libcuda.so.1) could not be loaded");
     return NULL;
   }
   /* A neighbour's or the application's context, else one of our own on
    * the default device, as GStreamer's CUDA elements do. */
   if (!gst_cuda_ensure_element_context (element, -1,
           (GstCudaContext **) context)) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "no CUDA context: the CUDA "
-        "driver or a CUDA device is missing");
+    g_set_error (error, CLF_ERROR, CLF_ERROR_NOT_FOUND, "no CUDA context: "
+        "the CUDA driver or a CUDA device is missing");
     return NULL;
   }
   engine_cuda = clf_cuda_new (engine,
-      gst_cuda_context_get_handle (GST_CUDA_CONTEXT (*context)), err);
+      gst_cuda_context_get_handle (GST_CUDA_CONTEXT (*context)), error);
   if (!engine_cuda)
     return NULL;
   cuda = g_new0 (GstClCuda, 1);
@@ -234,7 +234,7 @@ gst_cl_cuda_pool_new (GstClCuda * cuda, GstCaps * caps, guint size,
 /* ---- staging frames ---- */
 
 static struct ClfCudaFrame *
-take_staging (GstClCuda * cuda, gsize size, ClfError * err)
+take_staging (GstClCuda * cuda, gsize size, GError ** error)
 {
   ClfCudaFrame *frame = NULL;
 
@@ -249,7 +249,7 @@ take_staging (GstClCuda * cuda, gsize size, ClfError * err)
     /* tests/check/cuda.c counts these: frames are reused, not made per
      * buffer. */
     GST_DEBUG ("a new staging frame of %" G_GSIZE_FORMAT " bytes", size);
-    frame = clf_cuda_frame_new (cuda->engine_cuda, size, err);
+    frame = clf_cuda_frame_new (cuda->engine_cuda, size, error);
   }
   return frame;
 }
@@ -307,7 +307,7 @@ plane_layout (GstBuffer * buffer, const GstVideoInfo * info,
  * host ways leave to clf_plan_check_frame for host planes. */
 static gboolean
 planes_fit (const PlaneLayout * layout, gsize size,
-    const ClfFrameFormat * format, ClfError * err)
+    const ClfFrameFormat * format, GError ** error)
 {
   for (guint i = 0; i < format->n_planes; i++) {
     gsize row_bytes = clf_frame_format_row_bytes (format, i);
@@ -319,10 +319,10 @@ planes_fit (const PlaneLayout * layout, gsize size,
     /* offset + stride * (rows - 1) + row_bytes <= size, without wrapping */
     if (stride <= 0 || (gsize) stride < row_bytes || row_bytes > room
         || (rows > 1 && (gsize) stride > (room - row_bytes) / (rows - 1))) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u (offset %" G_GSIZE_FORMAT
-          ", stride %d, %u rows of %" G_GSIZE_FORMAT " bytes) does not lie "
-          "in its %" G_GSIZE_FORMAT " bytes of CUDA memory", i, offset,
-          stride, rows, row_bytes, size);
+      g_set_error (error, CLF_ERROR, CLF_ERROR_FRAME, "plane %u (offset %"
+          G_GSIZE_FORMAT ", stride %d, %u rows of %" G_GSIZE_FORMAT " bytes) "
+          "does not lie in its %" G_GSIZE_FORMAT " bytes of CUDA memory", i,
+          offset, stride, rows, row_bytes, size);
       return FALSE;
     }
   }
@@ -335,7 +335,7 @@ planes_fit (const PlaneLayout * layout, gsize size,
 static gboolean
 copy_planes (GstClCudaAccess * access, guint64 device,
     const PlaneLayout * layout, const GstVideoInfo * info,
-    const ClfFrameFormat * format, GstMapFlags flags, ClfError * err)
+    const ClfFrameFormat * format, GstMapFlags flags, GError ** error)
 {
   ClfCudaCopy planes[GST_VIDEO_MAX_PLANES];
   guint64 staging = clf_cuda_frame_address (access->staging);
@@ -355,7 +355,7 @@ copy_planes (GstClCudaAccess * access, guint64 device,
     planes[i].rows = clf_frame_format_rows (format, i);
   }
   if (!clf_cuda_copy (access->cuda->engine_cuda, planes, format->n_planes,
-          err))
+          error))
     return FALSE;
   access->copies++;
   return TRUE;
@@ -367,7 +367,7 @@ copy_planes (GstClCudaAccess * access, guint64 device,
 static gboolean
 transfer (GstClCudaAccess * access, GstBuffer * buffer,
     const GstVideoInfo * info, const ClfFrameFormat * format,
-    GstMapFlags flags, ClfError * err)
+    GstMapFlags flags, GError ** error)
 {
   GstMemory *mem = gst_buffer_peek_memory (buffer, 0);
   PlaneLayout layout;
@@ -376,14 +376,14 @@ transfer (GstClCudaAccess * access, GstBuffer * buffer,
 
   plane_layout (buffer, info, &layout);
   if (!gst_memory_map (mem, &map, flags | GST_MAP_CUDA)) {
-    clf_error_set (err, CLF_ERROR_INVALID, "the CUDA memory of a buffer "
-        "could not be mapped for %s", (flags & GST_MAP_READ) ? "reading" :
-        "writing");
+    g_set_error (error, CLF_ERROR, CLF_ERROR_INVALID, "the CUDA memory of a "
+        "buffer could not be mapped for %s", (flags & GST_MAP_READ) ?
+        "reading" : "writing");
     return FALSE;
   }
-  ok = planes_fit (&layout, map.size, format, err)
+  ok = planes_fit (&layout, map.size, format, error)
       && copy_planes (access, (guintptr) map.data, &layout, info,
-      format, flags, err);
+      format, flags, error);
   gst_memory_unmap (mem, &map);
   return ok;
 }
@@ -392,15 +392,15 @@ gboolean
 gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
     const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
-    ClfError * err)
+    GError ** error)
 {
   memset (access, 0, sizeof *access);
   access->cuda = gst_cl_cuda_ref (cuda);
-  access->staging = take_staging (cuda, info->size, err);
+  access->staging = take_staging (cuda, info->size, error);
   if (!access->staging)
     return FALSE;
   if ((flags & GST_MAP_READ) && !transfer (access, buffer, info, format,
-          GST_MAP_READ, err))
+          GST_MAP_READ, error))
     return FALSE;
   if (flags & GST_MAP_WRITE) {
     access->target = buffer;
@@ -408,7 +408,7 @@ gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     access->format = *format;
   }
   if (!clf_cuda_frame_acquire (access->staging, NULL, 0, &access->acquired,
-          err))
+          error))
     return FALSE;
   for (guint i = 0; i < format->n_planes; i++) {
     frame->mem[i] = clf_cuda_frame_buffer (access->staging);
@@ -431,20 +431,20 @@ gst_cl_cuda_access_wait_list (const GstClCudaAccess * access, cl_event * wait)
 void
 gst_cl_cuda_access_done (GstClCudaAccess * access, cl_event event)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   if (!access->staging || access->released)
     return;
   if (!clf_cuda_frame_release (access->staging, &event, event ? 1 : 0,
           &access->released, &err)) {
-    GST_WARNING ("%s", err.message);
-    clf_error_clear (&err);
+    GST_WARNING ("%s", err->message);
+    g_clear_error (&err);
   }
 }
 
 /* Until OpenCL let go of the staging frame, CUDA does not touch it. */
 static gboolean
-wait_released (GstClCudaAccess * access, ClfError * err)
+wait_released (GstClCudaAccess * access, GError ** error)
 {
   cl_int status;
 
@@ -454,26 +454,26 @@ wait_released (GstClCudaAccess * access, ClfError * err)
     return TRUE;
   status = clWaitForEvents (1, &access->released);
   if (status != CL_SUCCESS) {
-    clf_error_set (err, CLF_ERROR_OPENCL, "clWaitForEvents failed on the "
-        "release of a CUDA frame: %s", clf_cl_status_name (status));
+    g_set_error (error, CLF_ERROR, CLF_ERROR_OPENCL, "clWaitForEvents failed "
+        "on the release of a CUDA frame: %s", clf_cl_status_name (status));
     return FALSE;
   }
   return TRUE;
 }
 
 gboolean
-gst_cl_cuda_access_complete (GstClCudaAccess * access, ClfError * err)
+gst_cl_cuda_access_complete (GstClCudaAccess * access, GError ** error)
 {
   if (!access->target)
     return TRUE;
-  return wait_released (access, err) && transfer (access, access->target,
-      &access->info, &access->format, GST_MAP_WRITE, err);
+  return wait_released (access, error) && transfer (access, access->target,
+      &access->info, &access->format, GST_MAP_WRITE, error);
 }
 
 void
 gst_cl_cuda_access_close (GstClCudaAccess * access)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   if (!access->cuda)
     return;
@@ -482,8 +482,8 @@ gst_cl_cuda_access_close (GstClCudaAccess * access)
       give_staging (access->cuda, clf_cuda_frame_size (access->staging),
           access->staging);
     else
-      GST_WARNING ("%s: the staging frame is dropped", err.message);
-    clf_error_clear (&err);
+      GST_WARNING ("%s: the staging frame is dropped", err->message);
+    g_clear_error (&err);
   }
   if (access->acquired)
     clReleaseEvent (access->acquired);
@@ -510,10 +510,10 @@ gst_cl_cuda_template_caps (GstCaps * system)
 
 GstClCuda *
 gst_cl_cuda_new (GstElement * element, GstObject ** context,
-    ClfEngine * engine, ClfError * err)
+    ClfEngine * engine, GError ** error)
 {
-  clf_error_set (err, CLF_ERROR_NOT_FOUND, "clfilter was built without CUDA "
-      "memory (the meson option cuda)");
+  g_set_error (error, CLF_ERROR, CLF_ERROR_NOT_FOUND, "clfilter was built "
+      "without CUDA memory (the meson option cuda)");
   return NULL;
 }
 
@@ -558,7 +558,7 @@ gboolean
 gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
     const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
-    ClfError * err)
+    GError ** error)
 {
   return FALSE;
 }
@@ -575,7 +575,7 @@ gst_cl_cuda_access_done (GstClCudaAccess * access, cl_event event)
 }
 
 gboolean
-gst_cl_cuda_access_complete (GstClCudaAccess * access, ClfError * err)
+gst_cl_cuda_access_complete (GstClCudaAccess * access, GError ** error)
 {
   return TRUE;
 }

@@ -38,10 +38,10 @@ gboolean gst_cl_caps_are_cuda (const GstCaps * caps);
 /* The GstCudaContext in `*context` (a GstCudaContext the element keeps:
  * one set by the application or a neighbour, else found or made as
  * GStreamer's CUDA elements do, and then stored there), and the engine's
- * use of it.  NULL with `err` set where the engine's device cannot work
+ * use of it.  NULL with `error` set where the engine's device cannot work
  * on that context's memory (another device, no CUDA driver). */
 GstClCuda *gst_cl_cuda_new (GstElement * element, GstObject ** context,
-    ClfEngine * engine, ClfError * err);
+    ClfEngine * engine, GError ** error);
 GstClCuda *gst_cl_cuda_ref (GstClCuda * cuda);
 void gst_cl_cuda_unref (GstClCuda * cuda);
 
@@ -81,13 +81,13 @@ typedef struct
 gboolean gst_cl_cuda_accepts (GstClCuda * cuda, GstBuffer * buffer);
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for `flags`
  * (GST_MAP_READ or GST_MAP_WRITE): fills `frame` with the staging frame's
- * planes, laid out as `info` too (the caps' layout).  FALSE with `err`
+ * planes, laid out as `info` too (the caps' layout).  FALSE with `error`
  * set (CLF_ERROR_FRAME for planes outside the buffer), or unset where the
  * buffer could not be mapped. */
 gboolean gst_cl_cuda_access_open (GstClCudaAccess * access, GstClCuda * cuda,
     GstBuffer * buffer, const GstVideoInfo * info,
     const ClfFrameFormat * format, GstMapFlags flags, ClfFrame * frame,
-    ClfError * err);
+    GError ** error);
 /* The event the frame's first command waits for (a new reference), and
  * the recording of its last command's `event`. */
 guint gst_cl_cuda_access_wait_list (const GstClCudaAccess * access,
@@ -95,7 +95,7 @@ guint gst_cl_cuda_access_wait_list (const GstClCudaAccess * access,
 void gst_cl_cuda_access_done (GstClCudaAccess * access, cl_event event);
 /* After the frame's commands ended: an output's copy to its buffer. */
 gboolean gst_cl_cuda_access_complete (GstClCudaAccess * access,
-    ClfError * err);
+    GError ** error);
 void gst_cl_cuda_access_close (GstClCudaAccess * access);
 
 G_END_DECLS

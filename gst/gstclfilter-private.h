@@ -113,7 +113,7 @@ GstBaseTransformClass *gst_cl_filter_get_parent_class (void);
 #define GST_CL_FILTER_PARENT_CLASS (gst_cl_filter_get_parent_class ())
 
 /* gstclfilter.c: the element. */
-void gst_cl_filter_post_error (GstClFilter * self, const ClfError * err);
+void gst_cl_filter_post_error (GstClFilter * self, const GError * error);
 /* frames-in-flight, auto (0) resolved for the device it started on. */
 guint gst_cl_filter_flight_limit (GstClFilter * self);
 
@@ -134,7 +134,7 @@ ClfEngine *gst_cl_filter_ref_engine (GstClFilter * self);
 gchar *gst_cl_filter_device_spec (GstClFilter * self);
 void gst_cl_filter_set_context (GstElement * element, GstContext * context);
 gboolean gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
-    GstCaps * caps, ClfError * err);
+    GstCaps * caps, GError ** error);
 gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
 gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
@@ -142,9 +142,9 @@ gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
 void gst_cl_filter_ensure_output_pool (GstClFilter * self);
 gboolean gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClUpload * access, ClfError * err);
+    GstClUpload * access, GError ** error);
 void gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
-    gboolean input, const ClfError * err);
+    gboolean input, const GError * error);
 
 /* gstclfilterfields.c: interlaced video. */
 void gst_cl_filter_field_format (const ClfFrameFormat * frame,

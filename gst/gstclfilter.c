@@ -405,9 +405,9 @@ gst_cl_filter_hook_passed (GstElement * element, const ClfParams * params,
 }
 
 static void
-gst_cl_filter_hook_failed (GstElement * element, const ClfError * err)
+gst_cl_filter_hook_failed (GstElement * element, const GError * error)
 {
-  gst_cl_filter_post_error (GST_CL_FILTER (element), err);
+  gst_cl_filter_post_error (GST_CL_FILTER (element), error);
 }
 
 static const GstClFlightHooks flight_hooks = {
@@ -564,30 +564,33 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
 
 /* Posts the engine's error with the GStreamer domain and code that fit. */
 void
-gst_cl_filter_post_error (GstClFilter * self, const ClfError * err)
+gst_cl_filter_post_error (GstClFilter * self, const GError * error)
 {
-  const gchar *detail = err->detail ? err->detail : "";
+  const gchar *detail = clf_error_get_detail (error);
 
-  switch (err->code) {
+  if (!detail)
+    detail = "";
+
+  switch (error->code) {
     case CLF_ERROR_NOT_FOUND:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", err->message),
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
           ("%s", detail));
       break;
     case CLF_ERROR_BUILD:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("%s", err->message),
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("%s", error->message),
           ("Build log:\n%s", detail));
       break;
     case CLF_ERROR_INVALID:
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", err->message),
+      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message),
           ("%s", detail));
       break;
     case CLF_ERROR_FRAME:
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", err->message),
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error->message),
           ("%s", detail));
       break;
     default:
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("OpenCL error on %s: %s", self->device_name, err->message),
+          ("OpenCL error on %s: %s", self->device_name, error->message),
           ("%s", detail));
       break;
   }
@@ -602,7 +605,7 @@ static gboolean
 gst_cl_filter_start (GstBaseTransform * trans)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  ClfError err = { 0 };
+  GError *err = NULL;
   gchar *spec = gst_cl_filter_device_spec (self);
   gboolean found;
 
@@ -630,8 +633,8 @@ gst_cl_filter_start (GstBaseTransform * trans)
   /* ERRORS */
 no_device:
   {
-    gst_cl_filter_post_error (self, &err);
-    clf_error_clear (&err);
+    gst_cl_filter_post_error (self, err);
+    g_clear_error (&err);
     return FALSE;
   }
 }
@@ -721,7 +724,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 {
   GstClFilter *self = GST_CL_FILTER (trans);
   GstClFlightFrame *f;
-  ClfError err = { 0 };
+  GError *err = NULL;
   GstBuffer *bad;
   GstFlowReturn ret;
 
@@ -760,7 +763,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   }
   if (!gst_cl_flight_enqueue (self->flight, f, &err)) {
     gst_cl_flight_frame_free (f);
-    return gst_cl_flight_frame_failed (self->flight, &err);
+    return gst_cl_flight_frame_failed (self->flight, g_steal_pointer (&err));
   }
   self->entered = f;
   gst_cl_flight_put_in_flight (self->flight, f);
@@ -777,13 +780,13 @@ not_negotiated:
 open_failed:
   {
     gst_cl_flight_frame_free (f);
-    if (err.code == CLF_ERROR_FRAME) {
-      gst_cl_filter_post_bad_buffer (self, bad, bad == inbuf, &err);
-      clf_error_clear (&err);
+    if (g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME)) {
+      gst_cl_filter_post_bad_buffer (self, bad, bad == inbuf, err);
+      g_clear_error (&err);
       return GST_FLOW_ERROR;
     }
-    if (err.code != CLF_ERROR_NONE)
-      return gst_cl_flight_frame_failed (self->flight, &err);
+    if (err)
+      return gst_cl_flight_frame_failed (self->flight, g_steal_pointer (&err));
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Could not map a video frame for reading or writing"),
         ("the buffer does not match the negotiated caps %s",

@@ -15,8 +15,6 @@
 #include "config.h"
 #endif
 
-#include <string.h>
-
 #include "gstclfilter-private.h"
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
@@ -66,12 +64,14 @@ gst_cl_filter_set_context (GstElement * element, GstContext * context)
 }
 
 /* With caps in CUDA memory, the engine's use of the CUDA context (kept
- * across renegotiations); none otherwise.  FALSE with `err` set where the
+ * across renegotiations); none otherwise.  FALSE with `error` set where the
  * engine's device cannot take CUDA memory. */
 gboolean
 gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
-    GstCaps * caps, ClfError * err)
+    GstCaps * caps, GError ** error)
 {
+  GError *cuda_error = NULL;
+
   if (!gst_cl_caps_are_cuda (caps)) {
     g_clear_pointer (&self->cuda, gst_cl_cuda_unref);
     return TRUE;
@@ -82,12 +82,14 @@ gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
    * answers through set_context(), which stores it in cuda_context, as
    * GStreamer's CUDA elements do. */
   self->cuda = gst_cl_cuda_new (GST_ELEMENT (self), &self->cuda_context,
-      engine, err);
-  if (!self->cuda && !err->detail)
-    err->detail = strdup ("Frames in CUDA memory need the NVIDIA driver "
-        "(libcuda.so.1) and clfilter's OpenCL device to be that CUDA device "
-        "(property device). Elsewhere, download them first: \"... ! "
+      engine, &cuda_error);
+  if (!self->cuda && !clf_error_get_detail (cuda_error))
+    clf_error_set_detail (cuda_error, "Frames in CUDA memory need the NVIDIA "
+        "driver (libcuda.so.1) and clfilter's OpenCL device to be that CUDA "
+        "device (property device). Elsewhere, download them first: \"... ! "
         "cudadownload ! clfilter ! ...\"");
+  if (cuda_error)
+    g_propagate_error (error, cuda_error);
   return self->cuda != NULL;
 }
 
@@ -288,16 +290,16 @@ gst_cl_filter_ensure_output_pool (GstClFilter * self)
  * (gst/gstclupload.h: in place when it is in our memory, else through a
  * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
  * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
- * message naming `what`).  FALSE with err unset when mapping failed. */
+ * message naming `what`).  FALSE with `error` unset when mapping failed. */
 gboolean
 gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClUpload * access, ClfError * err)
+    GstClUpload * access, GError ** error)
 {
   if (!gst_cl_upload_open (access, self->engine, &self->format, buffer, info,
-          flags, self->sharing, self->cuda, err))
+          flags, self->sharing, self->cuda, error))
     return FALSE;
-  if (!clf_plan_check_frame (self->plan, &access->frame, what, err)) {
+  if (!clf_plan_check_frame (self->plan, &access->frame, what, error)) {
     gst_cl_upload_close (access);
     return FALSE;
   }
@@ -328,19 +330,19 @@ describe_buffer_layout (GstBuffer * buffer)
  * neighbour that made it, instead of reading or writing outside it. */
 void
 gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
-    gboolean input, const ClfError * err)
+    gboolean input, const GError * error)
 {
   gchar *layout = describe_buffer_layout (buffer);
 
   if (input)
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Invalid input buffer: %s", err->message),
+        ("Invalid input buffer: %s", error->message),
         ("Upstream sent %s. The element before clfilter (or its buffer "
             "pool) describes planes that do not lie inside the buffer; "
             "that element needs fixing", layout));
   else
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Invalid output buffer: %s", err->message),
+        ("Invalid output buffer: %s", error->message),
         ("The buffer pool downstream gave %s. Its buffers are smaller than "
             "their GstVideoMeta says; with zero-copy=true (the default) "
             "clfilter uses its own pool instead", layout));

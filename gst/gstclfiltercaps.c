@@ -211,30 +211,30 @@ gst_cl_filter_frame_slow (const ClfParams * frame_params,
 }
 
 /* A plan for `format` that can filter in `mode` now, with the element's
- * interrupt; NULL with `err` set.  A flush or a stop does not wait for
+ * interrupt; NULL with `error` set.  A flush or a stop does not wait for
  * the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
-    const ClfFrameFormat * format, ClfMode mode, ClfError * err)
+    const ClfFrameFormat * format, ClfMode mode, GError ** error)
 {
   ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
         gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
-      SLOW_FRAME_NS, self}, err);
+      SLOW_FRAME_NS, self}, error);
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */
-  if (plan && !clf_plan_supports (plan, mode, err))
+  if (plan && !clf_plan_supports (plan, mode, error))
     g_clear_pointer (&plan, clf_plan_free);
   return plan;
 }
 
 /* The plans for `incaps` (described by `info` and `format`), in place of
- * the last ones; FALSE with `err` set where they cannot be built
- * (CLF_ERROR_CANCELLED: a flush or a stop came), or with no code where
- * the element has stopped. */
+ * the last ones; FALSE with `error` set where they cannot be built
+ * (CLF_ERROR_CANCELLED: a flush or a stop came), or unset where the
+ * element has stopped. */
 static gboolean
 gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
-    const GstVideoInfo * info, const ClfFrameFormat * format, ClfError * err)
+    const GstVideoInfo * info, const ClfFrameFormat * format, GError ** error)
 {
   ClfFrameFormat fields;
   ClfPlan *plan, *field_plan = NULL;
@@ -248,12 +248,12 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     return FALSE;
-  plan = gst_cl_filter_new_plan (self, engine, format, params.mode, err);
+  plan = gst_cl_filter_new_plan (self, engine, format, params.mode, error);
   if (plan && GST_VIDEO_INFO_IS_INTERLACED (info)
       && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
-              params.mode, err)))
+              params.mode, error)))
     g_clear_pointer (&plan, clf_plan_free);
-  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, err)) {
+  if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, error)) {
     g_clear_pointer (&plan, clf_plan_free);
     g_clear_pointer (&field_plan, clf_plan_free);
   }
@@ -269,16 +269,16 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
 }
 
 /* The caps cannot be filtered: said once for them (GstBaseTransform
- * tries refused caps again with the next buffer). */
+ * tries refused caps again with the next buffer).  Takes `error`. */
 static void
 gst_cl_filter_refuse_caps (GstClFilter * self, GstCaps * incaps,
-    ClfError * err)
+    GError * error)
 {
   GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
-      err->message);
+      error->message);
   gst_caps_replace (&self->refused_caps, incaps);
-  gst_cl_filter_post_error (self, err);
-  clf_error_clear (err);
+  gst_cl_filter_post_error (self, error);
+  g_error_free (error);
 }
 
 gboolean
@@ -288,7 +288,7 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstClFilter *self = GST_CL_FILTER (trans);
   GstVideoInfo in_info, out_info;
   ClfFrameFormat format;
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
@@ -304,9 +304,9 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!gst_cl_format_describe (&in_info, &format))
     goto unsupported_format;
   if (!gst_cl_filter_build_plans (self, incaps, &in_info, &format, &err)) {
-    if (err.code == CLF_ERROR_CANCELLED)
+    if (g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED))
       goto build_stopped;
-    if (err.code == CLF_ERROR_NONE)
+    if (!err)
       goto stopped;
     goto no_plan;
   }
@@ -332,8 +332,8 @@ build_stopped:
     /* Not an error: the caps are fine.  GstBaseTransform does not call
      * set_caps() again for caps it has, so the next frame builds the
      * plans (after the flush). */
-    GST_DEBUG_OBJECT (self, "%s", err.message);
-    clf_error_clear (&err);
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    g_clear_error (&err);
     gst_cl_flight_retire_plans (self->flight, g_steal_pointer (&self->plan),
         g_steal_pointer (&self->field_plan));
     gst_caps_replace (&self->unplanned_caps, incaps);
@@ -368,7 +368,7 @@ different_caps:
   }
 no_plan:
   {
-    gst_cl_filter_refuse_caps (self, incaps, &err);
+    gst_cl_filter_refuse_caps (self, incaps, g_steal_pointer (&err));
     return FALSE;
   }
 }
@@ -378,7 +378,7 @@ no_plan:
 GstFlowReturn
 gst_cl_filter_plan_late (GstClFilter * self)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   GstCaps *caps;
 
   if (gst_cl_flight_is_stopping (self->flight))
@@ -386,14 +386,14 @@ gst_cl_filter_plan_late (GstClFilter * self)
   caps = gst_caps_ref (self->unplanned_caps);
   if (!gst_cl_filter_build_plans (self, caps, &self->in_info, &self->format,
           &err)) {
-    if (err.code == CLF_ERROR_CANCELLED || err.code == CLF_ERROR_NONE) {
+    if (!err || g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED)) {
       /* Cut short again: the next frame tries again. */
-      clf_error_clear (&err);
+      g_clear_error (&err);
       gst_caps_unref (caps);
       return GST_FLOW_FLUSHING;
     }
     gst_clear_caps (&self->unplanned_caps);
-    gst_cl_filter_refuse_caps (self, caps, &err);
+    gst_cl_filter_refuse_caps (self, caps, g_steal_pointer (&err));
     gst_caps_unref (caps);
     return GST_FLOW_NOT_NEGOTIATED;
   }

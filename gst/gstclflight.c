@@ -244,6 +244,7 @@ gst_cl_flight_frame_free (GstClFlightFrame * f)
   gst_cl_upload_close (&f->out);
   gst_cl_upload_close (&f->in);
   gst_clear_buffer (&f->outbuf);
+  g_clear_error (&f->err);
   g_free (f);
 }
 
@@ -251,10 +252,10 @@ gst_cl_flight_frame_free (GstClFlightFrame * f)
  * records it on them. */
 gboolean
 gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
-    ClfError * err)
+    GError ** error)
 {
   f->job = gst_cl_upload_enqueue (&f->in, &f->out, f->plan, &f->params,
-      &f->src, &f->dst, err);
+      &f->src, &f->dst, error);
   if (!f->job)
     return FALSE;
   if (!g_atomic_int_get (&flight->output_to_filter))
@@ -388,12 +389,12 @@ gst_cl_flight_end_threads (GstClFlight * flight)
 }
 
 /* A frame that failed on the device: a flush or a stop ending a long
- * frame between two launches, or an OpenCL error. */
+ * frame between two launches, or an OpenCL error.  Takes `error`. */
 GstFlowReturn
-gst_cl_flight_frame_failed (GstClFlight * flight, ClfError * err)
+gst_cl_flight_frame_failed (GstClFlight * flight, GError * error)
 {
-  GstFlowReturn ret = err->code == CLF_ERROR_CANCELLED ? GST_FLOW_FLUSHING :
-      GST_FLOW_ERROR;
+  gboolean stopped = g_error_matches (error, CLF_ERROR, CLF_ERROR_CANCELLED);
+  GstFlowReturn ret = stopped ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
 
   /* Said before the error is posted: from then on no frame comes in (an
    * application that saw the error sees no later frame). */
@@ -401,11 +402,11 @@ gst_cl_flight_frame_failed (GstClFlight * flight, ClfError * err)
   if (flight->out_flow == GST_FLOW_OK)
     flight->out_flow = ret;
   g_mutex_unlock (&flight->lock);
-  if (err->code == CLF_ERROR_CANCELLED)
-    GST_DEBUG_OBJECT (flight->element, "frame stopped: %s", err->message);
+  if (stopped)
+    GST_DEBUG_OBJECT (flight->element, "frame stopped: %s", error->message);
   else
-    flight->hooks.failed (flight->element, err);
-  clf_error_clear (err);
+    flight->hooks.failed (flight->element, error);
+  g_error_free (error);
   return ret;
 }
 
@@ -420,7 +421,7 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
 {
   GstElement *self = flight->element;
   ClfFrameStats stats;
-  ClfError err = { 0 };
+  GError *err = NULL;
   gboolean ok;
   ClfParams params = f->params;
   GstClockTime pts = f->pts;
@@ -441,8 +442,7 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   } else {
     /* Not enqueued: why, or nothing where the device thread dropped it. */
     ok = FALSE;
-    err = f->err;
-    memset (&f->err, 0, sizeof f->err);
+    err = g_steal_pointer (&f->err);
   }
   GST_LOG_OBJECT (self, "finished");
   passed_through = f->passed_through;
@@ -454,8 +454,9 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   if (!deliver || !ok) {
     gst_clear_buffer (&buf);
     if (!deliver)
-      clf_error_clear (&err);
-    return deliver ? gst_cl_flight_frame_failed (flight, &err) : GST_FLOW_OK;
+      g_clear_error (&err);
+    return deliver ? gst_cl_flight_frame_failed (flight,
+        g_steal_pointer (&err)) : GST_FLOW_OK;
   }
   if (passed_through)
     flight->hooks.passed (self, &params, pts);

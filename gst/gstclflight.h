@@ -35,7 +35,7 @@ typedef struct
   void (*passed) (GstElement * element, const ClfParams * params,
       GstClockTime pts);
   /* A frame failed, other than by a flush or a stop: the error to post. */
-  void (*failed) (GstElement * element, const ClfError * err);
+  void (*failed) (GstElement * element, const GError * error);
 } GstClFlightHooks;
 
 /* A frame on the device, from its enqueueing in transform() to its
@@ -63,7 +63,7 @@ struct _GstClFlightFrame
   gboolean on_thread;
   GstBuffer *inbuf;
   gboolean enqueued;
-  ClfError err;
+  GError *err;
   ClfParams params;
   GstClockTime pts;
 };
@@ -93,7 +93,7 @@ void gst_cl_flight_frame_free (GstClFlightFrame * f);
 gboolean gst_cl_flight_pushes_early (GstClFlight * flight,
     const GstClFlightFrame * f);
 gboolean gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
-    ClfError * err);
+    GError ** error);
 gboolean gst_cl_flight_uses_device_thread (GstClFlight * flight);
 gboolean gst_cl_flight_hands_over (GstClFlight * flight,
     const GstClFlightFrame * f);
@@ -102,7 +102,7 @@ void gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
     GstBuffer * inbuf);
 void gst_cl_flight_put_in_flight (GstClFlight * flight, GstClFlightFrame * f);
 GstFlowReturn gst_cl_flight_frame_failed (GstClFlight * flight,
-    ClfError * err);
+    GError * error);
 
 GstFlowReturn gst_cl_flight_collect (GstClFlight * flight,
     const GstClFlightFrame * leaving);

@@ -51,7 +51,7 @@ gboolean
 gst_cl_format_describe (const GstVideoInfo * info, ClfFrameFormat * format)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
-  ClfError err = { 0 };
+  GError *err = NULL;
   gboolean ok;
 
   memset (format, 0, sizeof *format);
@@ -84,7 +84,7 @@ gst_cl_format_describe (const GstVideoInfo * info, ClfFrameFormat * format)
     };
   }
   ok = clf_frame_format_check (format, &err);
-  clf_error_clear (&err);
+  g_clear_error (&err);
   return ok;
 }
 

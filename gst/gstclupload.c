@@ -48,7 +48,7 @@ typedef struct
   /* Whether the way applies at all, before it looks at the planes. */
   gboolean (*accept) (const UploadRequest * req);
   UploadResult (*perform) (GstClUpload * upload, const UploadRequest * req,
-      ClfError * err);
+      GError ** error);
   /* What it adds to an allocation query for `caps`, or NULL. */
   gboolean (*propose) (const UploadRequest * req, GstQuery * query,
       GstCaps * caps, gboolean need_pool);
@@ -74,10 +74,10 @@ cuda_memory_accept (const UploadRequest * req)
 /* The staging frame is laid out as the caps say. */
 static UploadResult
 cuda_memory_perform (GstClUpload * upload, const UploadRequest * req,
-    ClfError * err)
+    GError ** error)
 {
   return gst_cl_cuda_access_open (&upload->cuda, req->cuda, req->buffer,
-      req->info, req->format, req->flags, &upload->frame, err) ?
+      req->info, req->format, req->flags, &upload->frame, error) ?
       UPLOAD_DONE : UPLOAD_FAILED;
 }
 
@@ -107,7 +107,7 @@ device_can_use (const UploadRequest * req, GstMemory * mem, gsize skip,
 
 static UploadResult
 device_memory_perform (GstClUpload * upload, const UploadRequest * req,
-    ClfError * err)
+    GError ** error)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (req->buffer);
   ClfFrame *frame = &upload->frame;
@@ -182,14 +182,14 @@ copied_host_accept (const UploadRequest * req)
  * memory), or NULL where only a copy can take it to the device. */
 static cl_mem
 wrap_region (GstClUpload * upload, ClfEngine * engine,
-    const GstMapInfo * region, ClfError * err)
+    const GstMapInfo * region, GError ** error)
 {
   cl_mem mem;
 
   for (guint w = 0; w < upload->n_wraps; w++)
     if (upload->wraps[w].base == region->data)
       return upload->wraps[w].mem;
-  mem = clf_engine_wrap_host (engine, region->data, region->size, err);
+  mem = clf_engine_wrap_host (engine, region->data, region->size, error);
   if (mem) {
     upload->wraps[upload->n_wraps].base = region->data;
     upload->wraps[upload->n_wraps++].mem = mem;
@@ -203,7 +203,7 @@ wrap_region (GstClUpload * upload, ClfEngine * engine,
  * that the strides keep every row inside it. */
 static UploadResult
 host_perform (GstClUpload * upload, const UploadRequest * req,
-    gboolean wrap, ClfError * err)
+    gboolean wrap, GError ** error)
 {
   GstVideoFrame *vframe = &upload->vframe;
 
@@ -219,20 +219,23 @@ host_perform (GstClUpload * upload, const UploadRequest * req,
     /* The device reads whole samples: a plane off their alignment is
      * copied (host memory has no such rule). */
     guint align = clf_frame_format_sample_bytes (req->format, i);
+    GError *wrap_error = NULL;
     cl_mem mem;
 
     /* Bottom-up rows (a negative stride) are a GstVideoMeta's right, but
      * the engine takes rows top-down; refuse them before they wrap. */
     if (stride <= 0) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u has a stride of %d "
-          "bytes: clfilter takes rows top-down, with a positive stride", i,
-          stride);
+      g_set_error (error, CLF_ERROR, CLF_ERROR_FRAME, "plane %u has a "
+          "stride of %d bytes: clfilter takes rows top-down, with a positive "
+          "stride", i, stride);
       return UPLOAD_FAILED;
     }
     mem = wrap && offset % align == 0 && stride % align == 0 ?
-        wrap_region (upload, req->engine, region, err) : NULL;
-    if (err->code != CLF_ERROR_NONE)
+        wrap_region (upload, req->engine, region, &wrap_error) : NULL;
+    if (wrap_error) {
+      g_propagate_error (error, wrap_error);
       return UPLOAD_FAILED;
+    }
     upload->frame.stride[i] = (size_t) stride;
     upload->frame.mem[i] = mem;
     upload->frame.wrapped[i] = mem != NULL;
@@ -245,16 +248,16 @@ host_perform (GstClUpload * upload, const UploadRequest * req,
 
 static UploadResult
 wrapped_host_perform (GstClUpload * upload, const UploadRequest * req,
-    ClfError * err)
+    GError ** error)
 {
-  return host_perform (upload, req, TRUE, err);
+  return host_perform (upload, req, TRUE, error);
 }
 
 static UploadResult
 copied_host_perform (GstClUpload * upload, const UploadRequest * req,
-    ClfError * err)
+    GError ** error)
 {
-  return host_perform (upload, req, FALSE, err);
+  return host_perform (upload, req, FALSE, error);
 }
 
 /* In order of preference: no copy, then a copy only of what cannot be
@@ -283,7 +286,7 @@ gboolean
 gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
-    GstClCuda * cuda, ClfError * err)
+    GstClCuda * cuda, GError ** error)
 {
   const UploadRequest req = { engine, format, buffer, info, flags, zero_copy,
     cuda
@@ -297,7 +300,7 @@ gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
 
     if (!method->accept (&req))
       continue;
-    result = method->perform (upload, &req, err);
+    result = method->perform (upload, &req, error);
     if (result == UPLOAD_DONE) {
       upload->method = method->name;
       GST_LOG ("buffer %p: %s", buffer, method->name);
@@ -349,9 +352,9 @@ gst_cl_upload_close (GstClUpload * upload)
 }
 
 gboolean
-gst_cl_upload_complete (GstClUpload * upload, ClfError * err)
+gst_cl_upload_complete (GstClUpload * upload, GError ** error)
 {
-  return gst_cl_cuda_access_complete (&upload->cuda, err);
+  return gst_cl_cuda_access_complete (&upload->cuda, error);
 }
 
 guint
@@ -402,14 +405,14 @@ done (GstClUpload * upload, GstMapFlags flags, cl_event event)
 ClfInFlight *
 gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out, ClfPlan * plan,
     const ClfParams * params, const ClfFrame * src, const ClfFrame * dst,
-    ClfError * err)
+    GError ** error)
 {
   cl_event wait[2 * MAX_WAIT];
   guint n_wait = wait_list (in, GST_MAP_READ, wait);
   ClfInFlight *job;
 
   n_wait += wait_list (out, GST_MAP_WRITE, wait + n_wait);
-  job = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, err);
+  job = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, error);
   for (guint i = 0; i < n_wait; i++)
     clReleaseEvent (wait[i]);
   if (!job)

@@ -68,16 +68,16 @@ typedef struct
 
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for the device
  * as `format` describes its frames, to be accessed with `flags`
- * (GST_MAP_READ or GST_MAP_WRITE); `cuda` (or NULL) takes CUDA memory.  FALSE on failure: with `err` set
+ * (GST_MAP_READ or GST_MAP_WRITE); `cuda` (or NULL) takes CUDA memory.  FALSE on failure: with `error` set
  * (CLF_ERROR_FRAME for a buffer whose planes the engine cannot take), or
  * unset when the buffer could not be mapped. */
 gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
-    GstClCuda * cuda, ClfError * err);
+    GstClCuda * cuda, GError ** error);
 /* Once the device finished the frame, what an output still owes its
- * buffer: the copy to CUDA memory.  FALSE with `err` set on failure. */
-gboolean gst_cl_upload_complete (GstClUpload * upload, ClfError * err);
+ * buffer: the copy to CUDA memory.  FALSE with `error` set on failure. */
+gboolean gst_cl_upload_complete (GstClUpload * upload, GError ** error);
 /* The copies made on the device for the frame (CUDA memory). */
 guint gst_cl_upload_device_copies (const GstClUpload * upload);
 /* Gives up a promise not kept (gst_cl_upload_withdraw), then releases
@@ -99,7 +99,7 @@ gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
  * frame in flight, or NULL with `err` set. */
 ClfInFlight *gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out,
     ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
-    const ClfFrame * dst, ClfError * err);
+    const ClfFrame * dst, GError ** error);
 /* For an output whose write is enqueued later, on another thread, while
  * its buffer goes on at once: promises that write on the frame's
  * memories (gst_cl_memory_promise_write), so whoever reads or writes them

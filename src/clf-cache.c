@@ -172,7 +172,7 @@ clf_cache_key (cl_platform_id platform, cl_device_id device,
     ok = ok && identity[i];
     if (identity[i])
       hash_text (sum, identity[i]);
-    free (identity[i]);
+    g_free (identity[i]);
   }
   sha256_finish (sum, key);
   return ok;
@@ -197,10 +197,10 @@ cache_dir (void)
 {
   const char *xdg = getenv ("XDG_CACHE_HOME");
   if (xdg && xdg[0] == '/')
-    return clf_strdup_printf ("%s/gst-clfilter", xdg);
+    return g_strdup_printf ("%s/gst-clfilter", xdg);
   const char *home = getenv ("HOME");
   if (home && *home)
-    return clf_strdup_printf ("%s/.cache/gst-clfilter", home);
+    return g_strdup_printf ("%s/.cache/gst-clfilter", home);
   return NULL;
 }
 
@@ -277,7 +277,7 @@ clf_cache_entry_init (ClfCacheEntry * entry, cl_platform_id platform,
   char *dir = cache_dir ();
   if (dir && make_dirs (dir))
     entry->dir_fd = open_trusted_dir (dir);
-  free (dir);
+  g_free (dir);
   if (entry->dir_fd < 0)
     return false;
 
@@ -358,7 +358,7 @@ header_distrust (const ClfCacheHeader * header, const uint8_t *key,
 }
 
 /* The payload of the open entry `fd`, `st` its status, when the entry is
- * whole and intact (malloc'd, its size in `size`); else NULL with the
+ * whole and intact (for g_free, its size in `size`); else NULL with the
  * reason in `why`. */
 static unsigned char *
 read_payload (int fd, const struct stat *st, const uint8_t *key,
@@ -374,23 +374,23 @@ read_payload (int fd, const struct stat *st, const uint8_t *key,
   }
   if ((*why = header_distrust (&header, key, payload_size)))
     return NULL;
-  unsigned char *payload = malloc (payload_size);
+  unsigned char *payload = g_try_malloc (payload_size);
   if (!payload || !read_all (fd, payload, payload_size)) {
     *why = "cannot be read";
-    free (payload);
+    g_free (payload);
     return NULL;
   }
   payload_checksum (payload, payload_size, checksum);
   if (memcmp (checksum, header.checksum, sizeof checksum) != 0) {
     *why = "its checksum does not match";
-    free (payload);
+    g_free (payload);
     return NULL;
   }
   *size = payload_size;
   return payload;
 }
 
-/* The binary of the open entry `fd` (malloc'd, its size in `size`), or
+/* The binary of the open entry `fd` (for g_free, its size in `size`), or
  * NULL with the reason to remove it in `why`.  Checked with fstat before
  * a byte is read. */
 static unsigned char *
@@ -444,24 +444,24 @@ program_from_binary (cl_context context, cl_device_id device,
     const char *const *kernels, unsigned n_kernels, const char *options,
     const unsigned char *binary, size_t size)
 {
-  ClfError err = { 0 };
+  GError *error = NULL;
   cl_int status, binary_status = CL_INVALID_BINARY;
   cl_program program = clCreateProgramWithBinary (context, 1, &device,
       &size, &binary, &binary_status, &status);
-  CLF_CHECK (status, "clCreateProgramWithBinary", &err, fail);
-  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &err, fail);
+  CLF_CHECK (status, "clCreateProgramWithBinary", &error, fail);
+  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &error, fail);
   /* A program made from a binary still has to be built (OpenCL 1.2
    * 5.6.2), with the options it was compiled with. */
-  CLF_TRY (&err, fail, clBuildProgram, program, 1, &device, options, NULL,
+  CLF_TRY (&error, fail, clBuildProgram, program, 1, &device, options, NULL,
       NULL);
   if (!program_has_kernels (program, kernels, n_kernels))
     goto fail;
   return program;
 
 fail:
-  if (err.message)
-    g_debug ("the driver refused a cached binary: %s", err.message);
-  clf_error_clear (&err);
+  if (error)
+    g_debug ("the driver refused a cached binary: %s", error->message);
+  g_clear_error (&error);
   if (program)
     clReleaseProgram (program);
   return NULL;
@@ -575,7 +575,7 @@ clf_cache_load (const ClfCacheEntry * entry, const char *const *kernels,
   unsigned char *binary = read_entry (fd, entry->key, &size, &why);
   cl_program program = binary ? program_from_binary (context, device,
       kernels, n_kernels, options, binary, size) : NULL;
-  free (binary);
+  g_free (binary);
   if (program) {
     /* The driver took it: back under its name, before the lock goes. */
     if (renameat (entry->dir_fd, aside, entry->dir_fd, entry->name) != 0)
@@ -650,7 +650,7 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
     g_debug ("not caching a binary of %zu bytes", size);
     goto done;
   }
-  binary = malloc (size);
+  binary = g_try_malloc (size);
   if (!binary)
     goto done;
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARIES,
@@ -666,5 +666,5 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
     g_debug ("cannot write the cache entry %s", entry->name);
 
 done:
-  free (binary);
+  g_free (binary);
 }

@@ -5,35 +5,33 @@
 
 #include "clf.h"
 
-/* Records that OpenCL call `call` failed with `status`. */
-void clf_error_set_cl (ClfError * err, const char *call, cl_int status);
-/* Takes ownership of `detail` (malloc'd), replacing any earlier one. */
-void clf_error_take_detail (ClfError * err, char *detail);
-/* Sets `err` to a copy of `from` (an error several callers report). */
-void clf_error_copy (ClfError * err, const ClfError * from);
+/* g_set_error for the engine's messages, which carry text from the
+ * environment, the properties and drivers: made valid UTF-8 (see
+ * CLF_ERROR). */
+void clf_set_error (GError ** error, ClfErrorCode code, const char *format,
+    ...) G_GNUC_PRINTF (3, 4);
+/* Records that OpenCL call `call` failed with `status`:
+ * CLF_ERROR_OPENCL, "call failed: CL_NAME (status)", and the status. */
+void clf_set_cl_error (GError ** error, const char *call, cl_int status);
 
 /* Checks the status of OpenCL call `call`; on failure records the call's
- * name and the CL error in `err` and jumps to `label`. */
-#define CLF_CHECK(status, call, err, label)               \
+ * name and the CL error in `error` and jumps to `label`. */
+#define CLF_CHECK(status, call, error, label)             \
   do {                                                    \
     if ((status) != CL_SUCCESS) {                         \
-      clf_error_set_cl ((err), (call), (status));         \
+      clf_set_cl_error ((error), (call), (status));       \
       goto label;                                         \
     }                                                     \
   } while (0)
 
 /* Calls an OpenCL function returning cl_int and checks it. */
-#define CLF_TRY(err, label, fn, ...)                      \
+#define CLF_TRY(error, label, fn, ...)                    \
   do {                                                    \
     cl_int clf_status_ = fn (__VA_ARGS__);                \
-    CLF_CHECK (clf_status_, #fn, err, label);             \
+    CLF_CHECK (clf_status_, #fn, error, label);           \
   } while (0)
 
-
-char *clf_strdup_printf (const char *fmt, ...)
-    __attribute__((format (printf, 1, 2)));
-
-/* A platform's (or, with platform NULL, a device's) string property,
- * malloc'd; NULL when it cannot be read. */
+/* A platform's (or, with platform NULL, a device's) string property, for
+ * g_free; NULL when it cannot be read. */
 char *clf_info_string (cl_platform_id platform, cl_device_id device,
     cl_uint param);

@@ -156,14 +156,14 @@ cuda_error_name (CUresult status)
 
 /* Calls a CUDA function (a field of the driver table) and, on failure,
  * records its name and CUDA error and jumps to `label`. */
-#define CUDA_TRY(err, label, fn, ...)                                      \
-  do {                                                                    \
-    CUresult cuda_status_ = interop.cu.fn (__VA_ARGS__);                  \
-    if (cuda_status_ != CUDA_SUCCESS) {                                   \
-      clf_error_set ((err), CLF_ERROR_OPENCL, "cu" #fn " failed: %s",     \
-          cuda_error_name (cuda_status_));                                \
-      goto label;                                                         \
-    }                                                                     \
+#define CUDA_TRY(error, label, fn, ...)                                 \
+  do {                                                                  \
+    CUresult cuda_status_ = interop.cu.fn (__VA_ARGS__);                \
+    if (cuda_status_ != CUDA_SUCCESS) {                                 \
+      clf_set_error ((error), CLF_ERROR_OPENCL, "cu" #fn " failed: %s", \
+          cuda_error_name (cuda_status_));                              \
+      goto label;                                                       \
+    }                                                                   \
   } while (0)
 
 /* ---- the device ---- */
@@ -190,29 +190,29 @@ cl_device_has_extension (cl_device_id device, const char *name)
     found = g_strv_contains ((const gchar * const *) list, name);
     g_strfreev (list);
   }
-  free (extensions);
+  g_free (extensions);
   return found;
 }
 
 /* Whether the CUDA device and the engine's OpenCL device are one. */
 static bool
-same_device (ClfCuda * cuda, ClfError * err)
+same_device (ClfCuda * cuda, GError ** error)
 {
   cl_device_id device = clf_engine_device (cuda->engine);
   unsigned char cu_uuid[16];
   cl_uchar cl_uuid[CL_UUID_SIZE_KHR];
 
   if (!cl_device_has_extension (device, "cl_khr_device_uuid")) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "%s cannot say which CUDA "
+    clf_set_error (error, CLF_ERROR_NOT_FOUND, "%s cannot say which CUDA "
         "device it is (no cl_khr_device_uuid)",
         clf_engine_device_name (cuda->engine));
     return false;
   }
-  CLF_TRY (err, fail, clGetDeviceInfo, device, CL_DEVICE_UUID_KHR,
+  CLF_TRY (error, fail, clGetDeviceInfo, device, CL_DEVICE_UUID_KHR,
       sizeof cl_uuid, cl_uuid, NULL);
-  CUDA_TRY (err, fail, DeviceGetUuid, cu_uuid, cuda->device);
+  CUDA_TRY (error, fail, DeviceGetUuid, cu_uuid, cuda->device);
   if (memcmp (cu_uuid, cl_uuid, sizeof cu_uuid) != 0) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "the CUDA memory is on CUDA "
+    clf_set_error (error, CLF_ERROR_NOT_FOUND, "the CUDA memory is on CUDA "
         "device %d, which is not the OpenCL device %s", cuda->device,
         clf_engine_device_name (cuda->engine));
     return false;
@@ -252,16 +252,16 @@ find_acquire_release (ClfCuda * cuda)
     cuda->acquire = NULL, cuda->release = NULL;
 }
 
-/* The driver and the loader's calls, loaded once; false with `err` set
+/* The driver and the loader's calls, loaded once; false with `error` set
  * where something is missing. */
 static bool
-interop_loaded (ClfError * err)
+interop_loaded (GError ** error)
 {
   static GOnce once = G_ONCE_INIT;
 
   g_once (&once, load_interop, NULL);
   if (interop.missing) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
+    clf_set_error (error, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
         "%s", interop.missing);
     return false;
   }
@@ -269,17 +269,17 @@ interop_loaded (ClfError * err)
 }
 
 ClfCuda *
-clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err)
+clf_cuda_new (ClfEngine * engine, void *cu_context, GError ** error)
 {
   ClfCuda *cuda;
   CUmemAllocationProp prop;
   bool pushed = false;
 
-  if (!interop_loaded (err))
+  if (!interop_loaded (error))
     return NULL;
   if (!cl_device_has_extension (clf_engine_device (engine),
           "cl_khr_external_memory_opaque_fd")) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
+    clf_set_error (error, CLF_ERROR_NOT_FOUND, "CUDA memory cannot be used: "
         "%s cannot import it (no cl_khr_external_memory_opaque_fd)",
         clf_engine_device_name (engine));
     return NULL;
@@ -287,15 +287,15 @@ clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err)
   cuda = g_new0 (ClfCuda, 1);
   cuda->engine = clf_engine_ref (engine);
   cuda->context = cu_context;
-  CUDA_TRY (err, fail, CtxPushCurrent, cuda->context);
+  CUDA_TRY (error, fail, CtxPushCurrent, cuda->context);
   pushed = true;
-  CUDA_TRY (err, fail, CtxGetDevice, &cuda->device);
-  if (!same_device (cuda, err))
+  CUDA_TRY (error, fail, CtxGetDevice, &cuda->device);
+  if (!same_device (cuda, error))
     goto fail;
   prop = allocation_properties (cuda);
-  CUDA_TRY (err, fail, MemGetAllocationGranularity, &cuda->granularity,
+  CUDA_TRY (error, fail, MemGetAllocationGranularity, &cuda->granularity,
       &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
-  CUDA_TRY (err, fail, StreamCreate, &cuda->stream, CU_STREAM_NON_BLOCKING);
+  CUDA_TRY (error, fail, StreamCreate, &cuda->stream, CU_STREAM_NON_BLOCKING);
   interop.cu.CtxPopCurrent (NULL);
   find_acquire_release (cuda);
   return cuda;
@@ -322,11 +322,11 @@ clf_cuda_free (ClfCuda * cuda)
 
 bool
 clf_cuda_copy (ClfCuda * cuda, const ClfCudaCopy * planes, uint32_t n,
-    ClfError * err)
+    GError ** error)
 {
   bool ok = false;
 
-  CUDA_TRY (err, out, CtxPushCurrent, cuda->context);
+  CUDA_TRY (error, out, CtxPushCurrent, cuda->context);
   for (uint32_t i = 0; i < n; i++) {
     CUDA_MEMCPY2D copy = { 0 };
 
@@ -338,10 +338,10 @@ clf_cuda_copy (ClfCuda * cuda, const ClfCudaCopy * planes, uint32_t n,
     copy.dstPitch = planes[i].dst_stride;
     copy.WidthInBytes = planes[i].row_bytes;
     copy.Height = planes[i].rows;
-    CUDA_TRY (err, pop, Memcpy2DAsync, &copy, cuda->stream);
+    CUDA_TRY (error, pop, Memcpy2DAsync, &copy, cuda->stream);
   }
   /* Each copy waits for its predecessors on the stream: one wait. */
-  CUDA_TRY (err, pop, StreamSynchronize, cuda->stream);
+  CUDA_TRY (error, pop, StreamSynchronize, cuda->stream);
   ok = true;
 pop:
   interop.cu.CtxPopCurrent (NULL);
@@ -365,7 +365,7 @@ struct ClfCudaFrame {
  * driver closes it when the buffer is released (seen on NVIDIA 580, and
  * as Vulkan's imports do); a failed one leaves it to us. */
 static bool
-import_frame (ClfCudaFrame * frame, int fd, ClfError * err)
+import_frame (ClfCudaFrame * frame, int fd, GError ** error)
 {
   ClfCuda *cuda = frame->cuda;
   const cl_properties props[] = {
@@ -381,14 +381,14 @@ import_frame (ClfCudaFrame * frame, int fd, ClfError * err)
       &status);
   if (status != CL_SUCCESS)
     close (fd);
-  CLF_CHECK (status, "clCreateBufferWithProperties", err, fail);
+  CLF_CHECK (status, "clCreateBufferWithProperties", error, fail);
   return true;
 fail:
   return false;
 }
 
 ClfCudaFrame *
-clf_cuda_frame_new (ClfCuda * cuda, size_t size, ClfError * err)
+clf_cuda_frame_new (ClfCuda * cuda, size_t size, GError ** error)
 {
   ClfCudaFrame *frame = g_new0 (ClfCudaFrame, 1);
   CUmemAllocationProp prop = allocation_properties (cuda);
@@ -400,31 +400,31 @@ clf_cuda_frame_new (ClfCuda * cuda, size_t size, ClfError * err)
 
   frame->cuda = cuda;
   if (size == 0 || size > SIZE_MAX - cuda->granularity) {
-    clf_error_set (err, CLF_ERROR_INVALID, "a CUDA frame of %zu bytes", size);
+    clf_set_error (error, CLF_ERROR_INVALID, "a CUDA frame of %zu bytes", size);
     goto fail;
   }
   frame->size = size;
   frame->allocated = (size + cuda->granularity - 1) / cuda->granularity
       * cuda->granularity;
-  CUDA_TRY (err, fail, CtxPushCurrent, cuda->context);
+  CUDA_TRY (error, fail, CtxPushCurrent, cuda->context);
   pushed = true;
-  CUDA_TRY (err, fail, MemCreate, &frame->handle, frame->allocated, &prop,
+  CUDA_TRY (error, fail, MemCreate, &frame->handle, frame->allocated, &prop,
       0);
   created = true;
-  CUDA_TRY (err, fail, MemAddressReserve, &frame->address, frame->allocated,
+  CUDA_TRY (error, fail, MemAddressReserve, &frame->address, frame->allocated,
       0, 0, 0);
   reserved = true;
-  CUDA_TRY (err, fail, MemMap, frame->address, frame->allocated, 0,
+  CUDA_TRY (error, fail, MemMap, frame->address, frame->allocated, 0,
       frame->handle, 0);
   mapped = true;
-  CUDA_TRY (err, fail, MemSetAccess, frame->address, frame->allocated,
+  CUDA_TRY (error, fail, MemSetAccess, frame->address, frame->allocated,
       &access, 1);
-  CUDA_TRY (err, fail, MemExportToShareableHandle, &fd, frame->handle,
+  CUDA_TRY (error, fail, MemExportToShareableHandle, &fd, frame->handle,
       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   /* OpenCL, which runs on CUDA itself, is called without our context. */
   interop.cu.CtxPopCurrent (NULL);
   pushed = false;
-  if (!import_frame (frame, fd, err))
+  if (!import_frame (frame, fd, error))
     goto fail;
   return frame;
 fail:
@@ -480,7 +480,7 @@ typedef clEnqueueAcquireExternalMemObjectsKHR_fn OwnershipFn;
 static bool
 enqueue_ownership (ClfCudaFrame * frame, OwnershipFn command,
     const char *name, const cl_event * wait, uint32_t n_wait,
-    cl_event * done, ClfError * err)
+    cl_event * done, GError ** error)
 {
   cl_command_queue queue = clf_engine_queue (frame->cuda->engine);
   const cl_event *list = n_wait ? wait : NULL;
@@ -490,7 +490,7 @@ enqueue_ownership (ClfCudaFrame * frame, OwnershipFn command,
   *done = NULL;
   status = command ? command (queue, 1, &frame->buffer, n_wait, list, done)
       : clEnqueueMarkerWithWaitList (queue, n_wait, list, done);
-  CLF_CHECK (status, call, err, fail);
+  CLF_CHECK (status, call, error, fail);
   return true;
 fail:
   return false;
@@ -498,16 +498,16 @@ fail:
 
 bool
 clf_cuda_frame_acquire (ClfCudaFrame * frame, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err)
+    uint32_t n_wait, cl_event * done, GError ** error)
 {
   return enqueue_ownership (frame, frame->cuda->acquire,
-      "clEnqueueAcquireExternalMemObjectsKHR", wait, n_wait, done, err);
+      "clEnqueueAcquireExternalMemObjectsKHR", wait, n_wait, done, error);
 }
 
 bool
 clf_cuda_frame_release (ClfCudaFrame * frame, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err)
+    uint32_t n_wait, cl_event * done, GError ** error)
 {
   return enqueue_ownership (frame, frame->cuda->release,
-      "clEnqueueReleaseExternalMemObjectsKHR", wait, n_wait, done, err);
+      "clEnqueueReleaseExternalMemObjectsKHR", wait, n_wait, done, error);
 }

@@ -21,7 +21,7 @@ typedef struct ClfCuda ClfCuda;
  * there is no CUDA driver, when the OpenCL device cannot import CUDA
  * memory, or when the context's device is not the engine's (the devices'
  * UUIDs differ); the message says which. */
-ClfCuda *clf_cuda_new (ClfEngine * engine, void *cu_context, ClfError * err);
+ClfCuda *clf_cuda_new (ClfEngine * engine, void *cu_context, GError ** error);
 void clf_cuda_free (ClfCuda * cuda);
 
 /* A frame's memory: `size` bytes (allocated rounded up to the
@@ -31,7 +31,7 @@ void clf_cuda_free (ClfCuda * cuda);
 typedef struct ClfCudaFrame ClfCudaFrame;
 
 ClfCudaFrame *clf_cuda_frame_new (ClfCuda * cuda, size_t size,
-    ClfError * err);
+    GError ** error);
 void clf_cuda_frame_free (ClfCudaFrame * frame);
 cl_mem clf_cuda_frame_buffer (const ClfCudaFrame * frame);
 uint64_t clf_cuda_frame_address (const ClfCudaFrame * frame);
@@ -49,7 +49,7 @@ typedef struct {
 
 /* Copies the planes on the ClfCuda's stream and waits for them. */
 bool clf_cuda_copy (ClfCuda * cuda, const ClfCudaCopy * planes, uint32_t n,
-    ClfError * err);
+    GError ** error);
 
 /* OpenCL's use of a frame, as cl_khr_external_memory asks: acquired on
  * the engine's queue before the commands that use it (after `wait`), and
@@ -57,6 +57,6 @@ bool clf_cuda_copy (ClfCuda * cuda, const ClfCudaCopy * planes, uint32_t n,
  * event: a later command or a wait for the frame waits for it.  Where the
  * driver has no acquire and release, a marker stands for them. */
 bool clf_cuda_frame_acquire (ClfCudaFrame * frame, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err);
+    uint32_t n_wait, cl_event * done, GError ** error);
 bool clf_cuda_frame_release (ClfCudaFrame * frame, const cl_event * wait,
-    uint32_t n_wait, cl_event * done, ClfError * err);
+    uint32_t n_wait, cl_event * done, GError ** error);

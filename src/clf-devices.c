@@ -3,26 +3,27 @@
  * error that says what exists when none matches. */
 #include "clf-devices.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <threads.h>
 
 static bool contains_ignoring_case (const char *haystack, const char *needle);
 
 void
 clf_device_list_clear (DeviceList * list)
 {
-  free (list->items);
-  list->items = NULL;
-  list->n = 0;
+  g_clear_pointer (&list->items, g_array_unref);
   if (list->empty)
     g_string_free (list->empty, TRUE);
   list->empty = NULL;
   list->pocl_empty = false;
+}
+
+static const DeviceEntry *
+device_at (const DeviceList * list, unsigned i)
+{
+  return &g_array_index (list->items, DeviceEntry, i);
 }
 
 /* A platform without devices is skipped, and noted for the errors: a
@@ -44,13 +45,13 @@ note_empty_platform (DeviceList * list, cl_platform_id platform,
               || contains_ignoring_case (name, "Portable Computing Language")))
       || (vendor && contains_ignoring_case (vendor, "pocl")))
     list->pocl_empty = true;
-  free (vendor);
-  free (name);
+  g_free (vendor);
+  g_free (name);
 }
 
 static bool
 append_platform_devices (DeviceList * list, cl_platform_id platform,
-    unsigned platform_index, ClfError * err)
+    unsigned platform_index, GError ** error)
 {
   cl_uint n = 0;
   cl_int status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
@@ -58,41 +59,34 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     note_empty_platform (list, platform, platform_index, status);
     return true;
   }
-  CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+  CLF_CHECK (status, "clGetDeviceIDs", error, fail);
 
-  cl_device_id *ids = calloc (n, sizeof *ids);
-  DeviceEntry *grown = realloc (list->items, (list->n + n) * sizeof *grown);
-  if (grown)
-    list->items = grown;
-  if (!ids || !grown) {
-    free (ids);
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
-    return false;
-  }
+  cl_device_id *ids = g_new0 (cl_device_id, n);
   status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
   if (status != CL_SUCCESS) {
-    free (ids);
-    CLF_CHECK (status, "clGetDeviceIDs", err, fail);
+    g_free (ids);
+    CLF_CHECK (status, "clGetDeviceIDs", error, fail);
   }
 
   char *platform_name = clf_info_string (platform, NULL, CL_PLATFORM_NAME);
   for (cl_uint d = 0; d < n; d++) {
-    DeviceEntry *e = &list->items[list->n++];
+    DeviceEntry e = { 0 };
     char *device_name = clf_info_string (NULL, ids[d], CL_DEVICE_NAME);
-    e->platform = platform;
-    e->device = ids[d];
-    e->platform_index = platform_index;
-    e->device_index = d;
+    e.platform = platform;
+    e.device = ids[d];
+    e.platform_index = platform_index;
+    e.device_index = d;
     /* A device whose type cannot be read is listed as "other". */
-    if (clGetDeviceInfo (ids[d], CL_DEVICE_TYPE, sizeof e->type, &e->type,
+    if (clGetDeviceInfo (ids[d], CL_DEVICE_TYPE, sizeof e.type, &e.type,
             NULL) != CL_SUCCESS)
-      e->type = 0;
-    snprintf (e->name, sizeof e->name, "%s / %s",
+      e.type = 0;
+    snprintf (e.name, sizeof e.name, "%s / %s",
         platform_name ? platform_name : "?", device_name ? device_name : "?");
-    free (device_name);
+    g_free (device_name);
+    g_array_append_val (list->items, e);
   }
-  free (platform_name);
-  free (ids);
+  g_free (platform_name);
+  g_free (ids);
   return true;
 
 fail:
@@ -100,37 +94,32 @@ fail:
 }
 
 static bool
-list_devices_unlocked (DeviceList * list, ClfError * err)
+list_devices_unlocked (DeviceList * list, GError ** error)
 {
   cl_uint n = 0;
   cl_int status = clGetPlatformIDs (0, NULL, &n);
   if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */  || (status == CL_SUCCESS
           && n == 0)) {
-    clf_error_set (err, CLF_ERROR_NOT_FOUND,
+    clf_set_error (error, CLF_ERROR_NOT_FOUND,
         "No OpenCL platform found: no OpenCL driver (ICD) is installed or "
         "registered");
-    clf_error_take_detail (err, clf_strdup_printf ("Install an OpenCL driver, "
-            "e.g. the package pocl-opencl-icd for the CPU, and check that "
-            "/etc/OpenCL/vendors (or OCL_ICD_VENDORS) lists it; `clinfo -l` "
-            "shows what the ICD loader finds."));
+    if (error)
+      clf_error_set_detail (*error, "Install an OpenCL driver, e.g. the "
+          "package pocl-opencl-icd for the CPU, and check that "
+          "/etc/OpenCL/vendors (or OCL_ICD_VENDORS) lists it; `clinfo -l` "
+          "shows what the ICD loader finds.");
     return false;
   }
-  CLF_CHECK (status, "clGetPlatformIDs", err, fail);
+  CLF_CHECK (status, "clGetPlatformIDs", error, fail);
 
-  cl_platform_id *platforms = calloc (n, sizeof *platforms);
-  if (!platforms) {
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
-    return false;
-  }
+  cl_platform_id *platforms = g_new0 (cl_platform_id, n);
   status = clGetPlatformIDs (n, platforms, NULL);
   bool ok = status == CL_SUCCESS;
   if (!ok)
-    clf_error_set_cl (err, "clGetPlatformIDs", status);
+    clf_set_cl_error (error, "clGetPlatformIDs", status);
   for (cl_uint p = 0; ok && p < n; p++)
-    ok = append_platform_devices (list, platforms[p], p, err);
-  free (platforms);
-  if (!ok)
-    clf_device_list_clear (list);
+    ok = append_platform_devices (list, platforms[p], p, error);
+  g_free (platforms);
   return ok;
 
 fail:
@@ -140,22 +129,17 @@ fail:
 /* PoCL sets its devices up on the first clGetDeviceIDs without a lock:
  * threads listing at the same moment (pipelines starting together) get
  * CL_DEVICE_NOT_FOUND.  Listing is serialised across the process. */
-static once_flag list_lock_once = ONCE_FLAG_INIT;
-static mtx_t list_lock;
-
-static void
-list_lock_init (void)
-{
-  mtx_init (&list_lock, mtx_plain);
-}
+static GMutex list_lock;
 
 bool
-clf_devices_list (DeviceList * list, ClfError * err)
+clf_devices_list (DeviceList * list, GError ** error)
 {
-  call_once (&list_lock_once, list_lock_init);
-  mtx_lock (&list_lock);
-  bool ok = list_devices_unlocked (list, err);
-  mtx_unlock (&list_lock);
+  list->items = g_array_new (FALSE, TRUE, sizeof (DeviceEntry));
+  g_mutex_lock (&list_lock);
+  bool ok = list_devices_unlocked (list, error);
+  g_mutex_unlock (&list_lock);
+  if (!ok)
+    clf_device_list_clear (list);
   return ok;
 }
 
@@ -175,45 +159,36 @@ device_type_name (cl_device_type type)
 static char *
 describe_devices (const DeviceList * list)
 {
-  size_t size = 1;
-  for (unsigned i = 0; i < list->n; i++)
-    size += strlen (list->items[i].name) + 48;
-  char *text = calloc (1, size);
-  if (!text)
-    return NULL;
-  for (unsigned i = 0; i < list->n; i++) {
-    const DeviceEntry *e = &list->items[i];
-    size_t used = strlen (text);
-    snprintf (text + used, size - used, "%s%u:%u %s (%s)", i ? "; " : "",
+  GString *text = g_string_new (NULL);
+  for (unsigned i = 0; i < list->items->len; i++) {
+    const DeviceEntry *e = device_at (list, i);
+    g_string_append_printf (text, "%s%u:%u %s (%s)", i ? "; " : "",
         e->platform_index, e->device_index, e->name,
         device_type_name (e->type));
   }
-  return text;
+  return g_string_free (text, FALSE);
 }
 
 static const DeviceEntry *
 first_of_type (const DeviceList * list, cl_device_type type)
 {
-  for (unsigned i = 0; i < list->n; i++)
-    if (list->items[i].type & type)
-      return &list->items[i];
+  for (unsigned i = 0; i < list->items->len; i++)
+    if (device_at (list, i)->type & type)
+      return device_at (list, i);
   return NULL;
 }
 
+/* ASCII letters only: the device spec and names compare as bytes
+ * otherwise. */
 static bool
 contains_ignoring_case (const char *haystack, const char *needle)
 {
-  size_t n = strlen (needle);
-  for (; *haystack; haystack++) {
-    size_t i = 0;
-    while (i < n && haystack[i]
-        && tolower ((unsigned char) haystack[i]) ==
-        tolower ((unsigned char) needle[i]))
-      i++;
-    if (i == n)
-      return true;
-  }
-  return n == 0;
+  char *hay = g_ascii_strdown (haystack, -1);
+  char *part = g_ascii_strdown (needle, -1);
+  bool found = strstr (hay, part) != NULL;
+  g_free (part);
+  g_free (hay);
+  return found;
 }
 
 /* Reads decimal digits into `*value`; false when there are none or the
@@ -246,31 +221,31 @@ parse_indices (const char *spec, unsigned *p, unsigned *d)
 const DeviceEntry *
 clf_devices_match (const DeviceList * list, const char *spec)
 {
-  if (strcasecmp (spec, "auto") == 0) {
+  if (g_ascii_strcasecmp (spec, "auto") == 0) {
     const DeviceEntry *e = first_of_type (list, CL_DEVICE_TYPE_GPU);
     if (!e)
       e = first_of_type (list, CL_DEVICE_TYPE_ACCELERATOR);
-    return e ? e : (list->n ? &list->items[0] : NULL);
+    return e ? e : (list->items->len ? device_at (list, 0) : NULL);
   }
-  if (strcasecmp (spec, "gpu") == 0)
+  if (g_ascii_strcasecmp (spec, "gpu") == 0)
     return first_of_type (list, CL_DEVICE_TYPE_GPU);
-  if (strcasecmp (spec, "cpu") == 0)
+  if (g_ascii_strcasecmp (spec, "cpu") == 0)
     return first_of_type (list, CL_DEVICE_TYPE_CPU);
-  if (strcasecmp (spec, "accelerator") == 0)
+  if (g_ascii_strcasecmp (spec, "accelerator") == 0)
     return first_of_type (list, CL_DEVICE_TYPE_ACCELERATOR);
 
   unsigned p, d;
   if (parse_indices (spec, &p, &d)) {
-    for (unsigned i = 0; i < list->n; i++)
-      if (list->items[i].platform_index == p
-          && list->items[i].device_index == d)
-        return &list->items[i];
+    for (unsigned i = 0; i < list->items->len; i++)
+      if (device_at (list, i)->platform_index == p
+          && device_at (list, i)->device_index == d)
+        return device_at (list, i);
     return NULL;
   }
 
-  for (unsigned i = 0; i < list->n; i++)
-    if (contains_ignoring_case (list->items[i].name, spec))
-      return &list->items[i];
+  for (unsigned i = 0; i < list->items->len; i++)
+    if (contains_ignoring_case (device_at (list, i)->name, spec))
+      return device_at (list, i);
   return NULL;
 }
 
@@ -280,7 +255,7 @@ const char *
 clf_devices_effective_spec (const char *spec, bool *from_env)
 {
   *from_env = false;
-  if (spec && *spec && strcasecmp (spec, "auto") != 0)
+  if (spec && *spec && g_ascii_strcasecmp (spec, "auto") != 0)
     return spec;
   const char *env = getenv ("CLFILTER_DEVICE");
   *from_env = env && *env;
@@ -290,11 +265,13 @@ clf_devices_effective_spec (const char *spec, bool *from_env)
 /* No device matches `spec`: says so, naming where the spec came from, with
  * the devices that exist and the platforms that listed none. */
 void
-clf_devices_no_match_error (ClfError * err, const char *spec, bool from_env,
+clf_devices_no_match_error (GError ** error, const char *spec, bool from_env,
     const DeviceList * list)
 {
+  if (!error)
+    return;
   char *devices = describe_devices (list);
-  clf_error_set (err, CLF_ERROR_NOT_FOUND,
+  clf_set_error (error, CLF_ERROR_NOT_FOUND,
       "No OpenCL device matches \"%s\"%s. Devices found: %s%s%s", spec,
       from_env ? " (the environment variable CLFILTER_DEVICE)" : "",
       devices && *devices ? devices : "(none)",
@@ -321,7 +298,7 @@ clf_devices_no_match_error (ClfError * err, const char *spec, bool from_env,
       "accelerator, P:D (platform:device index) or part of a device's "
       "name%s; install a driver (e.g. pocl-opencl-icd) for more devices.",
       from_env ? ", in CLFILTER_DEVICE or the device property" : "");
-  clf_error_take_detail (err, clf_strdup_printf ("%s", detail->str));
+  clf_error_set_detail (*error, detail->str);
   g_string_free (detail, TRUE);
-  free (devices);
+  g_free (devices);
 }

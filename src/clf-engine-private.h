@@ -12,7 +12,7 @@
  * CLF_ERROR_CANCELLED, and the build goes on, its program kept for the
  * next caller (and stored in the binary cache). */
 cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
-    const ClfInterrupt * interrupt, ClfError * err);
+    const ClfInterrupt * interrupt, GError ** error);
 /* Whether the device stores multi-byte values little-endian. */
 bool clf_engine_little_endian (const ClfEngine * engine);
 

@@ -8,10 +8,6 @@
 #include "clf-kernels.h"
 
 #include <glib.h>
-#include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* The program of one pixel layout the engine's plans have used, built on
  * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
@@ -23,14 +19,14 @@ typedef struct {
   ClfEngine *engine;            /* a reference, while it builds */
   ClfLayout layout;
   cl_program program;           /* once built */
-  ClfError error;               /* once failed */
+  GError *error;                /* once failed */
   bool done;
   GThread *thread;              /* the build's, until joined */
-  unsigned refs;                /* the engine's list, the build, waiters */
+  grefcount refs;               /* the engine's list, the build, waiters */
 } ProgramBuild;
 
 struct ClfEngine {
-  atomic_int refcount;
+  gatomicrefcount refcount;
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
@@ -60,23 +56,23 @@ program_build_free (ProgramBuild * build)
     g_thread_unref (build->thread);
   if (build->program)
     clReleaseProgram (build->program);
-  clf_error_clear (&build->error);
+  g_clear_error (&build->error);
   g_free (build);
 }
 
 /* ---- the engine ------------------------------------------------------ */
 
 static bool
-query_memory_model (ClfEngine * engine, ClfError * err)
+query_memory_model (ClfEngine * engine, GError ** error)
 {
   cl_bool unified = CL_FALSE;
   cl_uint align_bits = 0;
   cl_bool little = CL_TRUE;
-  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+  CLF_TRY (error, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, NULL);
-  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+  CLF_TRY (error, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
-  CLF_TRY (err, fail, clGetDeviceInfo, engine->device,
+  CLF_TRY (error, fail, clGetDeviceInfo, engine->device,
       CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL);
   engine->host_unified = unified;
   engine->base_align = align_bits >= 8 ? align_bits / 8 : 1;
@@ -88,7 +84,7 @@ fail:
 }
 
 static bool
-engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
+engine_open (ClfEngine * engine, const DeviceEntry * e, GError ** error)
 {
   cl_int status;
   cl_context_properties props[] = {
@@ -97,54 +93,49 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, ClfError * err)
 
   engine->platform = e->platform;
   engine->device = e->device;
-  engine->device_name = clf_strdup_printf ("%s", e->name);
+  engine->device_name = g_strdup (e->name);
   engine->context = clCreateContext (props, 1, &e->device, NULL, NULL,
       &status);
-  CLF_CHECK (status, "clCreateContext", err, fail);
+  CLF_CHECK (status, "clCreateContext", error, fail);
   engine->queue = clCreateCommandQueue (engine->context, e->device,
       CL_QUEUE_PROFILING_ENABLE, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
+  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
   engine->transfer_queue = clCreateCommandQueue (engine->context, e->device,
       0, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
+  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
   engine->download_queue = clCreateCommandQueue (engine->context, e->device,
       0, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", err, fail);
-  return query_memory_model (engine, err);
+  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
+  return query_memory_model (engine, error);
 
 fail:
   return false;
 }
 
 ClfEngine *
-clf_engine_new (const char *device_spec, ClfError * err)
+clf_engine_new (const char *device_spec, GError ** error)
 {
   bool from_env;
   const char *spec = clf_devices_effective_spec (device_spec, &from_env);
   DeviceList list = { 0 };
   ClfEngine *engine = NULL;
 
-  if (!clf_devices_list (&list, err))
+  if (!clf_devices_list (&list, error))
     return NULL;
 
   const DeviceEntry *chosen = clf_devices_match (&list, spec);
   if (!chosen) {
-    clf_devices_no_match_error (err, spec, from_env, &list);
+    clf_devices_no_match_error (error, spec, from_env, &list);
     clf_device_list_clear (&list);
     return NULL;
   }
 
-  engine = calloc (1, sizeof *engine);
-  if (!engine) {
-    clf_device_list_clear (&list);
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
-    return NULL;
-  }
-  atomic_init (&engine->refcount, 1);
+  engine = g_new0 (ClfEngine, 1);
+  g_atomic_ref_count_init (&engine->refcount);
   g_mutex_init (&engine->lock);
   g_cond_init (&engine->built);
   engine->programs = g_ptr_array_new ();
-  bool ok = engine_open (engine, chosen, err);
+  bool ok = engine_open (engine, chosen, error);
   clf_device_list_clear (&list);
   if (!ok) {
     clf_engine_unref (engine);
@@ -156,14 +147,14 @@ clf_engine_new (const char *device_spec, ClfError * err)
 ClfEngine *
 clf_engine_ref (ClfEngine * engine)
 {
-  atomic_fetch_add (&engine->refcount, 1);
+  g_atomic_ref_count_inc (&engine->refcount);
   return engine;
 }
 
 void
 clf_engine_unref (ClfEngine * engine)
 {
-  if (!engine || atomic_fetch_sub (&engine->refcount, 1) != 1)
+  if (!engine || !g_atomic_ref_count_dec (&engine->refcount))
     return;
   /* Every build has ended (each held a reference): only the list's
    * references are left. */
@@ -180,8 +171,8 @@ clf_engine_unref (ClfEngine * engine)
     clReleaseContext (engine->context);
   g_cond_clear (&engine->built);
   g_mutex_clear (&engine->lock);
-  free (engine->device_name);
-  free (engine);
+  g_free (engine->device_name);
+  g_free (engine);
 }
 
 const char *
@@ -248,7 +239,7 @@ clf_engine_host_unified (const ClfEngine * engine)
 
 cl_mem
 clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
-    ClfError * err)
+    GError ** error)
 {
   if (!engine->host_unified || size == 0
       || (uintptr_t) data % engine->base_align != 0)
@@ -257,7 +248,7 @@ clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
   cl_mem mem = NULL;
   mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
       | CL_MEM_USE_HOST_PTR, size, data, &status);
-  CLF_CHECK (status, "clCreateBuffer", err, fail);
+  CLF_CHECK (status, "clCreateBuffer", error, fail);
   return mem;
 
 fail:
@@ -272,36 +263,40 @@ build_log (cl_program program, cl_device_id device)
   size_t size = 0;
   cl_int status = clGetProgramBuildInfo (program, device,
       CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
-  char *log = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
+  char *log = status == CL_SUCCESS ? g_try_malloc0 (size + 1) : NULL;
   if (log)
     status = clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG,
         size, log, NULL);
   if (log && status == CL_SUCCESS)
     return log;
-  free (log);
-  return clf_strdup_printf ("(the build log could not be read: %s)",
+  g_free (log);
+  return g_strdup_printf ("(the build log could not be read: %s)",
       clf_cl_status_name (status));
 }
 
 static cl_program
-build_program (ClfEngine * engine, const char *options, ClfError * err)
+build_program (ClfEngine * engine, const char *options, GError ** error)
 {
   cl_int status;
   cl_program program = clCreateProgramWithSource (engine->context,
       CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
       &status);
-  CLF_CHECK (status, "clCreateProgramWithSource", err, fail);
+  CLF_CHECK (status, "clCreateProgramWithSource", error, fail);
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
   if (status == CL_BUILD_PROGRAM_FAILURE) {
-    clf_error_set (err, CLF_ERROR_BUILD,
+    GError *failed = NULL;
+    char *log = build_log (program, engine->device);
+    clf_set_error (&failed, CLF_ERROR_BUILD,
         "The OpenCL kernels failed to build for %s (options: %s)",
         engine->device_name, options);
-    clf_error_take_detail (err, build_log (program, engine->device));
+    clf_error_set_detail (failed, log);
+    g_free (log);
+    g_propagate_error (error, failed);
     clReleaseProgram (program);
     return NULL;
   }
-  CLF_CHECK (status, "clBuildProgram", err, fail);
+  CLF_CHECK (status, "clBuildProgram", error, fail);
   return program;
 
 fail:
@@ -317,7 +312,7 @@ fail:
  * cache did is added to `stats`. */
 static cl_program
 load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
-    ClfCacheStats * stats, ClfError * err)
+    ClfCacheStats * stats, GError ** error)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
   clf_program_options (layout, options);
@@ -339,12 +334,12 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     char *stored_options = g_strdup_printf ("%s -D CLF_BUILD_NONCE=0x%08"
         G_GINT32_MODIFIER "x%08" G_GINT32_MODIFIER "x", options,
         g_random_int (), g_random_int ());
-    program = build_program (engine, stored_options, err);
+    program = build_program (engine, stored_options, error);
     g_free (stored_options);
     if (program)
       clf_cache_store (&entry, program, stats);
   } else if (!program) {
-    program = build_program (engine, options, err);
+    program = build_program (engine, options, error);
   }
   clf_cache_entry_clear (&entry);
   return program;
@@ -355,7 +350,7 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
 static void
 program_build_unref_locked (ProgramBuild * build)
 {
-  if (--build->refs == 0)
+  if (g_ref_count_dec (&build->refs))
     program_build_free (build);
 }
 
@@ -365,20 +360,21 @@ program_build_run (gpointer data)
   ProgramBuild *build = data;
   ClfEngine *engine = build->engine;
   ClfCacheStats stats = { 0 };
-  ClfError err = { 0 };
+  GError *error = NULL;
   cl_program program = load_or_build_program (engine, &build->layout,
-      &stats, &err);
+      &stats, &error);
 
   g_mutex_lock (&engine->lock);
   engine->cache_stats.loads += stats.loads;
   engine->cache_stats.stores += stats.stores;
   engine->cache_stats.rejects += stats.rejects;
   build->program = program;
-  build->error = err;
+  build->error = error;
   build->done = true;
-  /* A failure is not kept: the next plan for the layout builds again. */
+  /* A failure is not kept: the next plan for the layout builds again.
+   * Never the last reference: the build holds its own. */
   if (!program && g_ptr_array_remove (engine->programs, build))
-    build->refs--;
+    g_ref_count_dec (&build->refs);
   g_cond_broadcast (&engine->built);
   program_build_unref_locked (build);
   g_mutex_unlock (&engine->lock);
@@ -387,10 +383,10 @@ program_build_run (gpointer data)
 }
 
 /* The layout's build, started now where there is none (under the
- * engine's lock); NULL with `err` set when no thread can start. */
+ * engine's lock); NULL with `error` set when no thread can start. */
 static ProgramBuild *
 program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
-    ClfError * err)
+    GError ** error)
 {
   for (guint i = 0; i < engine->programs->len; i++) {
     ProgramBuild *build = g_ptr_array_index (engine->programs, i);
@@ -398,19 +394,21 @@ program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
       return build;
   }
 
-  GError *error = NULL;
+  GError *thread_error = NULL;
   ProgramBuild *build = g_new0 (ProgramBuild, 1);
   build->layout = *layout;
   build->engine = clf_engine_ref (engine);
-  build->refs = 2;
+  /* The engine's list's and the build's. */
+  g_ref_count_init (&build->refs);
+  g_ref_count_inc (&build->refs);
   build->thread = g_thread_try_new ("clf-build", program_build_run, build,
-      &error);
+      &thread_error);
   if (!build->thread) {
-    clf_error_set (err, CLF_ERROR_OPENCL, "cannot start a thread to build "
-        "the kernels: %s", error->message);
-    g_error_free (error);
+    clf_set_error (error, CLF_ERROR_OPENCL, "cannot start a thread to build "
+        "the kernels: %s", thread_error->message);
+    g_error_free (thread_error);
     /* Never the last reference: the caller holds one. */
-    atomic_fetch_sub (&engine->refcount, 1);
+    g_atomic_ref_count_dec (&engine->refcount);
     g_free (build);
     return NULL;
   }
@@ -419,9 +417,9 @@ program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
 }
 
 static cl_program
-retain_program (cl_program program, ClfError * err)
+retain_program (cl_program program, GError ** error)
 {
-  CLF_TRY (err, fail, clRetainProgram, program);
+  CLF_TRY (error, fail, clRetainProgram, program);
   return program;
 
 fail:
@@ -440,18 +438,18 @@ interrupted (const ClfInterrupt * interrupt)
 
 cl_program
 clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
-    const ClfInterrupt * interrupt, ClfError * err)
+    const ClfInterrupt * interrupt, GError ** error)
 {
   cl_program program = NULL;
   GThread *thread = NULL;
 
   g_mutex_lock (&engine->lock);
-  ProgramBuild *build = program_build_find_or_start (engine, layout, err);
+  ProgramBuild *build = program_build_find_or_start (engine, layout, error);
   if (!build) {
     g_mutex_unlock (&engine->lock);
     return NULL;
   }
-  build->refs++;
+  g_ref_count_inc (&build->refs);
   /* The interrupt cannot wake us: it is asked between waits, without the
    * lock (it may call into the engine). */
   bool stop = false;
@@ -463,13 +461,13 @@ clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
     g_mutex_lock (&engine->lock);
   }
   if (!build->done)
-    clf_error_set (err, CLF_ERROR_CANCELLED, "stopped while the kernels "
+    clf_set_error (error, CLF_ERROR_CANCELLED, "stopped while the kernels "
         "were built for %s; the build goes on for the next plan",
         engine->device_name);
   else if (build->program)
-    program = retain_program (build->program, err);
+    program = retain_program (build->program, error);
   else
-    clf_error_copy (err, &build->error);
+    g_propagate_error (error, g_error_copy (build->error));
   if (build->done)
     thread = g_steal_pointer (&build->thread);
   program_build_unref_locked (build);

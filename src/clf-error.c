@@ -1,38 +1,48 @@
 /* Errors and names for users: every failure says what failed and how. */
 #include "clf-check.h"
 
-#include <glib.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 
-/* The callers' format: checked at their calls (clang warns otherwise). */
-static char *vprintf_alloc (const char *fmt, va_list args)
-    __attribute__((format (printf, 1, 0)));
+/* What an error of the CLF_ERROR domain holds besides its message. */
+typedef struct {
+  cl_int cl_status;             /* with CLF_ERROR_OPENCL: the call's status */
+  char *detail;                 /* build log, device list or hint; or NULL */
+} ClfErrorPrivate;
 
-static char *
-vprintf_alloc (const char *fmt, va_list args)
+/* GLib calls these with errors of this domain only, but its accessor ends
+ * in a check that returns NULL, which GCC's -Wnull-dereference sees. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnull-dereference"
+
+static void
+clf_error_private_init (ClfErrorPrivate * priv)
 {
-  va_list copy;
-  va_copy (copy, args);
-  int len = vsnprintf (NULL, 0, fmt, copy);
-  va_end (copy);
-  if (len < 0)
-    return NULL;
-  char *text = malloc ((size_t) len + 1);
-  if (text)
-    vsnprintf (text, (size_t) len + 1, fmt, args);
-  return text;
+  priv->cl_status = CL_SUCCESS;
+  priv->detail = NULL;
 }
 
-char *
-clf_strdup_printf (const char *fmt, ...)
+static void
+clf_error_private_copy (const ClfErrorPrivate * src, ClfErrorPrivate * dest)
 {
-  va_list args;
-  va_start (args, fmt);
-  char *text = vprintf_alloc (fmt, args);
-  va_end (args);
-  return text;
+  dest->cl_status = src->cl_status;
+  dest->detail = g_strdup (src->detail);
+}
+
+static void
+clf_error_private_clear (ClfErrorPrivate * priv)
+{
+  g_clear_pointer (&priv->detail, g_free);
+}
+
+G_DEFINE_EXTENDED_ERROR (ClfError, clf_error)
+#pragma GCC diagnostic pop
+
+/* The private part of `error`, or NULL where it is not of our domain. */
+static ClfErrorPrivate *
+private_of (const GError * error)
+{
+  return error && error->domain == CLF_ERROR ? clf_error_get_private (error)
+      : NULL;
 }
 
 /* Messages carry text from the environment, the properties and drivers:
@@ -44,69 +54,59 @@ valid_utf8 (char *text)
   if (!text || g_utf8_validate (text, -1, NULL))
     return text;
   char *valid = g_utf8_make_valid (text, -1);
-  free (text);
-  char *copy = clf_strdup_printf ("%s", valid);
-  g_free (valid);
-  return copy;
+  g_free (text);
+  return valid;
 }
 
 void
-clf_error_clear (ClfError * err)
+clf_set_error (GError ** error, ClfErrorCode code, const char *format, ...)
 {
-  if (!err)
+  if (!error)
     return;
-  free (err->message);
-  free (err->detail);
-  err->code = CLF_ERROR_NONE;
-  err->cl_status = CL_SUCCESS;
-  err->message = NULL;
-  err->detail = NULL;
-}
-
-void
-clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
-{
-  if (!err)
-    return;
-  clf_error_clear (err);
   va_list args;
-  va_start (args, fmt);
-  err->message = valid_utf8 (vprintf_alloc (fmt, args));
+  va_start (args, format);
+  char *message = valid_utf8 (g_strdup_vprintf (format, args));
   va_end (args);
-  err->code = code;
+  g_set_error_literal (error, CLF_ERROR, (gint) code, message);
+  g_free (message);
 }
 
 void
-clf_error_set_cl (ClfError * err, const char *call, cl_int status)
+clf_set_cl_error (GError ** error, const char *call, cl_int status)
 {
-  clf_error_set (err, CLF_ERROR_OPENCL, "%s failed: %s (%d)", call,
+  if (!error)
+    return;
+  GError *failed = NULL;
+  clf_set_error (&failed, CLF_ERROR_OPENCL, "%s failed: %s (%d)", call,
       clf_cl_status_name (status), status);
-  if (err)
-    err->cl_status = status;
+  ClfErrorPrivate *priv = private_of (failed);
+  if (priv)
+    priv->cl_status = status;
+  g_propagate_error (error, failed);
+}
+
+cl_int
+clf_error_get_cl_status (const GError * error)
+{
+  ClfErrorPrivate *priv = private_of (error);
+  return priv ? priv->cl_status : CL_SUCCESS;
+}
+
+const char *
+clf_error_get_detail (const GError * error)
+{
+  ClfErrorPrivate *priv = private_of (error);
+  return priv ? priv->detail : NULL;
 }
 
 void
-clf_error_take_detail (ClfError * err, char *detail)
+clf_error_set_detail (GError * error, const char *detail)
 {
-  if (!err) {
-    free (detail);
+  ClfErrorPrivate *priv = private_of (error);
+  if (!priv)
     return;
-  }
-  free (err->detail);
-  err->detail = valid_utf8 (detail);
-}
-
-void
-clf_error_copy (ClfError * err, const ClfError * from)
-{
-  if (!err)
-    return;
-  clf_error_clear (err);
-  err->code = from->code;
-  err->cl_status = from->cl_status;
-  err->message = clf_strdup_printf ("%s", from->message ? from->message :
-      "(no message)");
-  err->detail = from->detail ? clf_strdup_printf ("%s", from->detail) : NULL;
+  g_free (priv->detail);
+  priv->detail = valid_utf8 (g_strdup (detail));
 }
 
 const char *
@@ -188,14 +188,14 @@ clf_info_string (cl_platform_id platform, cl_device_id device, cl_uint param)
   cl_int status = platform ?
       clGetPlatformInfo (platform, param, 0, NULL, &size) :
       clGetDeviceInfo (device, param, 0, NULL, &size);
-  char *text = status == CL_SUCCESS ? calloc (1, size + 1) : NULL;
+  char *text = status == CL_SUCCESS ? g_try_malloc0 (size + 1) : NULL;
   if (!text)
     return NULL;
   status = platform ?
       clGetPlatformInfo (platform, param, size, text, NULL) :
       clGetDeviceInfo (device, param, size, text, NULL);
   if (status != CL_SUCCESS) {
-    free (text);
+    g_free (text);
     return NULL;
   }
   return text;

@@ -1,6 +1,7 @@
 /* Frame formats: components as GstVideoFormatInfo describes them, checked
  * and grouped into the views the kernels filter. */
 #include "clf-views.h"
+#include "clf-check.h"
 
 #include <string.h>
 
@@ -12,13 +13,13 @@ container_bytes (const ClfComponent * c)
 }
 
 static bool
-check_component (const ClfFrameFormat * format, uint32_t i, ClfError * err)
+check_component (const ClfFrameFormat * format, uint32_t i, GError ** error)
 {
   const ClfComponent *c = &format->components[i];
   if (c->plane >= format->n_planes || c->width < 1 || c->height < 1
       || c->depth < 1 || c->depth > 16 || c->shift > 16 - c->depth
       || (unsigned) c->role > CLF_COMPONENT_COPIED) {
-    clf_error_set (err, CLF_ERROR_INVALID, "component %u (plane %u, %ux%u, "
+    clf_set_error (error, CLF_ERROR_INVALID, "component %u (plane %u, %ux%u, "
         "%u bits shifted by %u, role %d) is not a valid component", i,
         c->plane, c->width, c->height, c->depth, c->shift, (int) c->role);
     return false;
@@ -27,7 +28,7 @@ check_component (const ClfFrameFormat * format, uint32_t i, ClfError * err)
   if (c->pstride < size || c->pstride % size || c->offset % size
       || c->offset >= c->pstride || c->pstride - c->offset < size
       || c->pstride / size > 4) {
-    clf_error_set (err, CLF_ERROR_INVALID, "component %u: a %u-byte sample "
+    clf_set_error (error, CLF_ERROR_INVALID, "component %u: a %u-byte sample "
         "at byte %u of a %u-byte pixel is not a layout the kernels take "
         "(whole containers, at most 4 to a pixel)", i, size, c->offset,
         c->pstride);
@@ -69,7 +70,7 @@ same_values (const ClfComponent * a, const ClfComponent * b)
 }
 
 static bool
-check_pairs (const ClfFrameFormat * format, ClfError * err)
+check_pairs (const ClfFrameFormat * format, GError ** error)
 {
   for (uint32_t i = 0; i < format->n_components; i++)
     for (uint32_t j = 0; j < i; j++) {
@@ -78,14 +79,14 @@ check_pairs (const ClfFrameFormat * format, ClfError * err)
       if (a->plane != b->plane)
         continue;
       if (a->height != b->height || components_overlap (a, b)) {
-        clf_error_set (err, CLF_ERROR_INVALID, "components %u and %u of "
+        clf_set_error (error, CLF_ERROR_INVALID, "components %u and %u of "
             "plane %u %s", j, i, a->plane, a->height != b->height ?
             "have different numbers of rows" : "share bytes");
         return false;
       }
       if (same_grid (a, b) && a->role != CLF_COMPONENT_COPIED
           && b->role != CLF_COMPONENT_COPIED && !same_values (a, b)) {
-        clf_error_set (err, CLF_ERROR_INVALID, "components %u and %u of "
+        clf_set_error (error, CLF_ERROR_INVALID, "components %u and %u of "
             "plane %u share pixels but not their depth, shift or byte "
             "order", j, i, a->plane);
         return false;
@@ -95,26 +96,26 @@ check_pairs (const ClfFrameFormat * format, ClfError * err)
 }
 
 bool
-clf_frame_format_check (const ClfFrameFormat * format, ClfError * err)
+clf_frame_format_check (const ClfFrameFormat * format, GError ** error)
 {
   if (format->n_planes < 1 || format->n_planes > CLF_MAX_PLANES
       || format->n_components < 1
       || format->n_components > CLF_MAX_COMPONENTS) {
-    clf_error_set (err, CLF_ERROR_INVALID, "a frame has 1 to %d planes and "
+    clf_set_error (error, CLF_ERROR_INVALID, "a frame has 1 to %d planes and "
         "1 to %d components, not %u and %u", CLF_MAX_PLANES,
         CLF_MAX_COMPONENTS, format->n_planes, format->n_components);
     return false;
   }
   for (uint32_t i = 0; i < format->n_components; i++)
-    if (!check_component (format, i, err))
+    if (!check_component (format, i, error))
       return false;
   for (uint32_t p = 0; p < format->n_planes; p++)
     if (!clf_frame_format_row_bytes (format, p)) {
-      clf_error_set (err, CLF_ERROR_INVALID, "plane %u holds no component",
+      clf_set_error (error, CLF_ERROR_INVALID, "plane %u holds no component",
           p);
       return false;
     }
-  if (!check_pairs (format, err))
+  if (!check_pairs (format, error))
     return false;
 
   /* The laplace kernels copy the samples they do not sharpen from the
@@ -125,7 +126,7 @@ clf_frame_format_check (const ClfFrameFormat * format, ClfError * err)
     for (uint32_t j = 0; j < i; j++)
       if (views.views[i].plane == views.views[j].plane
           && views.views[i].laplace_mask && views.views[j].laplace_mask) {
-        clf_error_set (err, CLF_ERROR_INVALID, "plane %u has sharpened "
+        clf_set_error (error, CLF_ERROR_INVALID, "plane %u has sharpened "
             "components of two pixel layouts", views.views[i].plane);
         return false;
       }

@@ -8,14 +8,14 @@
 bool
 clf_plan_enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
-    ClfError * err)
+    GError ** error)
 {
   const size_t src_origin[3] = { in->offset, 0, 0 };
   const size_t dst_origin[3] = { out->offset, 0, 0 };
   const size_t region[3] = { p->row_bytes, p->rows, 1 };
   const cl_event *wait;
   cl_uint n_wait = clf_plan_take_wait (plan, &wait);
-  CLF_TRY (err, fail, clEnqueueCopyBufferRect,
+  CLF_TRY (error, fail, clEnqueueCopyBufferRect,
       clf_engine_queue (plan->engine), src, dst, src_origin, dst_origin,
       region, in->stride, 0, out->stride, 0, n_wait, wait,
       clf_plan_next_event (plan, CMD_KERNEL));
@@ -31,7 +31,7 @@ fail:
  * padding. */
 bool
 clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
-    const ClfFrame * host, ClfError * err)
+    const ClfFrame * host, GError ** error)
 {
   const PlaneShape *p = &plan->planes[i];
   const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
@@ -51,7 +51,7 @@ clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
       clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
       buffer_origin, host_origin, region, plan->staged[i].stride, 0,
       host->stride[i], 0, host->data[i], n_wait, wait, event);
-  CLF_CHECK (status, call, err, fail);
+  CLF_CHECK (status, call, error, fail);
   clf_plan_event_enqueued (plan);
   return true;
 
@@ -72,17 +72,17 @@ plane_extent (const PlaneShape * p, size_t stride)
  * host plane. */
 static bool
 plane_room (const ClfFrame * frame, uint32_t i, const char *what,
-    uint64_t * room, ClfError * err)
+    uint64_t * room, GError ** error)
 {
   if (!frame->mem[i]) {
     *room = frame->size[i];
     return true;
   }
   size_t size = 0;
-  CLF_TRY (err, fail, clGetMemObjectInfo, frame->mem[i], CL_MEM_SIZE,
+  CLF_TRY (error, fail, clGetMemObjectInfo, frame->mem[i], CL_MEM_SIZE,
       sizeof size, &size, NULL);
   if (frame->offset[i] > size) {
-    clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame starts "
+    clf_set_error (error, CLF_ERROR_FRAME, "plane %u of the %s frame starts "
         "at offset %zu, past the end of its %zu-byte device buffer", i, what,
         frame->offset[i], size);
     return false;
@@ -99,7 +99,7 @@ fail:
 
 bool
 clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
-    const char *what, ClfError * err)
+    const char *what, GError ** error)
 {
   for (uint32_t i = 0; i < plan->n_planes; i++) {
     const PlaneShape *p = &plan->planes[i];
@@ -107,28 +107,28 @@ clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
     uint32_t align = p->sample_bytes;
     uint64_t room = 0;
     if (!frame->mem[i] && !frame->data[i]) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has no "
+      clf_set_error (error, CLF_ERROR_FRAME, "plane %u of the %s frame has no "
           "memory", i, what);
       return false;
     }
     if (frame->stride[i] < row || frame->stride[i] > KERNEL_INDEX_LIMIT) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has a "
+      clf_set_error (error, CLF_ERROR_FRAME, "plane %u of the %s frame has a "
           "stride of %zu bytes: it must hold a row (%zu bytes) and be below "
           "2 GiB", i, what, frame->stride[i], row);
       return false;
     }
     if (frame->mem[i] && (frame->offset[i] % align || frame->stride[i]
             % align)) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame has "
+      clf_set_error (error, CLF_ERROR_FRAME, "plane %u of the %s frame has "
           "offset %zu and stride %zu in its device buffer: its %u-byte "
           "samples need both to be multiples of %u", i, what,
           frame->offset[i], frame->stride[i], align, align);
       return false;
     }
-    if (!plane_room (frame, i, what, &room, err))
+    if (!plane_room (frame, i, what, &room, error))
       return false;
     if (plane_extent (p, frame->stride[i]) > room) {
-      clf_error_set (err, CLF_ERROR_FRAME, "plane %u of the %s frame (%u "
+      clf_set_error (error, CLF_ERROR_FRAME, "plane %u of the %s frame (%u "
           "rows of %zu bytes, stride %zu, offset %zu) reaches %" PRIu64
           " bytes past its start, but its memory holds only %" PRIu64, i,
           what, p->rows, row, frame->stride[i], frame->offset[i],
@@ -169,7 +169,7 @@ clf_plan_has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
  * for. */
 static bool
 enqueue_host_handback (ClfPlan * plan, cl_mem mem, size_t from, size_t to,
-    ClfError * err)
+    GError ** error)
 {
   cl_command_queue queue = clf_engine_queue (plan->engine);
   void *mapped = NULL;
@@ -177,13 +177,13 @@ enqueue_host_handback (ClfPlan * plan, cl_mem mem, size_t from, size_t to,
 
   mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, from,
       to - from, 0, NULL, clf_plan_next_event (plan, CMD_DOWNLOAD), &status);
-  CLF_CHECK (status, "clEnqueueMapBuffer", err, fail);
+  CLF_CHECK (status, "clEnqueueMapBuffer", error, fail);
   clf_plan_event_enqueued (plan);
   status = clEnqueueUnmapMemObject (queue, mem, mapped, 0, NULL,
       clf_plan_next_event (plan, CMD_DOWNLOAD));
   if (status == CL_SUCCESS)
     clf_plan_event_enqueued (plan);
-  CLF_CHECK (status, "clEnqueueUnmapMemObject", err, fail);
+  CLF_CHECK (status, "clEnqueueUnmapMemObject", error, fail);
   return true;
 
 fail:
@@ -193,7 +193,7 @@ fail:
 /* Hands each distinct wrapped buffer of `dst` back to the host, once over
  * the bytes of all the planes in it. */
 bool
-clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err)
+clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, GError ** error)
 {
   for (uint32_t i = 0; i < plan->n_planes; i++) {
     bool seen = false;
@@ -211,7 +211,7 @@ clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, ClfError * err
       from = dst->offset[j] < from ? dst->offset[j] : from;
       to = end > to ? end : to;
     }
-    if (!enqueue_host_handback (plan, dst->mem[i], from, to, err))
+    if (!enqueue_host_handback (plan, dst->mem[i], from, to, error))
       return false;
   }
   return true;

@@ -36,12 +36,12 @@ clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait)
 
 /* The device time of a finished command. */
 static bool
-command_ns (cl_event event, uint64_t * ns, ClfError * err)
+command_ns (cl_event event, uint64_t * ns, GError ** error)
 {
   cl_ulong start = 0, end = 0;
-  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+  CLF_TRY (error, fail, clGetEventProfilingInfo, event,
       CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
-  CLF_TRY (err, fail, clGetEventProfilingInfo, event,
+  CLF_TRY (error, fail, clGetEventProfilingInfo, event,
       CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
   *ns = end > start ? end - start : 0;
   return true;
@@ -69,7 +69,7 @@ learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
  * frames in flight in several elements: CL_PROFILING_INFO_NOT_AVAILABLE). */
 bool
 clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
-    ClfError * err)
+    GError ** error)
 {
   bool ok = true;
 
@@ -79,7 +79,7 @@ clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * 
     if (status == CL_SUCCESS && cmds->n)
       status = clWaitForEvents (cmds->n, cmds->events);
     if (status != CL_SUCCESS) {
-      clf_error_set_cl (err, "clWaitForEvents", status);
+      clf_set_cl_error (error, "clWaitForEvents", status);
       /* Host memory may still be in use by a failed command's neighbours. */
       clFinish (clf_engine_queue (plan->engine));
       ok = false;
@@ -87,7 +87,7 @@ clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * 
   }
   for (unsigned i = 0; i < cmds->n; i++) {
     uint64_t ns = 0;
-    if (ok && stats && (ok = command_ns (cmds->events[i], &ns, err))) {
+    if (ok && stats && (ok = command_ns (cmds->events[i], &ns, error))) {
       *(cmds->kinds[i] == CMD_UPLOAD ? &stats->upload_ns :
           cmds->kinds[i] == CMD_DOWNLOAD ? &stats->download_ns :
           &stats->kernel_ns) += ns;
@@ -112,7 +112,7 @@ static bool
 set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, cl_mem sums, const ClfView * v,
     const ClfParams * params, cl_int segment, bool keep_from_dst,
-    ClfError * err)
+    GError ** error)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
@@ -136,7 +136,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
   };
   for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
-    CLF_TRY (err, fail, clSetKernelArg, kernel, i, args[i].size,
+    CLF_TRY (error, fail, clSetKernelArg, kernel, i, args[i].size,
         args[i].value);
   return true;
 
@@ -255,17 +255,17 @@ frame_cancelled (const ClfPlan * plan)
 static bool
 run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     const LaunchRange * r, const size_t *local, double reads,
-    double frame_reads, const ClfParams * params, ClfError * err)
+    double frame_reads, const ClfParams * params, GError ** error)
 {
   cl_event event = NULL;
   uint64_t ns = 0;
   const cl_event *wait;
   cl_uint n_wait = clf_plan_take_wait (plan, &wait);
-  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
       clf_engine_queue (plan->engine), kernel, 2, r->offset, r->global, local,
       n_wait, wait, &event);
-  CLF_TRY (err, fail, clWaitForEvents, 1, &event);
-  if (!command_ns (event, &ns, err))
+  CLF_TRY (error, fail, clWaitForEvents, 1, &event);
+  if (!command_ns (event, &ns, error))
     goto fail;
   clReleaseEvent (event);
   plan->commands.launched_ns += ns;
@@ -291,7 +291,7 @@ fail:
 static bool
 enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
     const Pass * pass, const ClfView * p, const ClfParams * params,
-    double reads_per_unit, ClfError * err)
+    double reads_per_unit, GError ** error)
 {
   bool rows = pass->shape == STRIP;
   uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
@@ -303,7 +303,7 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
 
   for (uint64_t done = 0; done < total;) {
     if (frame_cancelled (plan)) {
-      clf_error_set (err, CLF_ERROR_CANCELLED, "the frame was stopped "
+      clf_set_error (error, CLF_ERROR_CANCELLED, "the frame was stopped "
           "between two launches of its %s kernel",
           clf_kernel_names[pass->kernel]);
       return false;
@@ -315,7 +315,7 @@ enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
         (uint64_t) units : total, rows, group);
     if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
             local_size, (double) r.count * reads_per_unit,
-            (double) total * reads_per_unit, params, err))
+            (double) total * reads_per_unit, params, error))
       return false;
     done += r.count;
   }
@@ -337,7 +337,7 @@ bool
 clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
     const ClfView * p, const ClfParams * params, cl_mem src,
     const Placement * in, cl_mem dst, const Placement * out,
-    bool keep_from_dst, ClfError * err)
+    bool keep_from_dst, GError ** error)
 {
   cl_kernel kernel = set->kernels[pass->kernel];
   size_t global[2];
@@ -347,12 +347,12 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
   if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
           long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
-          keep_from_dst, err))
+          keep_from_dst, error))
     return false;
   if (long_reads > 0)
     return enqueue_in_launches (plan, set, pass, p, params, long_reads /
         (pass->shape == STRIP ? p->height : (double) p->width * p->height),
-        err);
+        error);
 
   size_t local_size[2];
   const size_t *local = clf_pass_local_size (plan->cpu_kernels,
@@ -360,7 +360,7 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   const cl_event *wait;
   cl_uint n_wait = clf_plan_take_wait (plan, &wait);
   plan->commands.kernels[plan->commands.n] = pass->kernel;
-  CLF_TRY (err, fail, clEnqueueNDRangeKernel,
+  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
       clf_engine_queue (plan->engine), kernel, 2, NULL, global, local,
       n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
   plan->commands.reads[plan->commands.n] = (double) clf_view_row_bytes (p)
@@ -376,18 +376,18 @@ fail:
  * its last command's.  A frame whose passes all ran in launches (waited
  * for one by one, see run_launch) has none left: a marker then. */
 bool
-clf_plan_keep_done_event (ClfPlan * plan, ClfError * err)
+clf_plan_keep_done_event (ClfPlan * plan, GError ** error)
 {
   FrameCommands *cmds = &plan->commands;
 
   if (cmds->n == 0) {
     const cl_event *wait;
     cl_uint n_wait = clf_plan_take_wait (plan, &wait);
-    CLF_TRY (err, fail, clEnqueueMarkerWithWaitList,
+    CLF_TRY (error, fail, clEnqueueMarkerWithWaitList,
         clf_engine_queue (plan->engine), n_wait, wait, &cmds->done);
     return true;
   }
-  CLF_TRY (err, fail, clRetainEvent, cmds->events[cmds->n - 1]);
+  CLF_TRY (error, fail, clRetainEvent, cmds->events[cmds->n - 1]);
   cmds->done = cmds->events[cmds->n - 1];
   return true;
 

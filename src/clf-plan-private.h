@@ -115,25 +115,25 @@ cl_uint clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait);
 /* Waits for a frame's commands, adds their device time to `stats` (may be
  * NULL), learns the kernels' speeds and releases the events. */
 bool clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds,
-    ClfFrameStats * stats, ClfError * err);
+    ClfFrameStats * stats, GError ** error);
 /* Enqueues one pass of a mode over view p, in launches where it is too
  * long for one. */
 bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
     const Pass * pass, const ClfView * p, const ClfParams * params,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
-    bool keep_from_dst, ClfError * err);
+    bool keep_from_dst, GError ** error);
 /* Keeps the event that ends the frame being enqueued, in its commands. */
-bool clf_plan_keep_done_event (ClfPlan * plan, ClfError * err);
+bool clf_plan_keep_done_event (ClfPlan * plan, GError ** error);
 
 /* ---- frames: checks and transfers (clf-frame.c) ---- */
 
 /* Copies a plane's rows from src to dst on the device. */
 bool clf_plan_enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
-    ClfError * err);
+    GError ** error);
 /* Copies plane i between host memory and the staged device frame. */
 bool clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
-    const ClfFrame * host, ClfError * err);
+    const ClfFrame * host, GError ** error);
 /* Where the filter finds plane i of a frame, and whether a frame has a
  * plane in host memory. */
 cl_mem clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame,
@@ -141,4 +141,4 @@ cl_mem clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame,
 bool clf_plan_has_host_plane (const ClfPlan * plan, const ClfFrame * frame);
 /* Hands the wrapped host buffers of `dst` back to the host. */
 bool clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst,
-    ClfError * err);
+    GError ** error);

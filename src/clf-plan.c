@@ -4,7 +4,6 @@
 #include "clf-plan-private.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Work-items per work-group that GPUs get, at most (a multiple of the
@@ -19,15 +18,15 @@
  * Asked once, when the kernel is made. */
 static bool
 kernel_group_size (cl_kernel kernel, cl_device_id device, size_t * group,
-    ClfError * err)
+    GError ** error)
 {
   size_t compiled[3] = { 0 }, multiple = 0, limit = 0;
-  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+  CLF_TRY (error, fail, clGetKernelWorkGroupInfo, kernel, device,
       CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof compiled, compiled, NULL);
-  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+  CLF_TRY (error, fail, clGetKernelWorkGroupInfo, kernel, device,
       CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
       &multiple, NULL);
-  CLF_TRY (err, fail, clGetKernelWorkGroupInfo, kernel, device,
+  CLF_TRY (error, fail, clGetKernelWorkGroupInfo, kernel, device,
       CL_KERNEL_WORK_GROUP_SIZE, sizeof limit, &limit, NULL);
   if (compiled[0]) {
     *group = compiled[0];
@@ -56,14 +55,14 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
 }
 
 static const KernelSet *
-kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
+kernel_set_for (ClfPlan * plan, const ClfLayout * layout, GError ** error)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
     if (clf_layout_equal (&plan->sets[i].layout, layout))
       return &plan->sets[i];
 
   cl_program program = clf_engine_program (plan->engine, layout,
-      &plan->interrupt, err);
+      &plan->interrupt, error);
   if (!program)
     return NULL;
   KernelSet *set = &plan->sets[plan->n_sets++];
@@ -74,10 +73,10 @@ kernel_set_for (ClfPlan * plan, const ClfLayout * layout, ClfError * err)
       set->kernels[k] = clCreateKernel (program, clf_kernel_names[k],
           &status);
   clReleaseProgram (program);
-  CLF_CHECK (status, "clCreateKernel", err, fail);
+  CLF_CHECK (status, "clCreateKernel", error, fail);
   for (int k = 0; k < N_KERNELS; k++)
     if (set->kernels[k] && !kernel_group_size (set->kernels[k],
-            clf_engine_device (plan->engine), &set->group[k], err))
+            clf_engine_device (plan->engine), &set->group[k], error))
       goto fail;
   return set;
 
@@ -123,13 +122,13 @@ check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
   }
   const ClfView *v = &plan->views.views[widest];
   if (sums > KERNEL_INDEX_LIMIT)
-    plan->blur_limit = clf_strdup_printf ("plane %u (%ux%u, %u samples of "
+    plan->blur_limit = g_strdup_printf ("plane %u (%ux%u, %u samples of "
         "%u bytes per pixel) is too large to blur: the sums would take %"
         PRIu64 " bytes, more than the %d that the kernels' 32-bit indices "
         "reach (laplace works at this size)", v->plane, v->width, v->height,
         v->units, v->sample_bytes, sums, KERNEL_INDEX_LIMIT);
   else if (sums > max_alloc)
-    plan->blur_limit = clf_strdup_printf ("the blur needs a %" PRIu64
+    plan->blur_limit = g_strdup_printf ("the blur needs a %" PRIu64
         "-byte device buffer of sums but %s allows at most %llu bytes per "
         "buffer (laplace works at this size)", sums,
         clf_engine_device_name (plan->engine), (unsigned long long) max_alloc);
@@ -138,20 +137,20 @@ check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
 }
 
 static bool
-check_fits_device (ClfPlan * plan, ClfError * err)
+check_fits_device (ClfPlan * plan, GError ** error)
 {
   cl_ulong max_alloc = 0;
-  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (plan->engine),
+  CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (plan->engine),
       CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
   if (plan->staged_size > max_alloc) {
-    clf_error_set (err, CLF_ERROR_INVALID, "the frame needs a %zu-byte "
+    clf_set_error (error, CLF_ERROR_INVALID, "the frame needs a %zu-byte "
         "device buffer but %s allows at most %llu bytes per buffer",
         plan->staged_size, clf_engine_device_name (plan->engine),
         (unsigned long long) max_alloc);
     return false;
   }
   if (plan->staged_size > KERNEL_INDEX_LIMIT) {
-    clf_error_set (err, CLF_ERROR_INVALID, "the frame takes %zu bytes, "
+    clf_set_error (error, CLF_ERROR_INVALID, "the frame takes %zu bytes, "
         "more than the %d that the kernels' 32-bit indices reach",
         plan->staged_size, KERNEL_INDEX_LIMIT);
     return false;
@@ -164,11 +163,11 @@ fail:
 }
 
 bool
-clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err)
+clf_plan_supports (const ClfPlan * plan, ClfMode mode, GError ** error)
 {
   if (mode == CLF_MODE_LAPLACE || !plan->blur_limit)
     return true;
-  clf_error_set (err, CLF_ERROR_INVALID, "%s", plan->blur_limit);
+  clf_set_error (error, CLF_ERROR_INVALID, "%s", plan->blur_limit);
   return false;
 }
 
@@ -183,23 +182,19 @@ uses_cpu_kernels (cl_device_type type)
 
 ClfPlan *
 clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
-    ClfError * err)
+    GError ** error)
 {
-  return clf_plan_new_full (engine, format, NULL, err);
+  return clf_plan_new_full (engine, format, NULL, error);
 }
 
 ClfPlan *
 clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
-    const ClfInterrupt * interrupt, ClfError * err)
+    const ClfInterrupt * interrupt, GError ** error)
 {
-  if (!clf_frame_format_check (format, err))
+  if (!clf_frame_format_check (format, error))
     return NULL;
 
-  ClfPlan *plan = calloc (1, sizeof *plan);
-  if (!plan) {
-    clf_error_set (err, CLF_ERROR_OPENCL, "out of host memory");
-    return NULL;
-  }
+  ClfPlan *plan = g_new0 (ClfPlan, 1);
   clf_plan_set_interrupt (plan, interrupt);
   plan->engine = clf_engine_ref (engine);
   g_mutex_init (&plan->speed_lock);
@@ -211,10 +206,10 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
   }
   clf_frame_format_views (format, &plan->views);
   cl_device_type type = 0;
-  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
+  CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_TYPE, sizeof type, &type, NULL);
   plan->cpu_kernels = uses_cpu_kernels (type);
-  CLF_TRY (err, fail, clGetDeviceInfo, clf_engine_device (engine),
+  CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
 
@@ -225,18 +220,18 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
     ClfLayout laplace = view_layout (plan, v, v->laplace_mask);
     wide_blur.wide_sums = true;
     if (v->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, &blur,
-                err)))
+                error)))
       goto fail;
     if (v->blur_mask && clf_needs_wide_sums (v, CLF_MAX_RADIUS)
         && !(plan->wide_blur_set[i] = kernel_set_for (plan, &wide_blur,
-                err)))
+                error)))
       goto fail;
     if (v->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
-                &laplace, err)))
+                &laplace, error)))
       goto fail;
   }
   layout_staged_frame (plan);
-  if (!check_fits_device (plan, err))
+  if (!check_fits_device (plan, error))
     goto fail;
   return plan;
 
@@ -261,26 +256,26 @@ clf_plan_free (ClfPlan * plan)
   release_mem (&plan->staging_out);
   release_mem (&plan->staging_in);
   release_mem (&plan->sums);
-  free (plan->blur_limit);
+  g_free (plan->blur_limit);
   for (unsigned s = plan->n_sets; s-- > 0;)
     for (int k = N_KERNELS; k-- > 0;)
       if (plan->sets[s].kernels[k])
         clReleaseKernel (plan->sets[s].kernels[k]);
   clf_engine_unref (plan->engine);
   g_mutex_clear (&plan->speed_lock);
-  free (plan);
+  g_free (plan);
 }
 
 static bool
 ensure_buffer (ClfPlan * plan, cl_mem * mem, size_t size, cl_mem_flags flags,
-    ClfError * err)
+    GError ** error)
 {
   if (*mem)
     return true;
   cl_int status;
   *mem = clCreateBuffer (clf_engine_context (plan->engine), flags, size,
       NULL, &status);
-  CLF_CHECK (status, "clCreateBuffer", err, fail);
+  CLF_CHECK (status, "clCreateBuffer", error, fail);
   return true;
 
 fail:
@@ -293,7 +288,7 @@ fail:
 static bool
 enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
-    bool keep_from_dst, ClfError * err)
+    bool keep_from_dst, GError ** error)
 {
   const ClfView *v = &plan->views.views[i];
   bool laplace = params->mode == CLF_MODE_LAPLACE;
@@ -304,11 +299,11 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
       &set->layout, params);
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
-          CL_MEM_READ_WRITE, err))
+          CL_MEM_READ_WRITE, error))
     return false;
   for (unsigned k = 0; k < passes->n; k++)
     if (!clf_plan_enqueue_pass (plan, set, &passes->pass[k], v, params, src, in, dst,
-            out, keep_from_dst, err))
+            out, keep_from_dst, error))
       return false;
   return true;
 }
@@ -322,7 +317,7 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
 static bool
 enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
     uint32_t plane, cl_mem src, const Placement * in, cl_mem dst,
-    const Placement * out, ClfError * err)
+    const Placement * out, GError ** error)
 {
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   bool written = false;
@@ -334,16 +329,16 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
       continue;
     if (!written && clf_view_row_bytes (v) < plan->planes[plane].row_bytes
         && !clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
-            err))
+            error))
       return false;
     if (!enqueue_view_filter (plan, params, i, src, in, dst, out, written,
-            err))
+            error))
       return false;
     written = true;
   }
   if (!written)
     return clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
-        err);
+        error);
   return true;
 }
 
@@ -356,12 +351,12 @@ clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt)
 }
 
 static bool
-check_params (const ClfParams * params, ClfError * err)
+check_params (const ClfParams * params, GError ** error)
 {
   if ((unsigned) params->mode > CLF_MODE_LAPLACE
       || (unsigned) params->border > CLF_BORDER_MIRROR
       || params->radius > CLF_MAX_RADIUS) {
-    clf_error_set (err, CLF_ERROR_INVALID, "invalid filter parameters "
+    clf_set_error (error, CLF_ERROR_INVALID, "invalid filter parameters "
         "(mode %d, radius %u, border %d)", (int) params->mode,
         params->radius, (int) params->border);
     return false;
@@ -372,7 +367,7 @@ check_params (const ClfParams * params, ClfError * err)
 ClfInFlight *
 clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
-    uint32_t n_wait, ClfError * err)
+    uint32_t n_wait, GError ** error)
 {
   const uint32_t n = plan->n_planes;
   bool upload = clf_plan_has_host_plane (plan, src);
@@ -380,42 +375,38 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   ClfInFlight *frame;
 
   plan->estimated = false;
-  if (!check_params (params, err) || !clf_plan_supports (plan, params->mode,
-          err)
-      || !clf_plan_check_frame (plan, src, "source", err)
-      || !clf_plan_check_frame (plan, dst, "destination", err))
+  if (!check_params (params, error) || !clf_plan_supports (plan, params->mode,
+          error)
+      || !clf_plan_check_frame (plan, src, "source", error)
+      || !clf_plan_check_frame (plan, dst, "destination", error))
     return NULL;
   if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
-              CL_MEM_READ_ONLY, err))
+              CL_MEM_READ_ONLY, error))
       || (download && !ensure_buffer (plan, &plan->staging_out,
-              plan->staged_size, CL_MEM_WRITE_ONLY, err)))
+              plan->staged_size, CL_MEM_WRITE_ONLY, error)))
     return NULL;
   plan->wait = wait;
   plan->n_wait = n_wait;
 
   for (uint32_t i = 0; i < n; i++)
-    if (!src->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_UPLOAD, i, src, err))
+    if (!src->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_UPLOAD, i, src, error))
       goto fail;
   for (uint32_t i = 0; i < n; i++) {
     Placement in, out;
     cl_mem from = clf_plan_device_plane (plan, src, i, plan->staging_in, &in);
     cl_mem to = clf_plan_device_plane (plan, dst, i, plan->staging_out, &out);
-    if (!enqueue_plane_filter (plan, params, i, from, &in, to, &out, err))
+    if (!enqueue_plane_filter (plan, params, i, from, &in, to, &out, error))
       goto fail;
   }
   for (uint32_t i = 0; i < n; i++)
-    if (!dst->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, err))
+    if (!dst->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, error))
       goto fail;
-  if (!clf_plan_enqueue_handbacks (plan, dst, err) || !clf_plan_keep_done_event (plan, err))
+  if (!clf_plan_enqueue_handbacks (plan, dst, error) || !clf_plan_keep_done_event (plan, error))
     goto fail;
   /* Submitted now, not at the next wait: the device starts while the
    * caller goes on (drivers may hold commands back until a flush). */
-  CLF_TRY (err, fail, clFlush, clf_engine_queue (plan->engine));
-  if (!(frame = malloc (sizeof *frame))) {
-    clf_error_set (err, CLF_ERROR_INVALID, "out of host memory for a frame "
-        "in flight");
-    goto fail;
-  }
+  CLF_TRY (error, fail, clFlush, clf_engine_queue (plan->engine));
+  frame = g_new (ClfInFlight, 1);
   plan->commands.copies = (upload ? 1 : 0) + (download ? 1 : 0);
   /* The frame's commands are its own now; the plan starts a new list. */
   *frame = plan->commands;
@@ -452,32 +443,32 @@ clf_in_flight_done (const ClfInFlight * frame)
 
 bool
 clf_plan_finish (ClfPlan * plan, ClfInFlight * frame, ClfFrameStats * stats,
-    ClfError * err)
+    GError ** error)
 {
   bool ok;
 
   memset (stats, 0, sizeof *stats);
-  ok = clf_plan_finish_commands (plan, frame, stats, err);
-  free (frame);
+  ok = clf_plan_finish_commands (plan, frame, stats, error);
+  g_free (frame);
   return ok;
 }
 
 bool
 clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
-    ClfError * err)
+    GError ** error)
 {
   ClfInFlight *frame = clf_plan_enqueue (plan, params, src, dst, NULL, 0,
-      err);
+      error);
 
   memset (stats, 0, sizeof *stats);
-  return frame && clf_plan_finish (plan, frame, stats, err);
+  return frame && clf_plan_finish (plan, frame, stats, error);
 }
 
 bool
 clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,
-    ClfFrameStats * stats, ClfError * err)
+    ClfFrameStats * stats, GError ** error)
 {
   ClfFrame in = { {0} }, out = { {0} };
   for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
@@ -488,5 +479,5 @@ clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     out.stride[i] = dst->stride[i];
     out.size[i] = dst->size[i];
   }
-  return clf_plan_process (plan, params, &in, &out, stats, err);
+  return clf_plan_process (plan, params, &in, &out, stats, error);
 }

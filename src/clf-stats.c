@@ -57,7 +57,7 @@ clf_time_stats_summary (const ClfTimeStats * stats, ClfTimeSummary * summary)
     return true;
   size_t n = stats->count < CLF_TIME_SAMPLES ? (size_t) stats->count :
       CLF_TIME_SAMPLES;
-  uint64_t *sorted = malloc (n * sizeof *sorted);
+  uint64_t *sorted = g_try_new (uint64_t, n);
   if (!sorted)
     return false;
   memcpy (sorted, stats->sample, n * sizeof *sorted);
@@ -68,6 +68,6 @@ clf_time_stats_summary (const ClfTimeStats * stats, ClfTimeSummary * summary)
   summary->max_ns = stats->max_ns;
   summary->median_ns = sorted[(n - 1) / 2];     /* the lower middle */
   summary->p95_ns = sorted[(n * 95 + 99) / 100 - 1];    /* nearest rank */
-  free (sorted);
+  g_free (sorted);
   return true;
 }

@@ -6,18 +6,21 @@
  * measured with the queue's profiling events.
  *
  * Typical use:
- *   ClfError err = { 0 };
- *   ClfEngine *engine = clf_engine_new ("auto", &err);
- *   ClfPlan *plan = clf_plan_new (engine, &format, &err);
- *   clf_plan_process_host (plan, &params, &in, &out, &stats, &err);  (per frame)
+ *   GError *error = NULL;
+ *   ClfEngine *engine = clf_engine_new ("auto", &error);
+ *   ClfPlan *plan = clf_plan_new (engine, &format, &error);
+ *   clf_plan_process_host (plan, &params, &in, &out, &stats, &error);
+ *       (per frame)
  *   clf_plan_free (plan);
  *   clf_engine_unref (engine);
- * Every function that can fail returns false or NULL and fills `err`;
- * release it with clf_error_clear().
+ * Every function that can fail returns false or NULL and sets `error` (may
+ * be NULL), in the CLF_ERROR domain, as GLib's functions do; release it
+ * with g_clear_error().
  */
 #pragma once
 
 #include <CL/cl.h>
+#include <glib.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,29 +46,35 @@ typedef enum {
   CLF_BORDER_MIRROR,    /* reflect-101: -1 reads 1, n reads n-2 */
 } ClfBorder;
 
+/* The engine's errors: GError's domain CLF_ERROR, with these codes.  The
+ * domain is extended (G_DEFINE_EXTENDED_ERROR): an error of it also holds
+ * the OpenCL status of a failed call and a longer text, read with the
+ * accessors below.  Its message and detail are valid UTF-8 whatever bytes
+ * the environment, the caller or the driver gave (GStreamer requires it),
+ * each invalid byte shown as U+FFFD. */
+#define CLF_ERROR (clf_error_quark ())
+GQuark clf_error_quark (void);
+
 typedef enum {
-  CLF_ERROR_NONE,
   CLF_ERROR_NOT_FOUND,  /* no OpenCL platform, or no device matches */
   CLF_ERROR_BUILD,      /* the kernels did not compile; detail = build log */
-  CLF_ERROR_OPENCL,     /* an OpenCL call failed; cl_status says how */
+  CLF_ERROR_OPENCL,     /* an OpenCL call failed: clf_error_get_cl_status */
   CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
   CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
                          * offsets or sizes): bad input, not a bad format */
   CLF_ERROR_CANCELLED,  /* the caller stopped the frame (ClfInterrupt) */
 } ClfErrorCode;
 
-typedef struct {
-  ClfErrorCode code;
-  cl_int cl_status;     /* with CLF_ERROR_OPENCL: the call's status */
-  char *message;        /* one sentence for the user */
-  char *detail;         /* build log, device list or hint; may be NULL */
-} ClfError;
+/* With CLF_ERROR_OPENCL: the failed call's status; else CL_SUCCESS (also
+ * for an error of another domain, and for NULL). */
+cl_int clf_error_get_cl_status (const GError * error);
+/* The build log, device list or hint for the user, or NULL (also for an
+ * error of another domain). */
+const char *clf_error_get_detail (const GError * error);
+/* Sets (a copy of) `detail` on an error of the CLF_ERROR domain, replacing
+ * any earlier one.  Nothing for NULL or another domain. */
+void clf_error_set_detail (GError * error, const char *detail);
 
-void clf_error_clear (ClfError * err);
-/* printf-style; replaces any earlier message in `err` (which may be NULL).
- * For callers that report problems of their own input the same way. */
-void clf_error_set (ClfError * err, ClfErrorCode code, const char *fmt, ...)
-    __attribute__((format (printf, 3, 4)));
 const char *clf_cl_status_name (cl_int status);
 const char *clf_mode_name (ClfMode mode);
 const char *clf_border_name (ClfBorder border);
@@ -80,7 +89,7 @@ typedef struct ClfEngine ClfEngine;
  * platform and device indices; anything else is a case-insensitive
  * substring of "platform name / device name".  With "auto", the
  * environment variable CLFILTER_DEVICE, when set, is used instead. */
-ClfEngine *clf_engine_new (const char *device_spec, ClfError * err);
+ClfEngine *clf_engine_new (const char *device_spec, GError ** error);
 ClfEngine *clf_engine_ref (ClfEngine * engine);
 void clf_engine_unref (ClfEngine * engine);
 /* "platform name / device name" */
@@ -107,10 +116,10 @@ bool clf_engine_host_unified (const ClfEngine * engine);
 /* A device buffer over `size` bytes of host memory at `data`
  * (CL_MEM_USE_HOST_PTR), made only where that costs no copy: the device is
  * host-unified and `data` meets CL_DEVICE_MEM_BASE_ADDR_ALIGN.  Otherwise
- * NULL with `err` untouched; NULL with `err` set when OpenCL fails.  The
+ * NULL with `error` untouched; NULL with `error` set when OpenCL fails.  The
  * memory must stay valid until the buffer is released. */
 cl_mem clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
-    ClfError * err);
+    GError ** error);
 
 /* What the on-disk cache of program binaries did for this engine (see
  * docs/cache.md). */
@@ -171,7 +180,7 @@ typedef struct {
 
 /* Checks `format` as clf_plan_new does, without a device: false with
  * CLF_ERROR_INVALID saying what the engine cannot take. */
-bool clf_frame_format_check (const ClfFrameFormat * format, ClfError * err);
+bool clf_frame_format_check (const ClfFrameFormat * format, GError ** error);
 /* The bytes of one row of plane `plane` (see ClfFrameFormat), and its
  * rows; 0 for a plane no component lies in. */
 size_t clf_frame_format_row_bytes (const ClfFrameFormat * format,
@@ -232,14 +241,14 @@ typedef struct {
 typedef struct ClfPlan ClfPlan;
 
 ClfPlan *clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
-    ClfError * err);
+    GError ** error);
 void clf_plan_free (ClfPlan * plan);
 
 /* Whether the plan's frames can be filtered in `mode`: a frame too large
  * for the blurs' sums (4 bytes a byte, within one device buffer and 2 GiB)
  * is refused for the blurs with CLF_ERROR_INVALID saying why, and still
  * sharpened by laplace.  clf_plan_process checks this too. */
-bool clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err);
+bool clf_plan_supports (const ClfPlan * plan, ClfMode mode, GError ** error);
 
 /* Filters `src` into `dst`: copies host planes in, runs the filter on the
  * device, copies host planes out, waits once.  `stats->copies` counts the
@@ -249,14 +258,14 @@ bool clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err);
  * holds the result. */
 bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, ClfFrameStats * stats,
-    ClfError * err);
+    GError ** error);
 
 /* Frames in flight: clf_plan_process in two halves, for callers that
  * keep frames in device memory and do not wait on the host for each.
  * clf_plan_enqueue checks and enqueues a frame, its first command waiting
  * for the `n_wait` events of `wait` (e.g. the last command that wrote a
  * device buffer it reads), and returns once all are enqueued, or NULL
- * (having waited for what it enqueued) with `err` set.
+ * (having waited for what it enqueued) with `error` set.
  * clf_in_flight_event gives the event that completes the frame (the
  * frame's; retain it to keep it).  clf_plan_finish waits for the frame,
  * gives its figures (as clf_plan_process does) and frees it.  Several
@@ -269,13 +278,13 @@ typedef struct ClfInFlight ClfInFlight;
 
 ClfInFlight *clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
-    uint32_t n_wait, ClfError * err);
+    uint32_t n_wait, GError ** error);
 cl_event clf_in_flight_event (const ClfInFlight * frame);
 /* Whether every command of the frame has ended (or one failed): then
  * clf_plan_finish does not wait. */
 bool clf_in_flight_done (const ClfInFlight * frame);
 bool clf_plan_finish (ClfPlan * plan, ClfInFlight * frame,
-    ClfFrameStats * stats, ClfError * err);
+    ClfFrameStats * stats, GError ** error);
 
 /* Checks that every plane of `frame` fits its memory: a stride that holds
  * a row, and the last row's end within the device buffer (offset, stride
@@ -283,9 +292,9 @@ bool clf_plan_finish (ClfPlan * plan, ClfInFlight * frame,
  * that wraps.  clf_plan_process checks both frames this way before it
  * enqueues anything; callers that take frames from outside (a GstVideoMeta)
  * may check each on its own to say which one was bad.  False with
- * CLF_ERROR_FRAME in `err` (the message names `what`, e.g. "input"). */
+ * CLF_ERROR_FRAME in `error` (the message names `what`, e.g. "input"). */
 bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
-    const char *what, ClfError * err);
+    const char *what, GError ** error);
 
 /* Long frames.  A pass whose cost grows with the radius (the naive box,
  * the separable blur) and is estimated above 50 ms runs as launches of
@@ -316,12 +325,12 @@ void clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt);
  * goes on, its program kept by the engine for the next plan (and stored
  * in the binary cache). */
 ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
-    const ClfInterrupt * interrupt, ClfError * err);
+    const ClfInterrupt * interrupt, GError ** error);
 
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,
-    ClfFrameStats * stats, ClfError * err);
+    ClfFrameStats * stats, GError ** error);
 
 /* Kernel times over a stream, in bounded memory: the count, mean, min
  * and max are exact; the median (the lower middle) and p95 (nearest rank)

@@ -55,6 +55,14 @@ static bool device_is_cpu;
     }                                                               \
   } while (0)
 
+/* The message of `err` for a failure's report, which may come without
+ * one. */
+static const char *
+message_of (const GError * err)
+{
+  return err ? err->message : "(no error)";
+}
+
 static uint64_t
 next_random (void)
 {
@@ -146,10 +154,10 @@ static double cpu_box_budget = CPU_BOX_READ_BUDGET;
 static ClfPlan *
 plan_for (const char *layout, const ClfFrameFormat * format)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfPlan *plan = clf_plan_new (engine, format, &err);
-  CHECK (plan, "clf_plan_new (%s): %s", layout, err.message);
-  clf_error_clear (&err);
+  CHECK (plan, "clf_plan_new (%s): %s", layout, message_of (err));
+  g_clear_error (&err);
   return plan;
 }
 
@@ -160,13 +168,13 @@ run_and_compare (ClfPlan * plan, const ClfParams * params,
     const ClfFrameFormat * format, const char *what, const ClfHostFrame * in,
     ClfHostFrame * out, const ClfHostFrame * want)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameStats stats;
   test_frame_init (out, format, false);
   bool ok = clf_plan_process_host (plan, params, in, out,
       &stats, &err);
-  CHECK (ok, "%s: %s", what, err.message);
-  clf_error_clear (&err);
+  CHECK (ok, "%s: %s", what, message_of (err));
+  g_clear_error (&err);
   if (!ok)
     return false;
   CHECK (stats.copies == 2, "%s: %u copies", what, stats.copies);
@@ -748,23 +756,23 @@ test_oracle (void)
 static void
 expect_device (const char *spec, bool found, const char *name_part)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *e = clf_engine_new (spec, &err);
   if (found) {
-    CHECK (e, "device \"%s\": %s", spec, err.message);
+    CHECK (e, "device \"%s\": %s", spec, message_of (err));
     if (e && name_part)
       CHECK (strstr (clf_engine_device_name (e), name_part),
           "device \"%s\" chose %s", spec, clf_engine_device_name (e));
   } else {
-    CHECK (!e && err.code == CLF_ERROR_NOT_FOUND, "device \"%s\" matched",
-        spec);
+    CHECK (!e && g_error_matches (err, CLF_ERROR, CLF_ERROR_NOT_FOUND),
+        "device \"%s\" matched", spec);
     /* The message lists the devices that exist. */
-    CHECK (err.message && strstr (err.message, clf_engine_device_name
+    CHECK (err && strstr (err->message, clf_engine_device_name
             (engine)), "device \"%s\": message lacks the device list: %s",
-        spec, err.message);
+        spec, message_of (err));
   }
   clf_engine_unref (e);
-  clf_error_clear (&err);
+  g_clear_error (&err);
 }
 
 /* Whether "accelerator" selects a device here: the first of that type. */
@@ -789,17 +797,17 @@ clf_engine_new_would_find_accelerator (void)
 static void
 expect_device_error (const char *spec, const char *part)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *e = clf_engine_new (spec, &err);
-  CHECK (!e && err.message, "device \"%s\" matched", spec);
-  if (err.message) {
-    CHECK (g_utf8_validate (err.message, -1, NULL), "the message is not UTF-8: %s",
-        err.message);
-    CHECK (strstr (err.message, part), "device \"%s\": the message lacks "
-        "'%s': %s", spec, part, err.message);
+  CHECK (!e && err, "device \"%s\" matched", spec);
+  if (err) {
+    CHECK (g_utf8_validate (err->message, -1, NULL), "the message is not "
+        "UTF-8: %s", err->message);
+    CHECK (strstr (err->message, part), "device \"%s\": the message lacks "
+        "'%s': %s", spec, part, err->message);
   }
   clf_engine_unref (e);
-  clf_error_clear (&err);
+  g_clear_error (&err);
 }
 
 static void
@@ -913,36 +921,39 @@ check_invalid_formats (void)
   cases[10].f.components[0].pstride = 4;
   cases[10].f.components[1].height = 4;
   for (size_t c = 0; c < N_OF (cases); c++) {
-    ClfError err = { 0 };
+    GError *err = NULL;
     ClfPlan *plan;
     CHECK (!clf_frame_format_check (&cases[c].f, &err)
-        && err.code == CLF_ERROR_INVALID, "%s: accepted by the check",
+        && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID),
+        "%s: accepted by the check",
         cases[c].what);
-    clf_error_clear (&err);
+    g_clear_error (&err);
     CHECK (!(plan = clf_plan_new (engine, &cases[c].f, &err))
-        && err.code == CLF_ERROR_INVALID, "%s: planned", cases[c].what);
+        && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID), "%s: planned",
+        cases[c].what);
     clf_plan_free (plan);
-    clf_error_clear (&err);
+    g_clear_error (&err);
   }
   /* The same layouts put right are taken. */
   ClfFrameFormat good = { 1, 2, {gray16 (), gray16 ()} };
   good.components[0].pstride = good.components[1].pstride = 4;
   good.components[1].offset = 2;
-  ClfError err = { 0 };
+  GError *err = NULL;
   CHECK (clf_frame_format_check (&good, &err), "two 16-bit samples a pixel: "
-      "%s", err.message);
-  clf_error_clear (&err);
+      "%s", message_of (err));
+  g_clear_error (&err);
 }
 
 static void
 test_invalid (void)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   check_invalid_formats ();
   ClfFrameFormat bad = one_plane (0, 8, 1, 1, 1);
-  CHECK (!clf_plan_new (engine, &bad, &err) && err.code == CLF_ERROR_INVALID,
+  CHECK (!clf_plan_new (engine, &bad, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID),
       "width 0 accepted");
-  clf_error_clear (&err);
+  g_clear_error (&err);
 
   /* 1 GiB of GRAY8 (the size of RGBA 16384x16384): too large for the
    * blurs' sums (4 GiB), not for laplace where the device holds such a
@@ -955,25 +966,27 @@ test_invalid (void)
   ClfPlan *big = clf_plan_new (engine, &huge, &err);
   if (max_alloc >= (cl_ulong) 32768 * 32768) {
     CHECK (big, "GRAY8 32768x32768 refused for laplace too: %s",
-        err.message);
+        message_of (err));
     CHECK (big && clf_plan_supports (big, CLF_MODE_LAPLACE, &err),
-        "laplace refused: %s", err.message);
+        "laplace refused: %s", message_of (err));
     CHECK (big && !clf_plan_supports (big, CLF_MODE_SLIDING, &err)
-        && err.code == CLF_ERROR_INVALID && strstr (err.message,
-            "too large to blur") && strstr (err.message, "laplace works"),
-        "the blur's refusal: %s", err.message);
+        && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID)
+        && strstr (err->message, "too large to blur")
+        && strstr (err->message, "laplace works"),
+        "the blur's refusal: %s", message_of (err));
   } else {
-    CHECK (!big && strstr (err.message, "allows at most"), "a %llu-byte "
+    CHECK (!big && strstr (err->message, "allows at most"), "a %llu-byte "
         "frame on a device that allocates %llu: %s",
         (unsigned long long) 32768 * 32768,
-        (unsigned long long) max_alloc, err.message);
+        (unsigned long long) max_alloc, message_of (err));
   }
-  clf_error_clear (&err);
+  g_clear_error (&err);
   clf_plan_free (big);
 
   ClfFrameFormat f = one_plane (8, 8, 1, 1, 1);
   ClfPlan *plan = clf_plan_new (engine, &f, &err);
-  CHECK (plan, "8x8 plan: %s", err.message);
+  CHECK (plan, "8x8 plan: %s", message_of (err));
+  g_clear_error (&err);
   ClfHostFrame in, out;
   test_frame_init (&in, &f, true);
   test_frame_init (&out, &f, false);
@@ -982,29 +995,34 @@ test_invalid (void)
   };
   ClfFrameStats stats;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_INVALID, "radius 1024");
-  clf_error_clear (&err);
+          &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID), "radius 1024");
+  g_clear_error (&err);
   params.radius = 1;
   in.stride[0] = 7;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_FRAME, "short stride");
-  clf_error_clear (&err);
+          &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "short stride");
+  g_clear_error (&err);
   /* A host plane whose last row would run past the memory it was given,
    * and strides whose products would wrap: refused before any copy. */
   in.stride[0] = out.stride[0];
   in.size[0] = in.stride[0] * 7 + 7;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_FRAME, "short host plane");
-  clf_error_clear (&err);
+          &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "short host plane");
+  g_clear_error (&err);
   in.size[0] = SIZE_MAX;
   in.stride[0] = (SIZE_MAX / 7) + 1;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_FRAME, "wrapping stride");
-  clf_error_clear (&err);
+          &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "wrapping stride");
+  g_clear_error (&err);
   in.stride[0] = (size_t) -64;
   CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err) && err.code == CLF_ERROR_FRAME, "negative stride");
-  clf_error_clear (&err);
+          &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "negative stride");
+  g_clear_error (&err);
   test_frame_clear (&in);
   test_frame_clear (&out);
   clf_plan_free (plan);
@@ -1125,13 +1143,13 @@ process_and_check (ClfPlan * plan, const ClfParams * params,
     const ClfFrameFormat * format, const ClfFrame * src, const ClfFrame * dst,
     uint32_t copies, const char *what)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameStats stats;
   bool ok = clf_plan_process (plan, params, src, dst, &stats, &err);
-  CHECK (ok, "%s: %s", what, err.message);
+  CHECK (ok, "%s: %s", what, message_of (err));
   CHECK (!ok || stats.copies == copies, "%s: %u copies, want %u", what,
       stats.copies, copies);
-  clf_error_clear (&err);
+  g_clear_error (&err);
 }
 
 static void
@@ -1239,17 +1257,22 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
 
 /* `in`'s pixels and an empty frame in 4096-aligned host memory, each
  * wrapped in a device buffer when `wrap` and the device allow it (else its
- * mem stays NULL). */
+ * mem stays NULL); `err` says why the first that failed was not. */
 static void
 host_blobs_init (BlobPair * h, const ClfFrameFormat * format,
-    const ClfHostFrame * in, bool wrap, ClfError * err)
+    const ClfHostFrame * in, bool wrap, GError ** err)
 {
+  GError *dst_err = NULL;
   blob_init (&h->src, format, in, aligned_alloc (4096, 1 << 20));
   blob_init (&h->dst, format, NULL, aligned_alloc (4096, 1 << 20));
   h->src_mem = wrap ? clf_engine_wrap_host (engine, h->src.bytes,
       h->src.size, err) : NULL;
   h->dst_mem = wrap ? clf_engine_wrap_host (engine, h->dst.bytes,
-      h->dst.size, err) : NULL;
+      h->dst.size, &dst_err) : NULL;
+  if (dst_err && err && !*err)
+    g_propagate_error (err, dst_err);
+  else
+    g_clear_error (&dst_err);
   /* frame_of keeps these: the plan hands wrapped planes back. */
   for (uint32_t i = 0; i < CLF_MAX_PLANES; i++) {
     h->src.frame.wrapped[i] = h->src_mem != NULL;
@@ -1262,7 +1285,7 @@ host_blobs_init (BlobPair * h, const ClfFrameFormat * format,
 static void
 check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfPlan *plan = plan_for ("wrapped", format);
   if (!plan)
     return;
@@ -1273,7 +1296,8 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
   test_frame_init (&want, format, false);
   clf_ref_filter_frame (params, format, &in, &want);
   host_blobs_init (&h, format, &in, true, &err);
-  CHECK (err.code == CLF_ERROR_NONE, "wrap: %s", err.message);
+  CHECK (!err, "wrap: %s", message_of (err));
+  g_clear_error (&err);
   CHECK (!h.src_mem == !clf_engine_host_unified (engine), "an aligned "
       "pointer was %swrapped on a device that is %shost-unified",
       h.src_mem ? "" : "not ", clf_engine_host_unified (engine) ? "" : "not ");
@@ -1288,8 +1312,9 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
   /* One byte past the aligned storage. */
   cl_mem unaligned = clf_engine_wrap_host (engine, h.src.bytes + 1, 4096,
       &err);
-  CHECK (!unaligned && err.code == CLF_ERROR_NONE,
+  CHECK (!unaligned && !err,
       "an unaligned pointer was wrapped");
+  g_clear_error (&err);
   if (unaligned)
     clReleaseMemObject (unaligned);
 
@@ -1303,7 +1328,7 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
 static void
 check_plane_outside_buffer (void)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameFormat f = one_plane (16, 4, 1, 1, 1);
   ClfPlan *plan = clf_plan_new (engine, &f, &err);
   ClfHostFrame in;
@@ -1316,9 +1341,9 @@ check_plane_outside_buffer (void)
   ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
   ClfFrameStats stats;
   CHECK (plan && !clf_plan_process (plan, &params, &frame, &frame, &stats,
-          &err) && err.code == CLF_ERROR_FRAME,
+          &err) && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME),
       "a plane beyond its buffer was accepted");
-  clf_error_clear (&err);
+  g_clear_error (&err);
   if (mem)
     clReleaseMemObject (mem);
   free (b.bytes);
@@ -1352,7 +1377,7 @@ check_odd_sample_placement (void)
   /* i420-10: one program of 10-bit samples (memcheck runs this group). */
   const ClfFrameFormat *format = &f[1];
   const uint32_t last = format->n_planes - 1;
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfPlan *plan = plan_for (names[1], format);
   ClfHostFrame in;
   test_frame_init (&in, format, true);
@@ -1371,10 +1396,11 @@ check_odd_sample_placement (void)
       ClfFrame from = frame_of (&src, b.src_mem);
       ClfFrame to = frame_of (&dst, b.dst_mem);
       CHECK (!clf_plan_process (plan, &params, &from, &to, &stats, &err)
-          && err.code == CLF_ERROR_FRAME && strstr (err.message,
+          && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME)
+          && strstr (err->message,
               "multiples of 2"), "%s in a device buffer: %s", what,
-          err.message ? err.message : "accepted");
-      clf_error_clear (&err);
+          err ? err->message : "accepted");
+      g_clear_error (&err);
       Blob got;
       blob_like (&got, &b.dst);
       read_back (b.dst_mem, &got);
@@ -1427,7 +1453,7 @@ check_frames_in_flight (void)
   ClfHostFrame in, want[2];
   BlobPair b[2];
   ClfInFlight *frames[2] = { NULL, NULL };
-  ClfError err = { 0 };
+  GError *err = NULL;
   cl_int status;
   cl_event gate = clCreateUserEvent (clf_engine_context (engine), &status);
 
@@ -1444,8 +1470,8 @@ check_frames_in_flight (void)
     ClfFrame to = frame_of (&b[f].dst, b[f].dst_mem);
     frames[f] = clf_plan_enqueue (plan, &params[f], &from, &to, &gate, 1,
         &err);
-    CHECK (frames[f] != NULL, "clf_plan_enqueue: %s", err.message);
-    clf_error_clear (&err);
+    CHECK (frames[f] != NULL, "clf_plan_enqueue: %s", message_of (err));
+    g_clear_error (&err);
   }
   if (frames[0] && frames[1]) {
     nanosleep (&(struct timespec) { 0, 50 * 1000 * 1000 }, NULL);
@@ -1462,8 +1488,8 @@ check_frames_in_flight (void)
     clRetainEvent (done);
     CHECK (clf_plan_finish (plan, frames[f], &stats, &err)
         && stats.kernel_ns > 0 && stats.copies == 0, "clf_plan_finish: %s",
-        err.message);
-    clf_error_clear (&err);
+        message_of (err));
+    g_clear_error (&err);
     CHECK (event_state (done) == CL_COMPLETE, "frame %d's event did not "
         "complete with it", f);
     clReleaseEvent (done);
@@ -1599,12 +1625,12 @@ static ClfCacheStats
 filter_with_new_engine (const char *what)
 {
   ClfCacheStats stats = { 0 };
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *e = clf_engine_new ("auto", &err);
-  CHECK (e, "%s: clf_engine_new: %s", what, err.message);
+  CHECK (e, "%s: clf_engine_new: %s", what, message_of (err));
   ClfPlan *plan = e ? clf_plan_new (e, &cache_format, &err) : NULL;
-  CHECK (!e || plan, "%s: clf_plan_new: %s", what, err.message);
-  clf_error_clear (&err);
+  CHECK (!e || plan, "%s: clf_plan_new: %s", what, message_of (err));
+  g_clear_error (&err);
 
   const ClfParams params[] = {
     {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
@@ -1888,14 +1914,14 @@ remove_entry (const ClfLayout * layout)
 static cl_program
 other_layout_program (uint32_t units, uint32_t mask)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
   const ClfLayout layout = { 1, units, mask, 8, 0, false };
   setenv ("CLFILTER_NO_CACHE", "1", 1);
   cl_program program = clf_engine_program (engine, &layout, NULL, &err);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
-  CHECK (program, "program of another layout: %s", err.message);
-  clf_error_clear (&err);
+  CHECK (program, "program of another layout: %s", message_of (err));
+  g_clear_error (&err);
   return program;
 }
 
@@ -1964,12 +1990,12 @@ check_binary_without_layout_kernel (void)
   plant_entry (program, &rgba, "a binary without separable_tiles");
   clReleaseProgram (program);
 
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfCacheStats stats = { 0 };
   ClfEngine *fresh = clf_engine_new ("auto", &err);
   program = fresh ? clf_engine_program (fresh, &rgba, NULL, &err) : NULL;
-  CHECK (program, "a binary without separable_tiles: %s", err.message);
-  clf_error_clear (&err);
+  CHECK (program, "a binary without separable_tiles: %s", message_of (err));
+  g_clear_error (&err);
   if (program) {
     cl_int status;
     cl_kernel kernel = clCreateKernel (program, "separable_tiles", &status);
@@ -2461,7 +2487,7 @@ static ClfFrameFormat fault_format;
 static bool
 fault_frame (ClfPlan * plan, const ClfParams * params, Blob * src,
     Blob * dst, cl_mem src_mem, cl_mem dst_mem, const ClfHostFrame * want,
-    ClfError * err, const char *what)
+    GError ** err, const char *what)
 {
   ClfFrameStats stats;
   memset (dst->bytes, CANARY, dst->size);
@@ -2491,30 +2517,34 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   test_frame_init (&in, &fault_format, true);
   test_frame_init (&want, &fault_format, false);
   clf_ref_filter_frame (&params, &fault_format, &in, &want);
-  ClfError err = { 0 };
+  GError *err = NULL;
   BlobPair h;
   host_blobs_init (&h, &fault_format, &in, wrapped, &err);
+  CHECK (!err, "%s: wrap: %s", what, message_of (err));
+  g_clear_error (&err);
   ClfPlan *plan = plan_for (what, &fault_format);
 
   fail_call (spec);
   unsigned frame = 0;
   bool failed = false;
   for (; plan && frame < 8 && !failed; frame++)
-    failed = !fault_frame (plan, &params, &h.src, &h.dst, h.src_mem, h.dst_mem, &want,
-        &err, what);
+    failed = !fault_frame (plan, &params, &h.src, &h.dst, h.src_mem,
+        h.dst_mem, &want, &err, what);
   fail_call (NULL);
 
   CHECK (failed, "%s: no frame failed in %u", what, frame);
   if (failed) {
-    CHECK (err.code == CLF_ERROR_OPENCL && err.cl_status == CL_OUT_OF_RESOURCES
-        && strstr (err.message, call)
-        && strstr (err.message, "CL_OUT_OF_RESOURCES"),
-        "%s: frame %u failed with \"%s\"", what, frame, err.message);
-    CHECK (fault_frame (plan, &params, &h.src, &h.dst, h.src_mem, h.dst_mem, &want,
-            &err, what), "%s: the frame after the fault failed: %s", what,
-        err.message);
+    CHECK (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL)
+        && clf_error_get_cl_status (err) == CL_OUT_OF_RESOURCES
+        && strstr (err->message, call)
+        && strstr (err->message, "CL_OUT_OF_RESOURCES"),
+        "%s: frame %u failed with \"%s\"", what, frame, message_of (err));
+    g_clear_error (&err);
+    CHECK (fault_frame (plan, &params, &h.src, &h.dst, h.src_mem,
+            h.dst_mem, &want, &err, what), "%s: the frame after the fault "
+        "failed: %s", what, message_of (err));
   }
-  clf_error_clear (&err);
+  g_clear_error (&err);
   clf_plan_free (plan);
   blob_pair_clear (&h);
   test_frame_clear (&in);
@@ -2527,27 +2557,28 @@ static void
 check_bad_source (void)
 {
   static const char injected[] = "#error clfilter-injected-build-error\n";
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *fresh = clf_engine_new ("auto", &err);
-  CHECK (fresh, "clf_engine_new: %s", err.message);
+  CHECK (fresh, "clf_engine_new: %s", message_of (err));
   if (!fresh)
     return;
   setenv ("CLF_TEST_BAD_SOURCE", injected, 1);
   ClfPlan *plan = clf_plan_new (fresh, &fault_format, &err);
   unsetenv ("CLF_TEST_BAD_SOURCE");
-  CHECK (!plan && err.code == CLF_ERROR_BUILD && err.detail
-      && strstr (err.detail, "clfilter-injected-build-error"),
-      "bad source: %s / log: %s", plan ? "built" : err.message,
-      err.detail ? err.detail : "(none)");
+  CHECK (!plan && g_error_matches (err, CLF_ERROR, CLF_ERROR_BUILD)
+      && clf_error_get_detail (err)
+      && strstr (clf_error_get_detail (err), "clfilter-injected-build-error"),
+      "bad source: %s / log: %s", plan ? "built" : message_of (err),
+      clf_error_get_detail (err) ? clf_error_get_detail (err) : "(none)");
   ClfCacheStats stats;
   clf_engine_cache_stats (fresh, &stats);
   CHECK (stats.stores == 0, "bad source: %u binaries cached", stats.stores);
   clf_plan_free (plan);
-  clf_error_clear (&err);
+  g_clear_error (&err);
 
   plan = clf_plan_new (fresh, &fault_format, &err);
-  CHECK (plan, "the plan after the bad source: %s", err.message);
-  clf_error_clear (&err);
+  CHECK (plan, "the plan after the bad source: %s", message_of (err));
+  g_clear_error (&err);
   clf_plan_free (plan);
   clf_engine_unref (fresh);
 }
@@ -2700,14 +2731,14 @@ check_long_pass_stops (void)
   if (!plan)
     return;
   ClfHostFrame in, out;
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameStats stats;
   test_frame_init (&in, &format, true);
   test_frame_init (&out, &format, false);
   w.stop_at = 2;
   CHECK (!clf_plan_process_host (plan, &box, &in, &out, &stats, &err)
-      && err.code == CLF_ERROR_CANCELLED, "not cancelled: %s",
-      err.message ? err.message : "it finished");
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED),
+      "not cancelled: %s", err ? err->message : "it finished");
   CHECK (w.asked == 2, "asked %u times before the stop", w.asked);
   CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
       "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
@@ -2716,7 +2747,7 @@ check_long_pass_stops (void)
       clf_mode_name (w.reported.mode), w.reported.radius);
   printf ("box r=1023 64x%u: estimated %.1f s a frame\n",
       clf_frame_format_rows (&format, 0), w.estimate / 1e9);
-  clf_error_clear (&err);
+  g_clear_error (&err);
 
   /* The next frame, small enough to check, is whole and exact. */
   ClfParams smaller = { CLF_MODE_BOX, 40, CLF_BORDER_MIRROR };
@@ -2788,11 +2819,11 @@ main (int argc, char **argv)
     printf ("CLF_TEST_TIER=quick: a sample of the matrices, turned by the "
         "seed\n");
 
-  ClfError err = { 0 };
+  GError *err = NULL;
   engine = clf_engine_new ("auto", &err);
   if (!engine) {
-    fprintf (stderr, "no OpenCL device: %s\n%s\n", err.message,
-        err.detail ? err.detail : "");
+    fprintf (stderr, "no OpenCL device: %s\n%s\n", message_of (err),
+        clf_error_get_detail (err) ? clf_error_get_detail (err) : "");
     return 1;
   }
   /* The device's own type, for the cases too slow for a CPU: the test

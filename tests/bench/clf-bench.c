@@ -126,11 +126,11 @@ typedef struct {
 static int mismatches;
 
 static void
-die (const char *what, const ClfError * err)
+die (const char *what, const GError * err)
 {
   fprintf (stderr, "clf-bench: %s: %s\n", what, err->message);
-  if (err->detail)
-    fprintf (stderr, "%s\n", err->detail);
+  if (clf_error_get_detail (err))
+    fprintf (stderr, "%s\n", clf_error_get_detail (err));
   exit (2);
 }
 
@@ -256,9 +256,9 @@ bench_frames_init (Bench * b, uint32_t width, uint32_t height)
   }
   b->in_mem = device_buffer (b->engine, size, b->in.data[0]);
   b->out_mem = device_buffer (b->engine, size, NULL);
-  ClfError err = { 0 };
+  GError *err = NULL;
   if (!(b->plan = clf_plan_new (b->engine, &b->format, &err)))
-    die ("clf_plan_new", &err);
+    die ("clf_plan_new", err);
 }
 
 static void
@@ -295,9 +295,9 @@ device_frame_ms (Bench * b, const ClfParams * params)
   ClfFrame src = device_frame (b, b->in_mem);
   ClfFrame dst = device_frame (b, b->out_mem);
   ClfFrameStats stats = { 0 };
-  ClfError err = { 0 };
+  GError *err = NULL;
   if (!clf_plan_process (b->plan, params, &src, &dst, &stats, &err))
-    die ("clf_plan_process", &err);
+    die ("clf_plan_process", err);
   return stats.kernel_ns / 1e6;
 }
 
@@ -305,10 +305,10 @@ static double
 host_frame_ms (Bench * b, const ClfParams * params)
 {
   ClfFrameStats stats;
-  ClfError err = { 0 };
+  GError *err = NULL;
   double start = now_ms ();
   if (!clf_plan_process_host (b->plan, params, &b->in, &b->out, &stats, &err))
-    die ("clf_plan_process_host", &err);
+    die ("clf_plan_process_host", err);
   return now_ms () - start;
 }
 
@@ -489,10 +489,10 @@ bench_sizes (Bench * b, const char *spec, const Options * o)
 static void
 bench_device (const char *spec, const Options * o)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   Bench b = {.pinned = strcmp (o->host_memory, "pageable") != 0 };
   if (!(b.engine = clf_engine_new (spec, &err)))
-    die (spec, &err);
+    die (spec, err);
   fprintf (stderr, "device %s: %s\n", spec, clf_engine_device_name (b.engine));
 
   char format_text[32];

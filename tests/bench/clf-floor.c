@@ -174,10 +174,10 @@ main (int argc, char **argv)
     return 2;
   }
 
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *engine = clf_engine_new (spec, &err);
   if (!engine) {
-    fprintf (stderr, "clf-floor: %s\n", err.message);
+    fprintf (stderr, "clf-floor: %s\n", err->message);
     return 2;
   }
   Floor f = {.queue = clf_engine_queue (engine),

@@ -689,11 +689,11 @@ run_to_eos (const gchar * description)
 static gboolean
 device_shares_host_memory (void)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *engine = clf_engine_new ("auto", &err);
   gboolean unified;
 
-  fail_unless (engine != NULL, "%s", err.message);
+  fail_unless (engine != NULL, "%s", err->message);
   unified = clf_engine_host_unified (engine);
   clf_engine_unref (engine);
   return unified;

@@ -20,10 +20,10 @@ static GstAllocator *allocator;
 static void
 setup (void)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   engine = clf_engine_new ("auto", &err);
-  fail_unless (engine != NULL, "no OpenCL device: %s", err.message);
+  fail_unless (engine != NULL, "no OpenCL device: %s", err->message);
   allocator = gst_cl_allocator_new (engine);
 }
 
@@ -61,7 +61,7 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
 {
   cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT];
   guint n = 0;
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfInFlight *frame;
 
   if (read)
@@ -69,7 +69,7 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
   if (written)
     n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
   frame = clf_plan_enqueue (plan, params, src, dst, wait, n, &err);
-  fail_unless (frame != NULL, "%s", err.message);
+  fail_unless (frame != NULL, "%s", err->message);
   for (guint i = 0; i < n; i++)
     clReleaseEvent (wait[i]);
   if (read)
@@ -89,11 +89,11 @@ upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
   const ClfFrameFormat format = clf_ref_byte_plane (GST_VIDEO_INFO_WIDTH
       (info), GST_VIDEO_INFO_HEIGHT (info), 4, 0x7, 0x7);
   GstClUpload upload;
-  ClfError err = { 0 };
+  GError *err = NULL;
   const gchar *way;
 
   fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
-          GST_MAP_READ, zero_copy, NULL, &err), "%s", err.message ? err.message :
+          GST_MAP_READ, zero_copy, NULL, &err), "%s", err ? err->message :
       "the buffer could not be mapped");
   way = upload.method;
   gst_cl_upload_close (&upload);
@@ -145,7 +145,7 @@ GST_START_TEST (test_map_write_kernel_map_read)
   guint8 *written = g_malloc (size), *want = g_malloc (size);
   ClfFrame src = { {0} }, dst = { {0} };
   ClfFrameStats stats;
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfPlan *plan;
   GstMapInfo map;
   gsize mem_offset;
@@ -165,9 +165,9 @@ GST_START_TEST (test_map_write_kernel_map_read)
   dst.offset[0] = mem_offset + offset;
   dst.stride[0] = stride;
   plan = clf_plan_new (engine, &format, &err);
-  fail_unless (plan != NULL, "%s", err.message);
+  fail_unless (plan != NULL, "%s", err->message);
   fail_unless (clf_plan_finish (plan, enqueue_with_readiness (plan, &params,
-              &src, &dst, in, out), &stats, &err), "%s", err.message);
+              &src, &dst, in, out), &stats, &err), "%s", err->message);
   fail_unless_equals_int (stats.copies, 0);
 
   clf_ref_filter_frame (&params, &format, &(ClfHostFrame) { {
@@ -434,13 +434,13 @@ typedef struct
 static void
 slow_frame_init (SlowFrame * f)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   f->format = clf_ref_byte_plane (SLOW_W, SLOW_H, SLOW_BPP, 0xf, 0xf);
   f->params = (ClfParams) { CLF_MODE_SLIDING, 40, CLF_BORDER_MIRROR };
   f->size = (gsize) SLOW_W * SLOW_H * SLOW_BPP;
   f->plan = clf_plan_new (engine, &f->format, &err);
-  fail_unless (f->plan != NULL, "%s", err.message);
+  fail_unless (f->plan != NULL, "%s", err->message);
 }
 
 static void
@@ -483,10 +483,10 @@ static void
 finish (SlowFrame * f, ClfInFlight * frame)
 {
   ClfFrameStats stats;
-  ClfError err = { 0 };
+  GError *err = NULL;
 
   fail_unless (clf_plan_finish (f->plan, frame, &stats, &err), "%s",
-      err.message);
+      err->message);
   fail_unless (stats.kernel_ns > 0);
 }
 
@@ -549,7 +549,7 @@ enqueue_promised_later (gpointer data)
 {
   PromisedWrite *w = data;
   cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  ClfError err = { 0 };
+  GError *err = NULL;
   guint n;
 
   g_usleep (G_USEC_PER_SEC / 5);
@@ -560,6 +560,7 @@ enqueue_promised_later (gpointer data)
     clReleaseEvent (wait[i]);
   gst_cl_memory_keep_promise (w->out, w->ticket, w->frame ?
       clf_in_flight_event (w->frame) : NULL);
+  g_clear_error (&err);
   return NULL;
 }
 

@@ -307,7 +307,7 @@ GST_END_TEST;
  * Refused when the caps come, with the reason, before any frame. */
 GST_START_TEST (test_frame_too_large_for_device)
 {
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfEngine *engine;
   cl_ulong max_alloc = 0;
   GstBus *bus;
@@ -319,7 +319,7 @@ GST_START_TEST (test_frame_too_large_for_device)
 
   g_setenv ("POCL_MEMORY_LIMIT", "1", TRUE);
   engine = clf_engine_new ("auto", &err);
-  fail_unless (engine != NULL, "%s", err.message);
+  fail_unless (engine != NULL, "%s", err->message);
   fail_unless_equals_int (clGetDeviceInfo (clf_engine_device (engine),
           CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL),
       CL_SUCCESS);

@@ -44,6 +44,7 @@
  */
 #include "reference.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,13 @@ static uint8_t
 take (Input * in)
 {
   return in->at < in->size ? in->data[in->at++] : 0;
+}
+
+/* The code of `err` for fail(); UINT_MAX for no error. */
+static unsigned
+code_of (const GError * err)
+{
+  return err ? (unsigned) err->code : UINT_MAX;
 }
 
 static void
@@ -95,10 +103,10 @@ engine_get (void)
 {
   static ClfEngine *engine;
   if (!engine) {
-    ClfError err = { 0 };
+    GError *err = NULL;
     engine = clf_engine_new ("auto", &err);
     if (!engine) {
-      fprintf (stderr, "fuzz-plan: no OpenCL device: %s\n", err.message);
+      fprintf (stderr, "fuzz-plan: no OpenCL device: %s\n", err->message);
       exit (1);
     }
   }
@@ -185,7 +193,7 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
   uint32_t width = 1 + take (in) % MAX_SIDE, height = 1 + take (in) % MAX_SIDE;
   ClfFrameFormat format = clf_ref_byte_plane (width, height, 1, 1, 1);
   ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameStats stats;
   ClfPlan *plan = NULL;
   bool format_case = true;
@@ -211,16 +219,17 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       break;
   }
   if (format_case) {
-    if (clf_plan_new (engine, &format, &err) || err.code != CLF_ERROR_INVALID)
+    if (clf_plan_new (engine, &format, &err)
+        || !g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID))
       fail ("an invalid format was accepted", &format, NULL, 0, 0, 0,
-          err.code, CLF_ERROR_INVALID);
-    clf_error_clear (&err);
+          code_of (err), CLF_ERROR_INVALID);
+    g_clear_error (&err);
     return;
   }
 
   plan = clf_plan_new (engine, &format, &err);
   if (!plan) {
-    fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err.message);
+    fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err->message);
     abort ();
   }
   size_t row = width, stride = row;
@@ -257,18 +266,18 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       };
       ClfFrame to = { {NULL}, {0}, {out}, {row}, {row * height} };
       if (clf_plan_process (plan, &params, &from, &to, &stats, &err)
-          || err.code != CLF_ERROR_FRAME)
+          || !g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME))
         fail ("a plane beyond its device buffer was accepted", &format,
-            &params, 0, 0, from.offset[0], err.code, CLF_ERROR_FRAME);
+            &params, 0, 0, from.offset[0], code_of (err), CLF_ERROR_FRAME);
       break;
     }
   }
   ClfErrorCode want = which == 7 ? CLF_ERROR_FRAME : CLF_ERROR_INVALID;
   if (!mem && (clf_plan_process_host (plan, &params, &src, &dst, &stats,
-              &err) || err.code != want))
+              &err) || !g_error_matches (err, CLF_ERROR, want)))
     fail ("invalid parameters or a short stride were accepted", &format,
-        &params, 0, 0, stride, err.code, want);
-  clf_error_clear (&err);
+        &params, 0, 0, stride, code_of (err), want);
+  g_clear_error (&err);
   if (mem)
     clReleaseMemObject (mem);
   free (pixels);
@@ -411,24 +420,25 @@ check_layout (ClfEngine * engine, Input * in)
   };
   ClfFrame plain = { {NULL}, {0}, {honest}, {row}, {tight} };
 
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfFrameStats stats;
   ClfPlan *plan = clf_plan_new (engine, &format, &err);
   if (!plan) {
-    fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err.message);
+    fprintf (stderr, "fuzz-plan: clf_plan_new: %s\n", err->message);
     abort ();
   }
   bool ok = clf_plan_process (plan, &params, lie_in_dst ? &plain : &lying,
       lie_in_dst ? &lying : &plain, &stats, &err);
-  if (ok != fits || (!ok && err.code != CLF_ERROR_FRAME)) {
+  if (ok != fits
+      || (!ok && !g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME))) {
     fprintf (stderr, "fuzz-plan: a %s %s plane (%ux%u, %zu bytes a row, "
         "stride %zu, offset %zu, %zu bytes of memory) was %s: %s\n",
         on_device ? "device" : "host", lie_in_dst ? "destination" : "source",
         width, height, row, stride, offset, room,
-        ok ? "accepted" : "refused", ok ? "it does not fit" : err.message);
+        ok ? "accepted" : "refused", ok ? "it does not fit" : err->message);
     abort ();
   }
-  clf_error_clear (&err);
+  g_clear_error (&err);
 
   if (mem && lie_in_dst && clEnqueueReadBuffer (clf_engine_queue (engine),
           mem, CL_TRUE, 0, room, memory, 0, NULL, NULL) != CL_SUCCESS)
@@ -601,11 +611,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     params[f].radius = decode_radius (take (&in), params[f].mode, &format);
   }
 
-  ClfError err = { 0 };
+  GError *err = NULL;
   ClfPlan *plan = clf_plan_new (engine, &format, &err);
   if (!plan) {
     fprintf (stderr, "fuzz-plan: clf_plan_new refused a valid format: %s\n",
-        err.message);
+        err->message);
     abort ();
   }
 
@@ -634,7 +644,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         &err) : clf_plan_process_host (plan, &params[f], &src, &got, &stats,
         &err);
     if (!ok) {
-      fprintf (stderr, "fuzz-plan: filtering failed: %s\n", err.message);
+      fprintf (stderr, "fuzz-plan: filtering failed: %s\n", err->message);
       abort ();
     }
     clf_ref_filter_frame (&params[f], &format, &src, &want);
