@@ -209,12 +209,12 @@ gst_cl_filter_frame_slow (uint64_t estimated_ns, void *data)
           self->in_info.width, self->in_info.height));
 }
 
-/* A plan for `format` that can filter in `mode` now, with the element's
- * interrupt; NULL with `err` set.  A flush or a stop does not wait for
- * the kernels' build (CLF_ERROR_CANCELLED). */
+/* A plan for `format` that can filter with `params` now, its kernels
+ * built, with the element's interrupt; NULL with `err` set.  A flush or a
+ * stop does not wait for the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
-    const ClfFrameFormat * format, ClfMode mode, ClfError * err)
+    const ClfFrameFormat * format, const ClfParams * params, ClfError * err)
 {
   ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
         gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
@@ -222,7 +222,8 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */
-  if (plan && !clf_plan_supports (plan, mode, err))
+  if (plan && (!clf_plan_supports (plan, params->mode, err)
+          || !clf_plan_prepare (plan, params, err)))
     g_clear_pointer (&plan, clf_plan_free);
   return plan;
 }
@@ -247,10 +248,10 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     return FALSE;
-  plan = gst_cl_filter_new_plan (self, engine, format, params.mode, err);
+  plan = gst_cl_filter_new_plan (self, engine, format, &params, err);
   if (plan && GST_VIDEO_INFO_IS_INTERLACED (info)
       && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
-              params.mode, err)))
+              &params, err)))
     g_clear_pointer (&plan, clf_plan_free);
   if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, err)) {
     g_clear_pointer (&plan, clf_plan_free);

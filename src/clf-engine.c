@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The program of one pixel layout the engine's plans have used, built on
+/* A program the engine's plans have used (ClfProgramSpec), built on
  * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
  * while the driver, which cannot be interrupted, goes on.  The build holds
  * a reference on the engine, so the engine outlives every build; the
@@ -21,7 +21,7 @@
  * engine's lock. */
 typedef struct {
   ClfEngine *engine;            /* a reference, while it builds */
-  ClfLayout layout;
+  ClfProgramSpec spec;
   cl_program program;           /* once built */
   ClfError error;               /* once failed */
   bool done;
@@ -284,12 +284,14 @@ build_log (cl_program program, cl_device_id device)
 }
 
 static cl_program
-build_program (ClfEngine * engine, const char *options, ClfError * err)
+build_program (ClfEngine * engine, const ClfProgramSpec * spec,
+    const char *options, ClfError * err)
 {
   cl_int status;
+  const char *sources[CLF_N_KERNEL_SOURCES];
+  cl_uint n_sources = clf_program_sources (spec, sources);
   cl_program program = clCreateProgramWithSource (engine->context,
-      CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
-      &status);
+      n_sources, sources, NULL, &status);
   CLF_CHECK (status, "clCreateProgramWithSource", err, fail);
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
@@ -310,23 +312,23 @@ fail:
   return NULL;
 }
 
-/* The layout's program from the on-disk cache where it holds a usable
+/* The program from the on-disk cache where it holds a usable
  * one, else built from source and stored there for the next engine.  A
  * cached entry that fails in any way (read, build, kernels) is removed by
  * clf_cache_load, and the program is built from source: once.  What the
  * cache did is added to `stats`. */
 static cl_program
-load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
+load_or_build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     ClfCacheStats * stats, ClfError * err)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
-  clf_program_options (layout, options);
+  clf_program_options (spec, options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = clf_cache_entry_init (&entry, engine->platform,
       engine->device, options);
   const char *kernels[CLF_N_KERNELS];
-  unsigned n_kernels = clf_layout_kernels (layout, kernels);
+  unsigned n_kernels = clf_program_kernels (spec, kernels);
   cl_program program = cached ? clf_cache_load (&entry, kernels, n_kernels,
       engine->context, engine->device, options, stats) : NULL;
   if (!program && cached) {
@@ -339,12 +341,12 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     char *stored_options = g_strdup_printf ("%s -D CLF_BUILD_NONCE=0x%08"
         G_GINT32_MODIFIER "x%08" G_GINT32_MODIFIER "x", options,
         g_random_int (), g_random_int ());
-    program = build_program (engine, stored_options, err);
+    program = build_program (engine, spec, stored_options, err);
     g_free (stored_options);
     if (program)
       clf_cache_store (&entry, program, stats);
   } else if (!program) {
-    program = build_program (engine, options, err);
+    program = build_program (engine, spec, options, err);
   }
   clf_cache_entry_clear (&entry);
   return program;
@@ -366,7 +368,7 @@ program_build_run (gpointer data)
   ClfEngine *engine = build->engine;
   ClfCacheStats stats = { 0 };
   ClfError err = { 0 };
-  cl_program program = load_or_build_program (engine, &build->layout,
+  cl_program program = load_or_build_program (engine, &build->spec,
       &stats, &err);
 
   g_mutex_lock (&engine->lock);
@@ -376,7 +378,7 @@ program_build_run (gpointer data)
   build->program = program;
   build->error = err;
   build->done = true;
-  /* A failure is not kept: the next plan for the layout builds again. */
+  /* A failure is not kept: the next plan for the program builds again. */
   if (!program && g_ptr_array_remove (engine->programs, build))
     build->refs--;
   g_cond_broadcast (&engine->built);
@@ -386,21 +388,21 @@ program_build_run (gpointer data)
   return NULL;
 }
 
-/* The layout's build, started now where there is none (under the
+/* The program's build, started now where there is none (under the
  * engine's lock); NULL with `err` set when no thread can start. */
 static ProgramBuild *
-program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
+program_build_find_or_start (ClfEngine * engine, const ClfProgramSpec * spec,
     ClfError * err)
 {
   for (guint i = 0; i < engine->programs->len; i++) {
     ProgramBuild *build = g_ptr_array_index (engine->programs, i);
-    if (clf_layout_equal (&build->layout, layout))
+    if (clf_program_equal (&build->spec, spec))
       return build;
   }
 
   GError *error = NULL;
   ProgramBuild *build = g_new0 (ProgramBuild, 1);
-  build->layout = *layout;
+  build->spec = *spec;
   build->engine = clf_engine_ref (engine);
   build->refs = 2;
   build->thread = g_thread_try_new ("clf-build", program_build_run, build,
@@ -439,14 +441,14 @@ interrupted (const ClfInterrupt * interrupt)
 }
 
 cl_program
-clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
     const ClfInterrupt * interrupt, ClfError * err)
 {
   cl_program program = NULL;
   GThread *thread = NULL;
 
   g_mutex_lock (&engine->lock);
-  ProgramBuild *build = program_build_find_or_start (engine, layout, err);
+  ProgramBuild *build = program_build_find_or_start (engine, spec, err);
   if (!build) {
     g_mutex_unlock (&engine->lock);
     return NULL;
