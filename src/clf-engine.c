@@ -283,6 +283,19 @@ build_log (cl_program program, cl_device_id device)
       clf_cl_status_name (status));
 }
 
+/* A built program's log, where the driver wrote one (warnings), to the
+ * debug log: never to the terminal. */
+static void
+log_build (cl_program program, ClfEngine * engine, const char *options)
+{
+  char *log = build_log (program, engine->device);
+  if (log[strspn (log, " \t\r\n")])
+    g_log ("clfilter-build", G_LOG_LEVEL_DEBUG, "the build log of the "
+        "kernels for %s (options: %s):\n%s", engine->device_name, options,
+        log);
+  free (log);
+}
+
 static cl_program
 build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     const char *options, ClfError * err)
@@ -304,6 +317,7 @@ build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     return NULL;
   }
   CLF_CHECK (status, "clBuildProgram", err, fail);
+  log_build (program, engine, options);
   return program;
 
 fail:
