@@ -210,12 +210,12 @@ gst_cl_filter_frame_slow (const ClfParams * frame_params,
           self->in_info.width, self->in_info.height));
 }
 
-/* A plan for `format` that can filter in `mode` now, with the element's
- * interrupt; NULL with `error` set.  A flush or a stop does not wait for
- * the kernels' build (CLF_ERROR_CANCELLED). */
+/* A plan for `format` that can filter with `params` now, its kernels
+ * built, with the element's interrupt; NULL with `error` set.  A flush or a
+ * stop does not wait for the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
-    const ClfFrameFormat * format, ClfMode mode, GError ** error)
+    const ClfFrameFormat * format, const ClfParams * params, GError ** error)
 {
   ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
         gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
@@ -223,7 +223,8 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */
-  if (plan && !clf_plan_supports (plan, mode, error))
+  if (plan && (!clf_plan_supports (plan, params->mode, error)
+          || !clf_plan_prepare (plan, params, error)))
     g_clear_pointer (&plan, clf_plan_free);
   return plan;
 }
@@ -248,10 +249,10 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     return FALSE;
-  plan = gst_cl_filter_new_plan (self, engine, format, params.mode, error);
+  plan = gst_cl_filter_new_plan (self, engine, format, &params, error);
   if (plan && GST_VIDEO_INFO_IS_INTERLACED (info)
       && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
-              params.mode, error)))
+              &params, error)))
     g_clear_pointer (&plan, clf_plan_free);
   if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, error)) {
     g_clear_pointer (&plan, clf_plan_free);

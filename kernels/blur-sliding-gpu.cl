@@ -98,8 +98,10 @@ DEFINE_COLUMN_SLIDE (column_slide_1, 1, uint, uint, LOAD_ONE, STORE_ONE_SUM)
           height, radius, border);                                         \
   }
 
+#ifdef WANT_column_sums
 DEFINE_COLUMN_SUMS (column_sums, uint, column_slide_4,
     column_slide_aligned_4, column_slide_1)
+#endif
 
 #define SCAN_GROUP 256
 
@@ -142,6 +144,7 @@ PIX(SUM) group_scan(__local PIX(SUM) *scan, __local PIX(SUM) *spare,
   return value;
 }
 
+#ifdef WANT_row_means_scan
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void row_means_scan(PLANE_ARGS)
 {
@@ -172,6 +175,7 @@ void row_means_scan(PLANE_ARGS)
     store_mean_pix(out, keep, x,
         window_of_prefix(p, x, radius, width, border), mean);
 }
+#endif
 
 #if SAMPLE_BYTES == 1
 /* ---- GPUs: sliding window in two passes, 16-bit column sums ----------
@@ -206,8 +210,10 @@ DEFINE_COLUMN_SLIDE (narrow_slide_aligned_4, aligned_4, uint4, ushort,
     LOAD_ALIGNED_WORD, STORE_ALIGNED_NARROW)
 DEFINE_COLUMN_SLIDE (narrow_slide_1, 1, uint, ushort, LOAD_ONE,
     STORE_NARROW_ONE)
+#ifdef WANT_narrow_column_sums
 DEFINE_COLUMN_SUMS (narrow_column_sums, ushort, narrow_slide_4,
     narrow_slide_aligned_4, narrow_slide_1)
+#endif
 
 #define NARROW_PAD_EVERY (64 / BPP)
 #define NARROW_SLOT(k) ((k) + (k) / NARROW_PAD_EVERY)
@@ -296,6 +302,7 @@ void store_chunk(__global uchar *out, __global const uchar *keep,
 #error "narrow_row_means: NARROW_PIXELS takes more than 32 KiB"
 #endif
 
+#ifdef WANT_narrow_row_means
 __kernel __attribute__((reqd_work_group_size(SCAN_GROUP, 1, 1)))
 void narrow_row_means(PLANE_ARGS)
 {
@@ -339,4 +346,5 @@ void narrow_row_means(PLANE_ARGS)
       (((dst_off | dst_stride | src_off | src_stride) & 3) == 0
           && (x0 * BPP) % 4 == 0), lid);
 }
+#endif
 #endif

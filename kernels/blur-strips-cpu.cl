@@ -446,6 +446,7 @@ Strip strip_for(__global SUM *sums, int seg, int width, int height,
   return s;
 }
 
+#ifdef WANT_separable_strips
 __kernel void separable_strips(PLANE_ARGS)
 {
   const Strip s = strip_for(sums, seg, width, height, 1, 0);
@@ -458,10 +459,12 @@ __kernel void separable_strips(PLANE_ARGS)
         mean);
   }
 }
+#endif
 
 /* The last of several strips goes up from the bottom row, so that it
  * seeds its first window at an edge, as the first strip does: where r <
  * height, that reads r + 1 rows, not 2r + 1 (columns_window). */
+#ifdef WANT_sliding_strips
 __kernel void sliding_strips(PLANE_ARGS)
 {
 #if PREFIX_ROWS
@@ -497,3 +500,4 @@ __kernel void sliding_strips(PLANE_ARGS)
 #endif
   }
 }
+#endif

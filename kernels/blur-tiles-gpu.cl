@@ -370,6 +370,7 @@ void packed_run_means(__global S *out, __global const S *keep,
   __global const uchar *plane = src + src_off;                            \
   const uint m = packed_divider (window_area (radius))
 
+#ifdef WANT_sliding_tiles
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
@@ -407,6 +408,7 @@ void sliding_tiles(PLANE_ARGS)
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+#endif
 
 /* A run's row y - r + i as packed column sums: even bytes in .lo, odd
  * ones in .hi. */
@@ -426,6 +428,7 @@ uint8 packed_row(SN(16) samples)
  * packed 16-bit sums; the bytes are the same in either order.  Four rows
  * at a time read 2r + 4 rows, not 2r + 1 for each row, and the rows are
  * found by border_index, which is faster here than a Walk. */
+#ifdef WANT_separable_tiles
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void separable_tiles(PLANE_ARGS)
 {
@@ -446,9 +449,11 @@ void separable_tiles(PLANE_ARGS)
     }
   }
 }
+#endif
 
 #else
 
+#ifdef WANT_sliding_tiles
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
 void sliding_tiles(PLANE_ARGS)
 {
@@ -483,5 +488,6 @@ void sliding_tiles(PLANE_ARGS)
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 }
+#endif
 
 #endif

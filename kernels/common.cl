@@ -7,6 +7,9 @@
  *   -D SWAP=<1: containers are in the other byte order than the device's>
  *   -D WIDE_SUMS=<1: 64-bit window sums, for 16-bit values at radii whose
  *                 sums reach 2^32>
+ *   -D WANT_<kernel> for each kernel the program holds (the host builds
+ *                 only those a mode runs on its kind of device: the
+ *                 driver compiles every kernel of a program)
  * A sample's value is (container >> SHIFT) masked to DEPTH bits, and a
  * filtered value is written back as value << SHIFT.  Samples whose bit is
  * clear (alpha, padding, chroma under laplace, the other samples of packed

@@ -271,6 +271,7 @@ SN(16) aligned_centre(Taps here, __global const S *row, int b)
 
 #endif
 
+#ifdef WANT_laplace_words
 __kernel void laplace_words(PLANE_ARGS)
 {
   const int b = get_global_id(0) * RUN, y0 = get_global_id(1) * seg;
@@ -289,6 +290,7 @@ __kernel void laplace_words(PLANE_ARGS)
   }
   WORD_ROWS();
 }
+#endif
 
 /* ---- CPUs: a strip of `seg` whole rows per work-item -------------------
  * A core walks its strip STRIP_ROWS rows at a time, each row in runs of 16
@@ -334,6 +336,7 @@ void laplace_run(__global const S *const *in, __global S *const *out,
   }
 }
 
+#ifdef WANT_laplace_strips
 __kernel void laplace_strips(PLANE_ARGS)
 {
   const int y0 = get_global_id(0) * seg, y1 = min(y0 + seg, height);
@@ -375,3 +378,4 @@ __kernel void laplace_strips(PLANE_ARGS)
         top, top + STRIP_ROWS, width, height, border);
   }
 }
+#endif

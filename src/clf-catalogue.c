@@ -2,9 +2,11 @@
  * program holds and is built with, and which passes each mode runs on
  * CPUs and GPUs.  Tables and pure functions: no OpenCL call here. */
 #include "clf-catalogue.h"
+#include "clf-kernels.h"
 
 #include <glib.h>
 #include <stdio.h>
+#include <string.h>
 
 _Static_assert (N_KERNELS == CLF_N_KERNELS, "a name for every kernel");
 
@@ -13,6 +15,23 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
   "sliding_tiles", "separable_tiles", "narrow_column_sums",
   "narrow_row_means",
+};
+
+/* The file that defines each kernel. */
+static const char *const kernel_source[N_KERNELS] = {
+  [K_BOX] = clf_kernel_blur_naive,
+  [K_ROWS_DIRECT] = clf_kernel_blur_separable_gpu,
+  [K_COLS_DIRECT] = clf_kernel_blur_separable_gpu,
+  [K_COLUMN_SUMS] = clf_kernel_blur_sliding_gpu,
+  [K_ROW_MEANS_SCAN] = clf_kernel_blur_sliding_gpu,
+  [K_LAPLACE_WORDS] = clf_kernel_laplace,
+  [K_LAPLACE_STRIPS] = clf_kernel_laplace,
+  [K_SEPARABLE_STRIPS] = clf_kernel_blur_strips_cpu,
+  [K_SLIDING_STRIPS] = clf_kernel_blur_strips_cpu,
+  [K_SLIDING_TILES] = clf_kernel_blur_tiles_gpu,
+  [K_SEPARABLE_TILES] = clf_kernel_blur_tiles_gpu,
+  [K_NARROW_COLUMN_SUMS] = clf_kernel_blur_sliding_gpu,
+  [K_NARROW_ROW_MEANS] = clf_kernel_blur_sliding_gpu,
 };
 
 bool
@@ -25,17 +44,6 @@ clf_layout_has_kernel (const ClfLayout * layout, unsigned k)
   return true;
 }
 
-unsigned
-clf_layout_kernels (const ClfLayout * layout,
-    const char *names[CLF_N_KERNELS])
-{
-  unsigned n = 0;
-  for (unsigned k = 0; k < CLF_N_KERNELS; k++)
-    if (clf_layout_has_kernel (layout, k))
-      names[n++] = clf_kernel_names[k];
-  return n;
-}
-
 bool
 clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
 {
@@ -44,10 +52,47 @@ clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
       && a->swap == b->swap && a->wide_sums == b->wide_sums;
 }
 
+bool
+clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b)
+{
+  return clf_layout_equal (&a->layout, &b->layout) && a->mode == b->mode
+      && a->cpu_kernels == b->cpu_kernels;
+}
+
+unsigned
+clf_program_kernels (const ClfProgramSpec * program,
+    const char *names[CLF_N_KERNELS])
+{
+  unsigned n = 0;
+  for (unsigned k = 0; k < CLF_N_KERNELS; k++)
+    if (clf_program_has_kernel (program, k))
+      names[n++] = clf_kernel_names[k];
+  return n;
+}
+
+unsigned
+clf_program_sources (const ClfProgramSpec * program, const char **sources)
+{
+  unsigned n = 0;
+  for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++) {
+    const char *source = clf_kernel_sources[i];
+    bool wanted = source == clf_kernel_common
+        || (source == clf_kernel_blur_common
+        && program->mode != CLF_MODE_LAPLACE);
+    for (unsigned k = 0; k < N_KERNELS && !wanted; k++)
+      wanted = kernel_source[k] == source
+          && clf_program_has_kernel (program, k);
+    if (wanted)
+      sources[n++] = source;
+  }
+  return n;
+}
+
 void
-clf_program_options (const ClfLayout * layout,
+clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE])
 {
+  const ClfLayout *layout = &program->layout;
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
@@ -57,8 +102,13 @@ clf_program_options (const ClfLayout * layout,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
       clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
       CLF_NARROW_MAX_RADIUS);
+  for (unsigned k = 0; k < CLF_N_KERNELS; k++)
+    if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
+        && clf_program_has_kernel (program, k))
+      n += snprintf (buf + n, CLF_PROGRAM_OPTIONS_SIZE - n, " -D WANT_%s",
+          clf_kernel_names[k]);
   /* Cut short, they would build another program (one that dropped
-   * PACKED_TILES, and the kernel it selects, unnoticed). */
+   * PACKED_TILES, or a kernel, unnoticed). */
   g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);
 }
 
@@ -95,6 +145,31 @@ static const ModePasses cpu_mode_passes[] = {
   [CLF_MODE_SLIDING] = {1, {{K_SLIDING_STRIPS, STRIP}}, true},
   [CLF_MODE_LAPLACE] = {1, {{K_LAPLACE_STRIPS, STRIP}}},
 };
+
+static bool
+passes_have (const ModePasses * passes, unsigned k)
+{
+  for (unsigned i = 0; i < passes->n; i++)
+    if (passes->pass[i].kernel == k)
+      return true;
+  return false;
+}
+
+/* The passes clf_mode_passes may pick for the mode on the kind of
+ * device, at any radius. */
+bool
+clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
+{
+  ClfMode mode = program->mode;
+  if (k >= N_KERNELS || (unsigned) mode > CLF_MODE_LAPLACE
+      || !clf_layout_has_kernel (&program->layout, k))
+    return false;
+  if (program->cpu_kernels)
+    return passes_have (&cpu_mode_passes[mode], k);
+  return passes_have (&mode_passes[mode], k)
+      || passes_have (&tile_mode_passes[mode], k)
+      || (mode == CLF_MODE_SLIDING && passes_have (&narrow_sliding_passes, k));
+}
 
 const ModePasses *
 clf_mode_passes (bool cpu_kernels, const ClfLayout * layout,

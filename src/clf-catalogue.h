@@ -97,22 +97,40 @@ typedef enum {
   N_KERNELS
 } KernelId;
 
-/* Every kernel, by name; a layout's program holds those
- * clf_layout_has_kernel names, and one from the cache must hold them
- * all. */
+/* Every kernel, by name. */
 #define CLF_N_KERNELS 13
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
-/* Whether the program of `layout` has kernel k (clf_kernel_names). */
+/* Whether the layout takes kernel k (clf_kernel_names): the tiles'
+ * separable blur and the narrow sums only some layouts do. */
 bool clf_layout_has_kernel (const ClfLayout * layout, unsigned k);
-/* The names of the kernels the program of `layout` has, into `names`, in
- * clf_kernel_names' order; returns how many. */
-unsigned clf_layout_kernels (const ClfLayout * layout,
-    const char *names[CLF_N_KERNELS]);
 
-/* The build options of the program for one layout, into `buf`, which
- * they always fit. */
-#define CLF_PROGRAM_OPTIONS_SIZE 320
-void clf_program_options (const ClfLayout * layout,
+/* A program: the kernels that `mode` runs over `layout` on one kind of
+ * device (clf_mode_passes: the CPUs' strips, or the GPUs' passes at every
+ * radius), and nothing else, since the driver compiles every kernel a
+ * program holds. */
+typedef struct {
+  ClfLayout layout;
+  ClfMode mode;
+  bool cpu_kernels;
+} ClfProgramSpec;
+
+bool clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b);
+/* Whether the program has kernel k (clf_kernel_names). */
+bool clf_program_has_kernel (const ClfProgramSpec * program, unsigned k);
+/* The names of the program's kernels, into `names`, in clf_kernel_names'
+ * order; returns how many.  One from the cache must hold them all. */
+unsigned clf_program_kernels (const ClfProgramSpec * program,
+    const char *names[CLF_N_KERNELS]);
+/* The sources the program is built from, in build order, into `sources`
+ * (room for CLF_N_KERNEL_SOURCES, clf-kernels.h); returns how many. */
+unsigned clf_program_sources (const ClfProgramSpec * program,
+    const char **sources);
+
+/* The build options of a program, into `buf`, which they always fit:
+ * the layout's and the kernels' geometry, and a WANT_<kernel> for each
+ * kernel it holds. */
+#define CLF_PROGRAM_OPTIONS_SIZE 480
+void clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 
 /* What one work-item of a pass covers. */

@@ -5,13 +5,13 @@
 
 #include "clf-catalogue.h"
 
-/* A program of all kernels for one layout, built on first use and kept by
- * the engine.  The caller gets a new reference.  The build runs on a
+/* A program (its kernels for one layout, mode and kind of device), built
+ * on first use and kept by the engine.  The caller gets a new reference.  The build runs on a
  * thread of its own; the caller waits for it, asking `interrupt` (may be
  * NULL) every few milliseconds: when it says stop, NULL with
  * CLF_ERROR_CANCELLED, and the build goes on, its program kept for the
  * next caller (and stored in the binary cache). */
-cl_program clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+cl_program clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
     const ClfInterrupt * interrupt, GError ** error);
 /* Whether the device stores multi-byte values little-endian. */
 bool clf_engine_little_endian (const ClfEngine * engine);

@@ -9,7 +9,7 @@
 
 #include <glib.h>
 
-/* The program of one pixel layout the engine's plans have used, built on
+/* A program the engine's plans have used (ClfProgramSpec), built on
  * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
  * while the driver, which cannot be interrupted, goes on.  The build holds
  * a reference on the engine, so the engine outlives every build; the
@@ -17,7 +17,7 @@
  * engine's lock. */
 typedef struct {
   ClfEngine *engine;            /* a reference, while it builds */
-  ClfLayout layout;
+  ClfProgramSpec spec;
   cl_program program;           /* once built */
   GError *error;                /* once failed */
   bool done;
@@ -274,13 +274,28 @@ build_log (cl_program program, cl_device_id device)
       clf_cl_status_name (status));
 }
 
+/* A built program's log, where the driver wrote one (warnings), to the
+ * debug log: never to the terminal. */
+static void
+log_build (cl_program program, ClfEngine * engine, const char *options)
+{
+  char *log = build_log (program, engine->device);
+  if (log[strspn (log, " \t\r\n")])
+    g_log ("clfilter-build", G_LOG_LEVEL_DEBUG, "the build log of the "
+        "kernels for %s (options: %s):\n%s", engine->device_name, options,
+        log);
+  g_free (log);
+}
+
 static cl_program
-build_program (ClfEngine * engine, const char *options, GError ** error)
+build_program (ClfEngine * engine, const ClfProgramSpec * spec,
+    const char *options, GError ** error)
 {
   cl_int status;
+  const char *sources[CLF_N_KERNEL_SOURCES];
+  cl_uint n_sources = clf_program_sources (spec, sources);
   cl_program program = clCreateProgramWithSource (engine->context,
-      CLF_N_KERNEL_SOURCES, (const char **) clf_kernel_sources, NULL,
-      &status);
+      n_sources, sources, NULL, &status);
   CLF_CHECK (status, "clCreateProgramWithSource", error, fail);
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
@@ -297,6 +312,7 @@ build_program (ClfEngine * engine, const char *options, GError ** error)
     return NULL;
   }
   CLF_CHECK (status, "clBuildProgram", error, fail);
+  log_build (program, engine, options);
   return program;
 
 fail:
@@ -305,23 +321,23 @@ fail:
   return NULL;
 }
 
-/* The layout's program from the on-disk cache where it holds a usable
+/* The program from the on-disk cache where it holds a usable
  * one, else built from source and stored there for the next engine.  A
  * cached entry that fails in any way (read, build, kernels) is removed by
  * clf_cache_load, and the program is built from source: once.  What the
  * cache did is added to `stats`. */
 static cl_program
-load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
+load_or_build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     ClfCacheStats * stats, GError ** error)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
-  clf_program_options (layout, options);
+  clf_program_options (spec, options);
 
   ClfCacheEntry entry = { 0 };
   bool cached = clf_cache_entry_init (&entry, engine->platform,
       engine->device, options);
   const char *kernels[CLF_N_KERNELS];
-  unsigned n_kernels = clf_layout_kernels (layout, kernels);
+  unsigned n_kernels = clf_program_kernels (spec, kernels);
   cl_program program = cached ? clf_cache_load (&entry, kernels, n_kernels,
       engine->context, engine->device, options, stats) : NULL;
   if (!program && cached) {
@@ -334,12 +350,12 @@ load_or_build_program (ClfEngine * engine, const ClfLayout * layout,
     char *stored_options = g_strdup_printf ("%s -D CLF_BUILD_NONCE=0x%08"
         G_GINT32_MODIFIER "x%08" G_GINT32_MODIFIER "x", options,
         g_random_int (), g_random_int ());
-    program = build_program (engine, stored_options, error);
+    program = build_program (engine, spec, stored_options, error);
     g_free (stored_options);
     if (program)
       clf_cache_store (&entry, program, stats);
   } else if (!program) {
-    program = build_program (engine, options, error);
+    program = build_program (engine, spec, options, error);
   }
   clf_cache_entry_clear (&entry);
   return program;
@@ -361,7 +377,7 @@ program_build_run (gpointer data)
   ClfEngine *engine = build->engine;
   ClfCacheStats stats = { 0 };
   GError *error = NULL;
-  cl_program program = load_or_build_program (engine, &build->layout,
+  cl_program program = load_or_build_program (engine, &build->spec,
       &stats, &error);
 
   g_mutex_lock (&engine->lock);
@@ -371,8 +387,7 @@ program_build_run (gpointer data)
   build->program = program;
   build->error = error;
   build->done = true;
-  /* A failure is not kept: the next plan for the layout builds again.
-   * Never the last reference: the build holds its own. */
+  /* A failure is not kept: the next plan for the program builds again. */
   if (!program && g_ptr_array_remove (engine->programs, build))
     g_ref_count_dec (&build->refs);
   g_cond_broadcast (&engine->built);
@@ -382,21 +397,21 @@ program_build_run (gpointer data)
   return NULL;
 }
 
-/* The layout's build, started now where there is none (under the
- * engine's lock); NULL with `error` set when no thread can start. */
+/* The program's build, started now where there is none (under the
+ * engine's lock); NULL with `err` set when no thread can start. */
 static ProgramBuild *
-program_build_find_or_start (ClfEngine * engine, const ClfLayout * layout,
+program_build_find_or_start (ClfEngine * engine, const ClfProgramSpec * spec,
     GError ** error)
 {
   for (guint i = 0; i < engine->programs->len; i++) {
     ProgramBuild *build = g_ptr_array_index (engine->programs, i);
-    if (clf_layout_equal (&build->layout, layout))
+    if (clf_program_equal (&build->spec, spec))
       return build;
   }
 
   GError *thread_error = NULL;
   ProgramBuild *build = g_new0 (ProgramBuild, 1);
-  build->layout = *layout;
+  build->spec = *spec;
   build->engine = clf_engine_ref (engine);
   /* The engine's list's and the build's. */
   g_ref_count_init (&build->refs);
@@ -437,14 +452,14 @@ interrupted (const ClfInterrupt * interrupt)
 }
 
 cl_program
-clf_engine_program (ClfEngine * engine, const ClfLayout * layout,
+clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
     const ClfInterrupt * interrupt, GError ** error)
 {
   cl_program program = NULL;
   GThread *thread = NULL;
 
   g_mutex_lock (&engine->lock);
-  ProgramBuild *build = program_build_find_or_start (engine, layout, error);
+  ProgramBuild *build = program_build_find_or_start (engine, spec, error);
   if (!build) {
     g_mutex_unlock (&engine->lock);
     return NULL;

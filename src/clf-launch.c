@@ -342,7 +342,7 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   cl_kernel kernel = set->kernels[pass->kernel];
   size_t global[2];
   size_t seg = clf_work_shape_size (plan->compute_units,
-      &set->layout, set->group[pass->kernel], pass, p, params, global);
+      &set->spec.layout, set->group[pass->kernel], pass, p, params, global);
   double long_reads = long_pass_reads (plan, pass, p, params);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
   if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,

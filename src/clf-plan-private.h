@@ -20,10 +20,10 @@
 #define MAX_COMMANDS (CLF_MAX_PLANES * 5 + CLF_MAX_COMPONENTS * 2)
 
 
-/* The kernels of one pixel layout, and the work-group size each gets on
+/* The kernels of one program, and the work-group size each gets on
  * GPUs (see kernel_group_size in clf-plan.c). */
 typedef struct {
-  ClfLayout layout;
+  ClfProgramSpec spec;
   cl_kernel kernels[N_KERNELS];
   size_t group[N_KERNELS];
 } KernelSet;
@@ -67,14 +67,11 @@ struct ClfPlan {
   bool cpu_kernels;
   cl_uint compute_units;
 
-  KernelSet sets[3 * CLF_MAX_COMPONENTS];
+  /* The kernels of the programs the plan's frames have used, made on
+ * first use: per view, laplace's and each blur's, the blurs also with
+ * 64-bit sums for 16-bit views at the radii that need them. */
+  KernelSet sets[7 * CLF_MAX_COMPONENTS];
   unsigned n_sets;
-  /* Per view and per mode family; NULL where the mode filters none of
-   * the view's samples.  16-bit views whose window sums can pass 2^32
-   * also have blurs with 64-bit sums, for the radii that need them. */
-  const KernelSet *blur_set[CLF_MAX_COMPONENTS];
-  const KernelSet *wide_blur_set[CLF_MAX_COMPONENTS];
-  const KernelSet *laplace_set[CLF_MAX_COMPONENTS];
 
   size_t sums_size;
   cl_mem sums;                  /* exact row sums, created on first use */

@@ -42,6 +42,29 @@ fail:
   return false;
 }
 
+static bool
+check_params (const ClfParams * params, GError ** error)
+{
+  if ((unsigned) params->mode > CLF_MODE_LAPLACE
+      || (unsigned) params->border > CLF_BORDER_MIRROR
+      || params->radius > CLF_MAX_RADIUS) {
+    clf_set_error (error, CLF_ERROR_INVALID, "invalid filter parameters "
+        "(mode %d, radius %u, border %d)", (int) params->mode,
+        params->radius, (int) params->border);
+    return false;
+  }
+  return true;
+}
+
+static void
+kernel_set_release (KernelSet * set)
+{
+  for (int k = N_KERNELS; k-- > 0;)
+    if (set->kernels[k])
+      clReleaseKernel (set->kernels[k]);
+  memset (set->kernels, 0, sizeof set->kernels);
+}
+
 /* The layout of a view's pixels for a mode family's `mask`. */
 static ClfLayout
 view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
@@ -55,21 +78,24 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
 }
 
 static const KernelSet *
-kernel_set_for (ClfPlan * plan, const ClfLayout * layout, GError ** error)
+kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec,
+    GError ** error)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
-    if (clf_layout_equal (&plan->sets[i].layout, layout))
+    if (clf_program_equal (&plan->sets[i].spec, spec))
       return &plan->sets[i];
 
-  cl_program program = clf_engine_program (plan->engine, layout,
+  g_assert (plan->n_sets < G_N_ELEMENTS (plan->sets));
+  cl_program program = clf_engine_program (plan->engine, spec,
       &plan->interrupt, error);
   if (!program)
     return NULL;
-  KernelSet *set = &plan->sets[plan->n_sets++];
-  set->layout = *layout;
+  KernelSet *set = &plan->sets[plan->n_sets];
+  memset (set, 0, sizeof *set);
+  set->spec = *spec;
   cl_int status = CL_SUCCESS;
   for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
-    if (clf_layout_has_kernel (layout, k))
+    if (clf_program_has_kernel (spec, k))
       set->kernels[k] = clCreateKernel (program, clf_kernel_names[k],
           &status);
   clReleaseProgram (program);
@@ -78,10 +104,46 @@ kernel_set_for (ClfPlan * plan, const ClfLayout * layout, GError ** error)
     if (set->kernels[k] && !kernel_group_size (set->kernels[k],
             clf_engine_device (plan->engine), &set->group[k], error))
       goto fail;
+  plan->n_sets++;
   return set;
 
 fail:
+  kernel_set_release (set);
   return NULL;
+}
+
+/* The kernels that filter view i with `params`, into `set`: NULL where
+ * the mode filters none of the view's samples; false with `err` set
+ * where they cannot be made. */
+static bool
+view_kernel_set (ClfPlan * plan, uint32_t i, const ClfParams * params,
+    const KernelSet ** set, GError ** error)
+{
+  const ClfView *v = &plan->views.views[i];
+  bool laplace = params->mode == CLF_MODE_LAPLACE;
+  uint32_t mask = laplace ? v->laplace_mask : v->blur_mask;
+  *set = NULL;
+  if (!mask)
+    return true;
+  ClfProgramSpec spec = {
+    .layout = view_layout (plan, v, mask),.mode = params->mode,
+    .cpu_kernels = plan->cpu_kernels
+  };
+  spec.layout.wide_sums = !laplace && clf_needs_wide_sums (v, params->radius);
+  *set = kernel_set_for (plan, &spec, error);
+  return *set != NULL;
+}
+
+bool
+clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
+{
+  const KernelSet *set;
+  if (!check_params (params, error))
+    return false;
+  for (uint32_t i = 0; i < plan->views.n; i++)
+    if (!view_kernel_set (plan, i, params, &set, error))
+      return false;
+  return true;
 }
 
 /* Staged planes lie one after the other, rows without padding; every
@@ -213,23 +275,6 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
 
-  for (uint32_t i = 0; i < plan->views.n; i++) {
-    const ClfView *v = &plan->views.views[i];
-    ClfLayout blur = view_layout (plan, v, v->blur_mask);
-    ClfLayout wide_blur = blur;
-    ClfLayout laplace = view_layout (plan, v, v->laplace_mask);
-    wide_blur.wide_sums = true;
-    if (v->blur_mask && !(plan->blur_set[i] = kernel_set_for (plan, &blur,
-                error)))
-      goto fail;
-    if (v->blur_mask && clf_needs_wide_sums (v, CLF_MAX_RADIUS)
-        && !(plan->wide_blur_set[i] = kernel_set_for (plan, &wide_blur,
-                error)))
-      goto fail;
-    if (v->laplace_mask && !(plan->laplace_set[i] = kernel_set_for (plan,
-                &laplace, error)))
-      goto fail;
-  }
   layout_staged_frame (plan);
   if (!check_fits_device (plan, error))
     goto fail;
@@ -258,9 +303,7 @@ clf_plan_free (ClfPlan * plan)
   release_mem (&plan->sums);
   g_free (plan->blur_limit);
   for (unsigned s = plan->n_sets; s-- > 0;)
-    for (int k = N_KERNELS; k-- > 0;)
-      if (plan->sets[s].kernels[k])
-        clReleaseKernel (plan->sets[s].kernels[k]);
+    kernel_set_release (&plan->sets[s]);
   clf_engine_unref (plan->engine);
   g_mutex_clear (&plan->speed_lock);
   g_free (plan);
@@ -291,12 +334,11 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     bool keep_from_dst, GError ** error)
 {
   const ClfView *v = &plan->views.views[i];
-  bool laplace = params->mode == CLF_MODE_LAPLACE;
-  const KernelSet *set = laplace ? plan->laplace_set[i] :
-      clf_needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
-      plan->blur_set[i];
+  const KernelSet *set;
+  if (!view_kernel_set (plan, i, params, &set, error))
+    return false;
   const ModePasses *passes = clf_mode_passes (plan->cpu_kernels,
-      &set->layout, params);
+      &set->spec.layout, params);
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, error))
@@ -323,9 +365,7 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
   bool written = false;
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
-    const KernelSet *set = laplace ? plan->laplace_set[i] :
-        plan->blur_set[i];
-    if (v->plane != plane || !set)
+    if (v->plane != plane || !(laplace ? v->laplace_mask : v->blur_mask))
       continue;
     if (!written && clf_view_row_bytes (v) < plan->planes[plane].row_bytes
         && !clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
@@ -350,20 +390,6 @@ clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt)
     plan->interrupt = *interrupt;
 }
 
-static bool
-check_params (const ClfParams * params, GError ** error)
-{
-  if ((unsigned) params->mode > CLF_MODE_LAPLACE
-      || (unsigned) params->border > CLF_BORDER_MIRROR
-      || params->radius > CLF_MAX_RADIUS) {
-    clf_set_error (error, CLF_ERROR_INVALID, "invalid filter parameters "
-        "(mode %d, radius %u, border %d)", (int) params->mode,
-        params->radius, (int) params->border);
-    return false;
-  }
-  return true;
-}
-
 ClfInFlight *
 clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
@@ -375,10 +401,11 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   ClfInFlight *frame;
 
   plan->estimated = false;
-  if (!check_params (params, error) || !clf_plan_supports (plan, params->mode,
-          error)
+  if (!check_params (params, error)
+      || !clf_plan_supports (plan, params->mode, error)
       || !clf_plan_check_frame (plan, src, "source", error)
-      || !clf_plan_check_frame (plan, dst, "destination", error))
+      || !clf_plan_check_frame (plan, dst, "destination", error)
+      || !clf_plan_prepare (plan, params, error))
     return NULL;
   if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
               CL_MEM_READ_ONLY, error))

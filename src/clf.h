@@ -235,9 +235,9 @@ typedef struct {
                            * element's CUDA memory); the plan leaves it 0 */
 } ClfFrameStats;
 
-/* Everything one frame format needs on the device: kernels for its pixel
- * layouts and the buffers, created once and reused for every frame.  A plan
- * is used by one thread at a time. */
+/* Everything one frame format needs on the device: the kernels of each
+ * mode for its pixel layouts and the buffers, each created on first use
+ * and reused for every frame.  A plan is used by one thread at a time. */
 typedef struct ClfPlan ClfPlan;
 
 ClfPlan *clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
@@ -318,14 +318,23 @@ typedef struct {
 void clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt);
 
 /* clf_plan_new with (a copy of) `interrupt` set, asked while the plan
- * waits for its programs too.  The engine builds a program on a thread of
- * its own (seconds on some drivers, the first time), and the driver's
- * build cannot be stopped: when `cancelled` says stop, the plan is not
- * made (NULL, CLF_ERROR_CANCELLED) within milliseconds, and the build
- * goes on, its program kept by the engine for the next plan (and stored
- * in the binary cache). */
+ * waits for its programs too (clf_plan_prepare). */
 ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
     const ClfInterrupt * interrupt, GError ** error);
+
+/* Makes the kernels that frames filtered with `params` need (those of
+ * the mode, on every plane, at radii of the same sums' width), which the
+ * first such frame would otherwise make: a caller that calls it where it
+ * can wait (e.g. when the format is set) keeps the wait, and a build
+ * failure (CLF_ERROR_BUILD with the build log), out of its frames.  The
+ * engine builds a program on a thread of its own (seconds on some drivers,
+ * the first time), and the driver's build cannot be stopped: when the
+ * plan's interrupt says stop, false with CLF_ERROR_CANCELLED within
+ * milliseconds, and the build goes on, its program kept by the engine for
+ * the next plan (and stored in the binary cache).  Called from the
+ * thread that enqueues, as clf_plan_enqueue is. */
+bool clf_plan_prepare (ClfPlan * plan, const ClfParams * params,
+    GError ** error);
 
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,

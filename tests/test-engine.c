@@ -328,7 +328,9 @@ test_means (void)
   for (size_t i = 0; i < CLF_N_KERNEL_SOURCES; i++)
     sources[i] = clf_kernel_sources[i];
   sources[CLF_N_KERNEL_SOURCES] = kernel;
-  const ClfLayout gray = { 1, 1, 1, 8, 0, false };
+  const ClfProgramSpec gray = { {1, 1, 1, 8, 0, false}, CLF_MODE_SLIDING,
+    true
+  };
   char options[CLF_PROGRAM_OPTIONS_SIZE];
   clf_program_options (&gray, options);
   cl_context context = clf_engine_context (engine);
@@ -1612,10 +1614,13 @@ check_deep_frames (void)
 
 /* ---- the on-disk cache of program binaries ---------------------------- */
 
-/* Two pixel layouts, so two programs and two cache entries (set by
- * test_cache). */
+/* Two pixel layouts (set by test_cache): filtered with a blur and a
+ * sharpen, three programs and three cache entries (the sharpen filters
+ * the first plane only). */
 static ClfFrameFormat cache_format;
-/* Its second plane's layout, as the engine builds it for the blurs. */
+#define CACHE_PROGRAMS 3u
+/* Its planes' layouts, as the engine builds them for the blurs. */
+static const ClfLayout cache_y_layout = { 1, 1, 1, 8, 0, false };
 static const ClfLayout cache_uv_layout = { 1, 2, 3, 8, 0, false };
 
 /* A new engine (its programs from the cache or from source) filters one
@@ -1662,10 +1667,12 @@ filter_with_new_engine (const char *what)
       "%u, want %u %u %u", (what), (s).loads, (s).stores, (s).rejects,    \
       (want_loads), (want_stores), (want_rejects))
 
-/* The names of the files in `dir`: up to two entries ("*.bin") into
- * `entries`; returns the number of entries, other files in `others`. */
+/* The names of the files in `dir`: up to CACHE_PROGRAMS entries ("*.bin")
+ * into `entries`; returns the number of entries, other files in
+ * `others`. */
 static unsigned
-list_cache (const char *dir, char entries[2][512], unsigned *others)
+list_cache (const char *dir, char entries[CACHE_PROGRAMS][512],
+    unsigned *others)
 {
   unsigned n = 0;
   *others = 0;
@@ -1675,7 +1682,7 @@ list_cache (const char *dir, char entries[2][512], unsigned *others)
     if (de->d_name[0] == '.')
       continue;
     if (len > 4 && strcmp (de->d_name + len - 4, ".bin") == 0) {
-      if (n < 2)
+      if (n < CACHE_PROGRAMS)
         snprintf (entries[n], sizeof entries[n], "%s/%s", dir, de->d_name);
       n++;
     } else {
@@ -1690,7 +1697,7 @@ list_cache (const char *dir, char entries[2][512], unsigned *others)
 static void
 check_entry_count (const char *dir, unsigned want, const char *what)
 {
-  char entries[2][512];
+  char entries[CACHE_PROGRAMS][512];
   unsigned others;
   unsigned n = list_cache (dir, entries, &others);
   CHECK (n == want && others == 0, "%s: %u entries and %u other files in "
@@ -1718,17 +1725,17 @@ file_size (const char *path)
 
 /* After damage to one entry: a new engine rejects it (and, where the
  * damage removed another entry, misses that), builds `rebuilt` programs
- * from source and writes them; the next engine loads both. */
+ * from source and writes them; the next engine loads them all. */
 static void
 check_rebuilt (const char *dir, uint32_t rebuilt, const char *what)
 {
   char again[160];
   ClfCacheStats s = filter_with_new_engine (what);
-  CHECK_STATS (s, 2 - rebuilt, rebuilt, 1u, what);
-  check_entry_count (dir, 2, what);
+  CHECK_STATS (s, CACHE_PROGRAMS - rebuilt, rebuilt, 1u, what);
+  check_entry_count (dir, CACHE_PROGRAMS, what);
   snprintf (again, sizeof again, "after %s", what);
   s = filter_with_new_engine (again);
-  CHECK_STATS (s, 2u, 0u, 0u, again);
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, again);
 }
 
 /* Removes `path` and, for a directory, everything under it. */
@@ -1816,7 +1823,7 @@ check_dir_refused (const char *dir, const char *what)
 {
   ClfCacheStats s = filter_with_new_engine (what);
   CHECK_STATS (s, 0u, 0u, 0u, what);
-  check_entry_count (dir, 2, what);
+  check_entry_count (dir, CACHE_PROGRAMS, what);
 }
 
 /* A directory that others can write, or that is not ours, or that is a
@@ -1856,7 +1863,7 @@ check_untrusted_dirs (const char *root, const char *dir)
       dir);
 
   ClfCacheStats s = filter_with_new_engine ("trusted again");
-  CHECK_STATS (s, 2u, 0u, 0u, "trusted again");
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "trusted again");
 }
 
 static cl_platform_id
@@ -1869,25 +1876,45 @@ engine_platform (void)
   return platform;
 }
 
-/* The cache entry of `layout`'s program; false where there is no cache. */
+/* Whether the engine's device runs the CPUs' kernels, as its plans ask. */
 static bool
-layout_entry_init (ClfCacheEntry * entry, const ClfLayout * layout)
+engine_cpu_kernels (void)
+{
+  cl_device_type type = 0;
+  cl_int status = clGetDeviceInfo (clf_engine_device (engine),
+      CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  CHECK (status == CL_SUCCESS, "CL_DEVICE_TYPE: %d", status);
+  return (type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
+/* The program of `mode` over `layout` on the engine's device. */
+static ClfProgramSpec
+program_of (const ClfLayout * layout, ClfMode mode)
+{
+  return (ClfProgramSpec) {
+  *layout, mode, engine_cpu_kernels ()};
+}
+
+/* The cache entry of a program; false where there is no cache. */
+static bool
+program_entry_init (ClfCacheEntry * entry, const ClfProgramSpec * program)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
-  clf_program_options (layout, options);
+  clf_program_options (program, options);
   return clf_cache_entry_init (entry, engine_platform (),
       clf_engine_device (engine), options);
 }
 
-/* Writes `program`'s binary as the cache entry of `layout`,
+/* Writes `program`'s binary as the cache entry of `spec`,
  * with the header and checksum the engine writes: a planted entry that
  * only the directory's checks or the kernels can tell from ours. */
 static void
-plant_entry (cl_program program, const ClfLayout * layout, const char *what)
+plant_entry (cl_program program, const ClfProgramSpec * spec,
+    const char *what)
 {
   ClfCacheEntry entry;
   ClfCacheStats stats = { 0 };
-  bool ok = layout_entry_init (&entry, layout);
+  bool ok = program_entry_init (&entry, spec);
   if (ok) {
     clf_cache_store (&entry, program, &stats);
     clf_cache_entry_clear (&entry);
@@ -1895,30 +1922,33 @@ plant_entry (cl_program program, const ClfLayout * layout, const char *what)
   CHECK (ok && stats.stores == 1, "%s: could not plant the entry", what);
 }
 
-/* Removes the entry of `layout`'s program, so that the directory holds
- * the two of cache_format again. */
+/* Removes the entry of a program, so that the directory holds those of
+ * cache_format again. */
 static void
-remove_entry (const ClfLayout * layout)
+remove_entry (const ClfProgramSpec * spec)
 {
   ClfCacheEntry entry;
-  if (!layout_entry_init (&entry, layout))
+  if (!program_entry_init (&entry, spec))
     return;
   CHECK (unlinkat (entry.dir_fd, entry.name, 0) == 0, "cannot remove %s",
       entry.name);
   clf_cache_entry_clear (&entry);
 }
 
-/* The program of another layout (samples per pixel and mask), built from
- * source without the cache: it has every kernel it names, but filters
- * other bytes. */
+/* The program of `mode` for another layout (samples per pixel and mask)
+ * and kind of device (`cpu_kernels`), built from source without the
+ * cache: it has every kernel it names, but filters other bytes. */
 static cl_program
-other_layout_program (uint32_t units, uint32_t mask)
+other_layout_program (uint32_t units, uint32_t mask, ClfMode mode,
+    bool cpu_kernels)
 {
   GError *err = NULL;
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
-  const ClfLayout layout = { 1, units, mask, 8, 0, false };
+  const ClfProgramSpec spec = { {1, units, mask, 8, 0, false}, mode,
+    cpu_kernels
+  };
   setenv ("CLFILTER_NO_CACHE", "1", 1);
-  cl_program program = clf_engine_program (engine, &layout, NULL, &err);
+  cl_program program = clf_engine_program (engine, &spec, NULL, &err);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
   CHECK (program, "program of another layout: %s", message_of (err));
   g_clear_error (&err);
@@ -1951,17 +1981,19 @@ foreign_program (void)
 static void
 check_planted_in_open_dir (const char *dir)
 {
-  cl_program program = other_layout_program (2, 1);
+  const ClfProgramSpec uv = program_of (&cache_uv_layout, CLF_MODE_SLIDING);
+  cl_program program = other_layout_program (2, 1, CLF_MODE_SLIDING,
+      uv.cpu_kernels);
   if (!program)
     return;
-  plant_entry (program, &cache_uv_layout, "planted in an open directory");
+  plant_entry (program, &uv, "planted in an open directory");
   clReleaseProgram (program);
   CHECK (chmod (dir, 0777) == 0, "chmod %s failed", dir);
   check_dir_refused (dir, "planted in an open directory");
   /* Ours again, the planted entry would be ours to run: start afresh. */
   remove_tree (dir);
   ClfCacheStats s = filter_with_new_engine ("after the planted entry");
-  CHECK_STATS (s, 0u, 2u, 0u, "after the planted entry");
+  CHECK_STATS (s, 0u, CACHE_PROGRAMS, 0u, "after the planted entry");
 }
 
 /* An entry the driver accepts, with our key, header and checksum, but
@@ -1972,19 +2004,23 @@ check_foreign_binary (const char *dir)
   cl_program program = foreign_program ();
   if (!program)
     return;
-  plant_entry (program, &cache_uv_layout, "another program's binary");
+  const ClfProgramSpec uv = program_of (&cache_uv_layout, CLF_MODE_SLIDING);
+  plant_entry (program, &uv, "another program's binary");
   clReleaseProgram (program);
   check_rebuilt (dir, 1, "another program's binary");
 }
 
-/* The binary of a layout without separable_tiles (its tiles are not
- * packed), planted under the key of one whose program has it: evicted
- * and built from source, not run without it. */
+/* The GPUs' separable blur of a layout without separable_tiles (its
+ * tiles are not packed), planted under the key of one whose program has
+ * it: evicted and built from source, not run without it. */
 static void
 check_binary_without_layout_kernel (void)
 {
-  const ClfLayout rgba = { 1, 4, 7, 8, 0, false };
-  cl_program program = other_layout_program (2, 3);
+  const ClfProgramSpec rgba = { {1, 4, 7, 8, 0, false}, CLF_MODE_SEPARABLE,
+    false
+  };
+  cl_program program = other_layout_program (2, 3, CLF_MODE_SEPARABLE,
+      false);
   if (!program)
     return;
   plant_entry (program, &rgba, "a binary without separable_tiles");
@@ -2119,8 +2155,8 @@ check_failure_after_load (const char *dir, const char *call)
   fail_call (spec);
   ClfCacheStats s = filter_with_new_engine (what);
   fail_call (NULL);
-  CHECK_STATS (s, 1u, 1u, 1u, what);
-  check_entry_count (dir, 2, what);
+  CHECK_STATS (s, CACHE_PROGRAMS - 1, 1u, 1u, what);
+  check_entry_count (dir, CACHE_PROGRAMS, what);
 }
 
 /* ---- a binary that crashes the driver ---- */
@@ -2236,20 +2272,22 @@ check_binary_that_crashes (const char *dir, const char *path,
   printf ("%s cut to 1000 bytes: the start that loads it %s\n", which,
       first ? "rejects it" : how);
   if (first)
-    CHECK_STATS (s, 1u, 1u, 1u, "the start that loads a cut binary");
+    CHECK_STATS (s, CACHE_PROGRAMS - 1, 1u, 1u,
+        "the start that loads a cut binary");
 
   bool second = start_in_child (&s, how, sizeof how);
   CHECK (second, "%s cut: the start after the cut binary %s", which, how);
   if (second) {
     if (first)
-      CHECK_STATS (s, 2u, 0u, 0u, "the start after a cut binary");
+      CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "the start after a cut binary");
     else
-      CHECK_STATS (s, 1u, 1u, 1u, "the start after the crash");
+      CHECK_STATS (s, CACHE_PROGRAMS - 1, 1u, 1u, "the start after the crash");
     second = start_in_child (&s, how, sizeof how);
     CHECK (second, "%s cut: the second start after the cut binary %s",
         which, how);
     if (second)
-      CHECK_STATS (s, 2u, 0u, 0u, "the second start after a cut binary");
+      CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u,
+          "the second start after a cut binary");
   }
   if (!second) {
     /* It would take this process too: rebuilt here for the next cases. */
@@ -2257,12 +2295,12 @@ check_binary_that_crashes (const char *dir, const char *path,
     filter_with_new_engine ("the cut binary removed by hand");
     return;
   }
-  check_entry_count (dir, 2, "after the cut binary");
+  check_entry_count (dir, CACHE_PROGRAMS, "after the cut binary");
   CHECK (file_size (path) > (long) (sizeof (ClfCacheHeader) + 1000),
       "after the cut binary: %s is %ld bytes, not stored anew", path,
       file_size (path));
   s = filter_with_new_engine ("after the cut binary");
-  CHECK_STATS (s, 2u, 0u, 0u, "after the cut binary");
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "after the cut binary");
 }
 
 /* A whole entry under the name a start sets it aside by while loading it:
@@ -2275,7 +2313,8 @@ check_leftover_set_aside (const char *dir)
   char path[640], leftover[640];
   char *contents = NULL;
   gsize length = 0;
-  if (!layout_entry_init (&entry, &cache_uv_layout)) {
+  const ClfProgramSpec uv = program_of (&cache_uv_layout, CLF_MODE_SLIDING);
+  if (!program_entry_init (&entry, &uv)) {
     CHECK (false, "the entry of the second plane has no name");
     return;
   }
@@ -2295,15 +2334,15 @@ check_leftover_set_aside (const char *dir)
   CHECK (held >= 0 && flock (held, LOCK_EX) == 0, "cannot lock %s",
       leftover);
   ClfCacheStats s = filter_with_new_engine ("an entry being loaded beside");
-  CHECK_STATS (s, 2u, 0u, 0u, "an entry being loaded beside");
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "an entry being loaded beside");
   CHECK (access (leftover, F_OK) == 0, "an entry being loaded beside: "
       "removed while its lock was held");
   if (held >= 0)
     close (held);
 
   s = filter_with_new_engine ("an entry left set aside");
-  CHECK_STATS (s, 2u, 0u, 1u, "an entry left set aside");
-  check_entry_count (dir, 2, "an entry left set aside");
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 1u, "an entry left set aside");
+  check_entry_count (dir, CACHE_PROGRAMS, "an entry left set aside");
   if (access (leftover, F_OK) == 0)
     unlink (leftover);
 }
@@ -2323,7 +2362,8 @@ check_key_covers_driver_file (void)
   uint8_t want[CLF_CACHE_HASH_BYTES], key[CLF_CACHE_HASH_BYTES];
   ClfDriverFile driver;
 
-  clf_program_options (&cache_uv_layout, options);
+  const ClfProgramSpec uv = program_of (&cache_uv_layout, CLF_MODE_SLIDING);
+  clf_program_options (&uv, options);
   if (!clf_cache_driver_file (platform, &driver)) {
     CHECK (false, "the driver's library file was not found");
     return;
@@ -2362,7 +2402,7 @@ test_cache (void)
   }
   char *saved_home = save_env ("XDG_CACHE_HOME");
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
-  char dir[512], entries[2][512];
+  char dir[512], entries[CACHE_PROGRAMS][512];
   unsigned others;
   snprintf (dir, sizeof dir, "%s/gst-clfilter", root);
   setenv ("XDG_CACHE_HOME", root, 1);
@@ -2370,17 +2410,17 @@ test_cache (void)
   int fds_before = count_open_fds ();
 
   ClfCacheStats s = filter_with_new_engine ("cold");
-  CHECK_STATS (s, 0u, 2u, 0u, "cold");
-  check_entry_count (dir, 2, "cold");
+  CHECK_STATS (s, 0u, CACHE_PROGRAMS, 0u, "cold");
+  check_entry_count (dir, CACHE_PROGRAMS, "cold");
 
   s = filter_with_new_engine ("warm");
-  CHECK_STATS (s, 2u, 0u, 0u, "warm");
-  check_entry_count (dir, 2, "warm");
+  CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "warm");
+  check_entry_count (dir, CACHE_PROGRAMS, "warm");
 
   /* Garbage in the middle of the binary, a file cut short in the binary
    * and in the header, another key's file under this key's name: each is
    * removed, rebuilt from source and written anew, whole. */
-  if (list_cache (dir, entries, &others) == 2) {
+  if (list_cache (dir, entries, &others) == CACHE_PROGRAMS) {
     long size = file_size (entries[0]);
     scribble (entries[0], size / 2, 64);
     check_rebuilt (dir, 1, "corrupt");
@@ -2395,17 +2435,25 @@ test_cache (void)
     check_failure_after_load (dir, "clCreateKernel");
     /* Each program's entry: the one loaded first, and the one loaded
      * after another program. */
-    char uv[640];
-    ClfCacheEntry uv_entry;
-    bool named = layout_entry_init (&uv_entry, &cache_uv_layout);
+    char y[640], uv[640];
+    ClfCacheEntry y_entry, uv_entry;
+    const ClfProgramSpec y_blur = program_of (&cache_y_layout,
+        CLF_MODE_SLIDING);
+    const ClfProgramSpec uv_blur = program_of (&cache_uv_layout,
+        CLF_MODE_SLIDING);
+    bool named = program_entry_init (&uv_entry, &uv_blur);
     CHECK (named, "the entry of the second plane has no name");
     if (named) {
       snprintf (uv, sizeof uv, "%s/%s", dir, uv_entry.name);
       clf_cache_entry_clear (&uv_entry);
       check_binary_that_crashes (dir, uv, "the second plane's binary");
-      if (list_cache (dir, entries, &others) == 2)
-        check_binary_that_crashes (dir, strcmp (entries[0], uv) != 0
-            ? entries[0] : entries[1], "the first plane's binary");
+    }
+    named = program_entry_init (&y_entry, &y_blur);
+    CHECK (named, "the entry of the first plane has no name");
+    if (named) {
+      snprintf (y, sizeof y, "%s/%s", dir, y_entry.name);
+      clf_cache_entry_clear (&y_entry);
+      check_binary_that_crashes (dir, y, "the first plane's binary");
     }
     check_leftover_set_aside (dir);
   }
@@ -2551,12 +2599,14 @@ check_fault (const char *call, unsigned nth, bool wrapped)
   test_frame_clear (&want);
 }
 
-/* Source that does not compile: the plan is refused with the build log,
- * nothing goes into the binary cache, and the next plan builds. */
+/* Source that does not compile: the plan's kernels are refused with the
+ * build log, nothing goes into the binary cache, and the next plan
+ * builds. */
 static void
 check_bad_source (void)
 {
   static const char injected[] = "#error clfilter-injected-build-error\n";
+  const ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_CLAMP };
   GError *err = NULL;
   ClfEngine *fresh = clf_engine_new ("auto", &err);
   CHECK (fresh, "clf_engine_new: %s", message_of (err));
@@ -2564,11 +2614,13 @@ check_bad_source (void)
     return;
   setenv ("CLF_TEST_BAD_SOURCE", injected, 1);
   ClfPlan *plan = clf_plan_new (fresh, &fault_format, &err);
+  CHECK (plan, "the plan before its kernels: %s", message_of (err));
+  bool built = plan && clf_plan_prepare (plan, &params, &err);
   unsetenv ("CLF_TEST_BAD_SOURCE");
-  CHECK (!plan && g_error_matches (err, CLF_ERROR, CLF_ERROR_BUILD)
+  CHECK (!built && g_error_matches (err, CLF_ERROR, CLF_ERROR_BUILD)
       && clf_error_get_detail (err)
       && strstr (clf_error_get_detail (err), "clfilter-injected-build-error"),
-      "bad source: %s / log: %s", plan ? "built" : message_of (err),
+      "bad source: %s / log: %s", built ? "built" : message_of (err),
       clf_error_get_detail (err) ? clf_error_get_detail (err) : "(none)");
   ClfCacheStats stats;
   clf_engine_cache_stats (fresh, &stats);
@@ -2577,7 +2629,8 @@ check_bad_source (void)
   g_clear_error (&err);
 
   plan = clf_plan_new (fresh, &fault_format, &err);
-  CHECK (plan, "the plan after the bad source: %s", message_of (err));
+  CHECK (plan && clf_plan_prepare (plan, &params, &err), "the plan after "
+      "the bad source: %s", message_of (err));
   g_clear_error (&err);
   clf_plan_free (plan);
   clf_engine_unref (fresh);

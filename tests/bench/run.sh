@@ -7,7 +7,9 @@
 #   3. OpenCV's cv2.blur and cv2.filter2D per call, CPU and OpenCL -> opencv.tsv
 #   4. clf-floor: each device's copy and three-row floors at the charted
 #      sizes -> floor.tsv; the kernels against them and OpenCV as ratios
-#   5. results.md (also printed at the end) and kernel-vs-radius.png
+#   5. cold-start.sh: one frame through a whole process, cold (every cache
+#      empty) and warm, five formats and modes -> cold-start.tsv
+#   6. results.md (also printed at the end) and kernel-vs-radius.png
 #
 # Usage: tests/bench/run.sh [OUT]        OUT defaults to build/bench-results
 # Environment (all optional):
@@ -25,6 +27,7 @@
 #   CV_RADII=1,7,31 OpenCV's blur radii (its OpenCL blur on a CPU device
 #                   takes seconds a call from r=31 at 3840x2160)
 #   INSTALL=0       do not try to install missing peers
+#   COLD_ROUNDS=3   cold-start.sh's rounds (its ROUNDS)
 #   QUICK=1         everything tiny: a smoke test of about a minute
 #   CLF_BUILD_DIR   the build (default ./build; built if it has no clf-bench)
 # FFmpeg, OpenCV (python3-opencv for /usr/bin/python3, or $PYTHON) and
@@ -51,7 +54,7 @@ started=$(date '+%Y-%m-%d %H:%M:%S %Z')
 
 cv_args=(--reps "${CV_REPS:-30}" --radii "${CV_RADII:-1,7,31}")
 if [ "${QUICK:-0}" = 1 ]; then
-  : "${SIZES:=640x360}" "${RADII:=1,7}" "${FRAMES:=5}" "${ROUNDS:=1}" "${FRAMES_RAW:=20}" "${FRAMES_SHORT:=5}"
+  : "${SIZES:=640x360}" "${RADII:=1,7}" "${FRAMES:=5}" "${ROUNDS:=1}" "${FRAMES_RAW:=20}" "${FRAMES_SHORT:=5}" "${COLD_ROUNDS:=1}"
   cv_args=(--sizes 1280x720 --radii 7 --reps "${CV_REPS:-3}")
 fi
 rounds=${ROUNDS:-5} frames_raw=${FRAMES_RAW:-120} frames_short=${FRAMES_SHORT:-20}
@@ -311,7 +314,26 @@ run_floor() {
   done
 }
 
-# ---- 5. chart and report -------------------------------------------------
+# ---- 5. cold start ---------------------------------------------------------
+
+run_cold_start() {
+  say "== 5. cold start: cold-start.sh"
+  ROUNDS=${COLD_ROUNDS:-3} DEVICE=$device CLF_BUILD_DIR=$build "$bench/cold-start.sh" "$out" \
+    >/dev/null 2>"$out/cold-start.log" || note "cold-start.sh failed (see cold-start.log)."
+}
+
+md_cold_start() {
+  echo
+  echo "## 5. Cold and warm start"
+  echo
+  if [ -s "$out/cold-start.md" ]; then
+    sed '1,/^$/d' "$out/cold-start.md"
+  else
+    echo "Not measured (cold-start.sh failed)."
+  fi
+}
+
+# ---- 6. chart and report -------------------------------------------------
 
 # Sizes to chart: 1280x720 and 3840x2160 where measured, else the first size.
 chart_sizes() {
@@ -515,7 +537,8 @@ main() {
   mkdir -p "$out"
   # Results of an earlier run must not pass for this one's (the raw files stay).
   rm -f "$out"/{results.md,engine.tsv,engine.log,pipeline.tsv,pipeline-error.log} \
-        "$out"/{opencv.tsv,opencv.log,floor.tsv,floor.log,gnuplot.log} "$out"/kernel-vs-radius*
+        "$out"/{opencv.tsv,opencv.log,floor.tsv,floor.log,gnuplot.log} "$out"/kernel-vs-radius* \
+        "$out"/cold-start.{tsv,md,log}
   export GST_PLUGIN_PATH=$build/gst
   install_peers
   peer_status
@@ -524,8 +547,9 @@ main() {
   run_pipelines
   run_opencv
   run_floor
+  run_cold_start
   make_chart
-  { md_machine; md_engine; md_pipeline; md_opencv; md_ratios; } >"$out/results.md"
+  { md_machine; md_engine; md_pipeline; md_opencv; md_ratios; md_cold_start; } >"$out/results.md"
   say "== results: $out/results.md"
   cat "$out/results.md"
 }

@@ -1,0 +1,242 @@
+/* kernels-werror: every program the engine can ask for builds with
+ * warnings as errors.
+ *
+ * The programs: for each format clfilter takes (gst_cl_format_describe),
+ * each view's layouts (the blurs', with 64-bit sums where the view's sums
+ * can need them, and laplace's; 16-bit containers in either byte order, as
+ * a device of the other order sees them), plus the layouts the engine
+ * tests give it beyond those formats; each mode that runs on the layout,
+ * for both kinds of device (the CPUs' kernels and the GPUs').  Each is
+ * built from the sources and options the engine uses (clf-catalogue.c),
+ * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
+ *
+ * First, a program with a planted #warning must fail to build: a driver
+ * that ignores -Werror would let this test see nothing.
+ *
+ * Usage: kernels-werror [--list]   (--list: print each program's options,
+ * build nothing)
+ */
+#include "config.h"
+#include "clf-private.h"
+#include "clf-kernels.h"
+#include "gstclformat.h"
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Layouts the engine tests run beyond the element's formats: 6-bit values
+ * shifted 2 in bytes (gray and four a pixel), 12-bit big-endian, 16-bit
+ * packed 4:2:2 (Y210-like: luma and chroma). */
+static const ClfLayout extra_layouts[] = {
+  {1, 1, 1, 6, 2, false, false},
+  {1, 4, 15, 6, 2, false, false},
+  {2, 1, 1, 12, 0, true, false},
+  {2, 1, 1, 12, 0, true, true},
+  {2, 2, 1, 10, 6, false, false},
+  {2, 4, 10, 10, 6, false, false},
+};
+
+static GArray *programs;        /* of ClfProgramSpec, each once */
+
+static void
+add_program (const ClfLayout * layout, ClfMode mode, bool cpu_kernels)
+{
+  ClfProgramSpec spec = { *layout, mode, cpu_kernels };
+  for (guint i = 0; i < programs->len; i++)
+    if (clf_program_equal (&g_array_index (programs, ClfProgramSpec, i),
+            &spec))
+      return;
+  g_array_append_val (programs, spec);
+}
+
+/* The programs of a layout: laplace's, or the three blurs'. */
+static void
+add_layout (const ClfLayout * layout, bool laplace)
+{
+  for (int cpu = 0; cpu < 2; cpu++) {
+    if (laplace) {
+      add_program (layout, CLF_MODE_LAPLACE, cpu);
+      continue;
+    }
+    add_program (layout, CLF_MODE_BOX, cpu);
+    add_program (layout, CLF_MODE_SEPARABLE, cpu);
+    add_program (layout, CLF_MODE_SLIDING, cpu);
+  }
+}
+
+static void
+add_view (const ClfView * v)
+{
+  for (int swap = 0; swap < (v->sample_bytes == 2 ? 2 : 1); swap++) {
+    ClfLayout blur = { v->sample_bytes, v->units, v->blur_mask, v->depth,
+      v->shift, swap, false
+    };
+    ClfLayout laplace = blur;
+    laplace.mask = v->laplace_mask;
+    if (v->blur_mask) {
+      add_layout (&blur, false);
+      blur.wide_sums = true;
+      if (clf_needs_wide_sums (v, CLF_MAX_RADIUS))
+        add_layout (&blur, false);
+    }
+    if (v->laplace_mask)
+      add_layout (&laplace, true);
+  }
+}
+
+/* The views of every format clfilter takes; false where one cannot be
+ * described. */
+static bool
+add_element_formats (void)
+{
+  GstCaps *caps = gst_cl_format_supported_caps ();
+  bool ok = true;
+  unsigned n_formats = 0;
+  for (guint s = 0; s < gst_caps_get_size (caps); s++) {
+    const GValue *list = gst_structure_get_value (gst_caps_get_structure
+        (caps, s), "format");
+    for (guint f = 0; f < gst_value_list_get_size (list); f++) {
+      const char *name = g_value_get_string (gst_value_list_get_value (list,
+              f));
+      GstVideoInfo info;
+      ClfFrameFormat format;
+      ClfViews views;
+      GError *err = NULL;
+      if (!gst_video_info_set_format (&info, gst_video_format_from_string
+              (name), 64, 48) || !gst_cl_format_describe (&info, &format)
+          || !clf_frame_format_check (&format, &err)) {
+        fprintf (stderr, "FAIL: format %s cannot be described: %s\n", name,
+            err ? err->message : "");
+        g_clear_error (&err);
+        ok = false;
+        continue;
+      }
+      clf_frame_format_views (&format, &views);
+      for (uint32_t i = 0; i < views.n; i++)
+        add_view (&views.views[i]);
+      n_formats++;
+    }
+  }
+  gst_caps_unref (caps);
+  printf ("%u formats\n", n_formats);
+  return ok && n_formats > 0;
+}
+
+static void
+describe (const ClfProgramSpec * spec, char *options)
+{
+  clf_program_options (spec, options);
+  strcat (options, " -Werror");
+}
+
+static char *
+build_log (cl_program program, cl_device_id device)
+{
+  size_t size = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+          &size) == CL_SUCCESS) {
+    log = g_malloc0 (size + 1);
+    clGetProgramBuildInfo (program, device, CL_PROGRAM_BUILD_LOG, size, log,
+        NULL);
+  }
+  return log ? log : g_strdup ("(no build log)");
+}
+
+/* Builds the program with -Werror, and `extra` source after its own
+ * (NULL: none); returns the build's status, its log in `log`. */
+static cl_int
+build (ClfEngine * engine, const ClfProgramSpec * spec, const char *extra,
+    char **log)
+{
+  const char *sources[CLF_N_KERNEL_SOURCES + 1];
+  char options[CLF_PROGRAM_OPTIONS_SIZE + 16];
+  cl_uint n = clf_program_sources (spec, sources);
+  cl_device_id device = clf_engine_device (engine);
+  cl_int status;
+  if (extra)
+    sources[n++] = extra;
+  describe (spec, options);
+  cl_program program = clCreateProgramWithSource (clf_engine_context
+      (engine), n, sources, NULL, &status);
+  if (status != CL_SUCCESS) {
+    *log = g_strdup_printf ("clCreateProgramWithSource: %d", status);
+    return status;
+  }
+  status = clBuildProgram (program, 1, &device, options, NULL, NULL);
+  *log = build_log (program, device);
+  clReleaseProgram (program);
+  return status;
+}
+
+/* A planted warning fails the build: -Werror works on this driver. */
+static bool
+check_planted_warning (ClfEngine * engine)
+{
+  static const char planted[] = "#warning clfilter-planted-warning\n";
+  char *log;
+  const ClfProgramSpec *spec = &g_array_index (programs, ClfProgramSpec, 0);
+  cl_int status = build (engine, spec, planted, &log);
+  bool ok = status == CL_BUILD_PROGRAM_FAILURE
+      && strstr (log, "clfilter-planted-warning");
+  if (!ok)
+    fprintf (stderr, "FAIL: a planted #warning did not fail the build "
+        "(status %d); log:\n%s\n", status, log);
+  g_free (log);
+  return ok;
+}
+
+int
+main (int argc, char **argv)
+{
+  bool list = argc == 2 && strcmp (argv[1], "--list") == 0;
+  gst_init (NULL, NULL);
+  programs = g_array_new (FALSE, FALSE, sizeof (ClfProgramSpec));
+  bool ok = add_element_formats ();
+  for (size_t i = 0; i < G_N_ELEMENTS (extra_layouts); i++)
+    add_layout (&extra_layouts[i], false);
+  for (size_t i = 0; i < G_N_ELEMENTS (extra_layouts); i++)
+    if (!extra_layouts[i].wide_sums)
+      add_layout (&extra_layouts[i], true);
+  printf ("%u programs\n", programs->len);
+  if (list) {
+    for (guint i = 0; i < programs->len; i++) {
+      char options[CLF_PROGRAM_OPTIONS_SIZE + 16];
+      describe (&g_array_index (programs, ClfProgramSpec, i), options);
+      printf ("%s\n", options);
+    }
+    return ok ? 0 : 1;
+  }
+
+  GError *err = NULL;
+  ClfEngine *engine = clf_engine_new ("auto", &err);
+  if (!engine) {
+    fprintf (stderr, "FAIL: clf_engine_new: %s\n", err->message);
+    g_error_free (err);
+    return 1;
+  }
+  printf ("device: %s\n", clf_engine_device_name (engine));
+  ok = check_planted_warning (engine) && ok;
+  unsigned failed = 0;
+  for (guint i = 0; i < programs->len; i++) {
+    const ClfProgramSpec *spec = &g_array_index (programs, ClfProgramSpec, i);
+    char *log;
+    cl_int status = build (engine, spec, NULL, &log);
+    if (status != CL_SUCCESS) {
+      char options[CLF_PROGRAM_OPTIONS_SIZE + 16];
+      describe (spec, options);
+      fprintf (stderr, "FAIL: %s kernels of mode %s (status %d), options: "
+          "%s\n%s\n", spec->cpu_kernels ? "the CPUs'" : "the GPUs'",
+          clf_mode_name (spec->mode), status, options, log);
+      failed++;
+    }
+    g_free (log);
+  }
+  printf ("%u of %u programs built with -Werror\n", programs->len - failed,
+      programs->len);
+  clf_engine_unref (engine);
+  return ok && failed == 0 ? 0 : 1;
+}
