@@ -83,6 +83,10 @@ struct _GstClFilter
    * flagged with mixed). */
   ClfPlan *field_plan;
   GstCaps *refused_caps;        /* the last caps it posted an error for */
+  /* The format of the plans, and the modes whose kernels' build from
+   * source was said for it (atomic bits, 1 << mode). */
+  GstVideoFormat plans_format;
+  guint building_told;
   /* Caps taken while a flush or a stop cut their kernels' build short:
    * the next frame builds them. */
   GstCaps *unplanned_caps;

@@ -210,6 +210,30 @@ gst_cl_filter_frame_slow (const ClfParams * frame_params,
           self->in_info.width, self->in_info.height));
 }
 
+/* The kernels of `mode` for the caps compile from source (seconds, the
+ * first time a format and mode meet a device): said once a mode for the
+ * caps, in the INFO log and a clfilter-building message, so that an
+ * application can tell its user why the first frame waits. */
+static void
+gst_cl_filter_kernels_building (ClfMode mode, void *data)
+{
+  GstClFilter *self = data;
+  const gchar *format = gst_video_format_to_string (self->plans_format);
+  const gchar *device = clf_engine_device_name (self->engine);
+
+  if (g_atomic_int_or (&self->building_told, 1u << mode) & (1u << mode))
+    return;
+  GST_INFO_OBJECT (self, "building the OpenCL kernels of mode %s for %s on "
+      "%s: the first time takes seconds, later starts load them from the "
+      "cache", clf_mode_name (mode), format, device);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new ("clfilter-building",
+              "device", G_TYPE_STRING, device,
+              "format", G_TYPE_STRING, format,
+              "mode", G_TYPE_STRING, clf_mode_name (mode), NULL)));
+}
+
 /* A plan for `format` that can filter with `params` now, its kernels
  * built, with the element's interrupt; NULL with `error` set.  A flush or a
  * stop does not wait for the kernels' build (CLF_ERROR_CANCELLED). */
@@ -218,8 +242,9 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
     const ClfFrameFormat * format, const ClfParams * params, GError ** error)
 {
   ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
-        gst_cl_filter_frame_cancelled, gst_cl_filter_frame_slow,
-      SLOW_FRAME_NS, self}, error);
+        .cancelled = gst_cl_filter_frame_cancelled,.slow =
+        gst_cl_filter_frame_slow,.slow_ns = SLOW_FRAME_NS,.building =
+        gst_cl_filter_kernels_building,.data = self}, error);
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */
@@ -244,6 +269,8 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
 
   gst_cl_filter_field_format (format, &fields);
   gst_cl_filter_read_params (self, &params);
+  self->plans_format = GST_VIDEO_INFO_FORMAT (info);
+  g_atomic_int_set (&self->building_told, 0);
   /* An allocation query renegotiates in upstream's thread: a reference
    * of our own, in case a stop comes meanwhile. */
   engine = gst_cl_filter_ref_engine (self);

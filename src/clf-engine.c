@@ -21,6 +21,7 @@ typedef struct {
   cl_program program;           /* once built */
   GError *error;                /* once failed */
   bool done;
+  gint from_source;             /* (atomic) compiling, not from the cache */
   GThread *thread;              /* the build's, until joined */
   grefcount refs;               /* the engine's list, the build, waiters */
 } ProgramBuild;
@@ -328,7 +329,7 @@ fail:
  * cache did is added to `stats`. */
 static cl_program
 load_or_build_program (ClfEngine * engine, const ClfProgramSpec * spec,
-    ClfCacheStats * stats, GError ** error)
+    gint * from_source, ClfCacheStats * stats, GError ** error)
 {
   char options[CLF_PROGRAM_OPTIONS_SIZE];
   clf_program_options (spec, options);
@@ -350,11 +351,13 @@ load_or_build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     char *stored_options = g_strdup_printf ("%s -D CLF_BUILD_NONCE=0x%08"
         G_GINT32_MODIFIER "x%08" G_GINT32_MODIFIER "x", options,
         g_random_int (), g_random_int ());
+    g_atomic_int_set (from_source, 1);
     program = build_program (engine, spec, stored_options, error);
     g_free (stored_options);
     if (program)
       clf_cache_store (&entry, program, stats);
   } else if (!program) {
+    g_atomic_int_set (from_source, 1);
     program = build_program (engine, spec, options, error);
   }
   clf_cache_entry_clear (&entry);
@@ -378,7 +381,7 @@ program_build_run (gpointer data)
   ClfCacheStats stats = { 0 };
   GError *error = NULL;
   cl_program program = load_or_build_program (engine, &build->spec,
-      &stats, &error);
+      &build->from_source, &stats, &error);
 
   g_mutex_lock (&engine->lock);
   engine->cache_stats.loads += stats.loads;
@@ -467,11 +470,15 @@ clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
   g_ref_count_inc (&build->refs);
   /* The interrupt cannot wake us: it is asked between waits, without the
    * lock (it may call into the engine). */
-  bool stop = false;
+  bool stop = false, told = false;
   while (!build->done && !stop) {
     g_cond_wait_until (&engine->built, &engine->lock,
         g_get_monotonic_time () + BUILD_POLL_US);
+    bool tell = !told && g_atomic_int_get (&build->from_source);
     g_mutex_unlock (&engine->lock);
+    if (tell && interrupt && interrupt->building)
+      interrupt->building (spec->mode, interrupt->data);
+    told = told || tell;
     stop = interrupted (interrupt);
     g_mutex_lock (&engine->lock);
   }

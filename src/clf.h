@@ -305,13 +305,16 @@ bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
  * launch, when that long pass (estimated from the launch's speed) will take
  * longer than `slow_ns`, the estimate is reported to `slow (params,
  * estimated_ns, data)`, with the frame's settings, from the thread that
- * processes the frame.  Either function may
- * be NULL. */
+ * processes the frame.  When the kernels of a mode must be compiled from
+ * source (not found in the binary cache: seconds on some drivers), the
+ * thread that waits for them is told once a program, by `building (mode,
+ * data)`, as the compiler starts.  Any function may be NULL. */
 typedef struct {
   bool (*cancelled) (void *data);
   void (*slow) (const ClfParams * params, uint64_t estimated_ns, void *data);
   uint64_t slow_ns;
   void *data;
+  void (*building) (ClfMode mode, void *data);
 } ClfInterrupt;
 
 /* Sets (a copy of) `interrupt` for the plan's next frames; NULL unsets. */

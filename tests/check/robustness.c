@@ -1549,6 +1549,70 @@ GST_START_TEST (test_seek_while_building_caps_sent)
 
 GST_END_TEST;
 
+/* Runs `description` to EOS and returns the clfilter-building messages
+ * it posted, in order. */
+static GPtrArray *
+building_messages (const gchar * description)
+{
+  GstElement *pipeline = launch (description);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GPtrArray *said = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  GstMessage *msg;
+  gboolean ended = FALSE;
+
+  set_state (pipeline, GST_STATE_PLAYING);
+  while (!ended && (msg = gst_bus_timed_pop_filtered (bus, WAIT_TIMEOUT,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+
+    fail_if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "an error came");
+    ended = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (s && gst_structure_has_name (s, "clfilter-building"))
+      g_ptr_array_add (said, gst_structure_copy (s));
+    gst_message_unref (msg);
+  }
+  fail_unless (ended, "no EOS in time");
+  set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return said;
+}
+
+/* The first build of a format's kernels is said: one clfilter-building
+ * message, with the device, the format and the mode, however many
+ * programs the format needs (YUY2: luma and chroma).  Once the kernels
+ * are built (in the engine, or in the binary cache), nothing is said. */
+GST_START_TEST (test_building_is_said)
+{
+  gchar *cache = g_dir_make_tmp ("clfilter-cold-XXXXXX", NULL);
+  const gchar *description = "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=YUY2,width=64,height=36 ! clfilter mode=sliding "
+      "radius=3 ! fakesink";
+  GPtrArray *said;
+  const GstStructure *s;
+
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_unsetenv ("POCL_CACHE_DIR");
+  said = building_messages (description);
+  fail_unless_equals_int (said->len, 1);
+  s = g_ptr_array_index (said, 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "format"), "YUY2");
+  fail_unless_equals_string (gst_structure_get_string (s, "mode"),
+      "sliding");
+  fail_unless (gst_structure_get_string (s, "device")
+      && *gst_structure_get_string (s, "device"));
+  g_ptr_array_unref (said);
+
+  said = building_messages (description);
+  fail_unless_equals_int (said->len, 0);
+  g_ptr_array_unref (said);
+  remove_tree (cache);
+  g_free (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -1567,6 +1631,7 @@ robustness_suite (void)
   tcase_add_test (tc, test_stop_while_building);
   tcase_add_test (tc, test_seek_while_building);
   tcase_add_test (tc, test_seek_while_building_caps_sent);
+  tcase_add_test (tc, test_building_is_said);
   return s;
 }
 
