@@ -1,6 +1,6 @@
-/* The kernel catalogue: which kernels exist, which of them a layout's
- * program holds and is built with, and which passes each mode runs on
- * CPUs and GPUs.  Tables and pure functions: no OpenCL call here. */
+/* The kernel catalogue: which kernels exist, which of them a program
+ * (layout, mode, kind of device) holds and is built from and with, and
+ * which passes each mode runs on CPUs and GPUs.  Tables and pure functions: no OpenCL call here. */
 #include "clf-catalogue.h"
 #include "clf-kernels.h"
 

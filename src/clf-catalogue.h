@@ -1,6 +1,6 @@
 /* The kernel catalogue (clf-catalogue.c): which kernels exist, the pixel
- * layouts a program is built for, which kernels a layout's program holds
- * and which passes a mode runs.  On clf.h alone: everything above it
+ * layouts a program is built for, which kernels and sources a program
+ * holds and which passes a mode runs.  On clf.h alone: everything above it
  * (the cache, the engine, the plans) asks it, it asks none of them. */
 #pragma once
 
@@ -161,7 +161,7 @@ typedef struct {
 
 /* The passes of a mode (params->mode, checked) at params->radius over a
  * view of `layout`: with `cpu_kernels`, the CPUs' strips; else the GPUs'
- * tiles at small radii, where the layout's program has the mode's tile
+ * tiles at small radii, where the layout takes the mode's tile
  * kernel; the sliding blur's narrow passes where its column sums fit 16
  * bits; else the GPUs' passes. */
 const ModePasses *clf_mode_passes (bool cpu_kernels, const ClfLayout * layout,
