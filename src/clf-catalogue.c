@@ -56,7 +56,7 @@ bool
 clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b)
 {
   return clf_layout_equal (&a->layout, &b->layout) && a->mode == b->mode
-      && a->cpu_kernels == b->cpu_kernels;
+      && a->cpu_kernels == b->cpu_kernels && a->passes == b->passes;
 }
 
 unsigned
@@ -155,20 +155,12 @@ passes_have (const ModePasses * passes, unsigned k)
   return false;
 }
 
-/* The passes clf_mode_passes may pick for the mode on the kind of
- * device, at any radius. */
 bool
 clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
 {
-  ClfMode mode = program->mode;
-  if (k >= N_KERNELS || (unsigned) mode > CLF_MODE_LAPLACE
-      || !clf_layout_has_kernel (&program->layout, k))
-    return false;
-  if (program->cpu_kernels)
-    return passes_have (&cpu_mode_passes[mode], k);
-  return passes_have (&mode_passes[mode], k)
-      || passes_have (&tile_mode_passes[mode], k)
-      || (mode == CLF_MODE_SLIDING && passes_have (&narrow_sliding_passes, k));
+  return k < N_KERNELS && program->passes
+      && clf_layout_has_kernel (&program->layout, k)
+      && passes_have (program->passes, k);
 }
 
 const ModePasses *
@@ -186,4 +178,34 @@ clf_mode_passes (bool cpu_kernels, const ClfLayout * layout,
       && clf_layout_has_kernel (layout, K_NARROW_ROW_MEANS))
     return &narrow_sliding_passes;
   return &mode_passes[params->mode];
+}
+
+ClfProgramSpec
+clf_program_for (bool cpu_kernels, const ClfLayout * layout,
+    const ClfParams * params)
+{
+  return (ClfProgramSpec) {
+  *layout, params->mode, cpu_kernels,
+        clf_mode_passes (cpu_kernels, layout, params)};
+}
+
+unsigned
+clf_mode_programs (bool cpu_kernels, const ClfLayout * layout, ClfMode mode,
+    ClfProgramSpec programs[CLF_MAX_MODE_PROGRAMS])
+{
+  /* Radii that reach each set of passes clf_mode_passes picks from. */
+  static const uint32_t radii[] = { 1, CLF_NARROW_MAX_RADIUS,
+    CLF_MAX_RADIUS
+  };
+  unsigned n = 0;
+  for (unsigned i = 0; i < G_N_ELEMENTS (radii); i++) {
+    ClfParams params = { mode, radii[i], CLF_BORDER_CLAMP };
+    ClfProgramSpec spec = clf_program_for (cpu_kernels, layout, &params);
+    bool known = false;
+    for (unsigned j = 0; j < n && !known; j++)
+      known = clf_program_equal (&programs[j], &spec);
+    if (!known)
+      programs[n++] = spec;
+  }
+  return n;
 }

@@ -104,35 +104,6 @@ extern const char *const clf_kernel_names[CLF_N_KERNELS];
  * separable blur and the narrow sums only some layouts do. */
 bool clf_layout_has_kernel (const ClfLayout * layout, unsigned k);
 
-/* A program: the kernels that `mode` runs over `layout` on one kind of
- * device (clf_mode_passes: the CPUs' strips, or the GPUs' passes at every
- * radius), and nothing else, since the driver compiles every kernel a
- * program holds. */
-typedef struct {
-  ClfLayout layout;
-  ClfMode mode;
-  bool cpu_kernels;
-} ClfProgramSpec;
-
-bool clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b);
-/* Whether the program has kernel k (clf_kernel_names). */
-bool clf_program_has_kernel (const ClfProgramSpec * program, unsigned k);
-/* The names of the program's kernels, into `names`, in clf_kernel_names'
- * order; returns how many.  One from the cache must hold them all. */
-unsigned clf_program_kernels (const ClfProgramSpec * program,
-    const char *names[CLF_N_KERNELS]);
-/* The sources the program is built from, in build order, into `sources`
- * (room for CLF_N_KERNEL_SOURCES, clf-kernels.h); returns how many. */
-unsigned clf_program_sources (const ClfProgramSpec * program,
-    const char **sources);
-
-/* The build options of a program, into `buf`, which they always fit:
- * the layout's and the kernels' geometry, and a WANT_<kernel> for each
- * kernel it holds. */
-#define CLF_PROGRAM_OPTIONS_SIZE 480
-void clf_program_options (const ClfProgramSpec * program,
-    char buf[CLF_PROGRAM_OPTIONS_SIZE]);
-
 /* What one work-item of a pass covers. */
 typedef enum {
   ONE_PIXEL,
@@ -158,6 +129,47 @@ typedef struct {
   Pass pass[2];
   bool uses_sums;
 } ModePasses;
+
+/* A program: the kernels of one set of passes that `mode` runs over
+ * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or
+ * the GPUs' tiles, narrow or wide passes, by radius), and nothing else,
+ * since the driver compiles every kernel a program holds. */
+typedef struct {
+  ClfLayout layout;
+  ClfMode mode;
+  bool cpu_kernels;
+  const ModePasses *passes;
+} ClfProgramSpec;
+
+/* The program that filters with `params` over `layout`. */
+ClfProgramSpec clf_program_for (bool cpu_kernels, const ClfLayout * layout,
+    const ClfParams * params);
+/* Every program `mode` may need over `layout` on one kind of device (a
+ * set of passes each, at some radius), into `programs`; returns how
+ * many. */
+#define CLF_MAX_MODE_PROGRAMS 3
+unsigned clf_mode_programs (bool cpu_kernels, const ClfLayout * layout,
+    ClfMode mode, ClfProgramSpec programs[CLF_MAX_MODE_PROGRAMS]);
+
+bool clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b);
+/* Whether the program has kernel k (clf_kernel_names). */
+bool clf_program_has_kernel (const ClfProgramSpec * program, unsigned k);
+/* The names of the program's kernels, into `names`, in clf_kernel_names'
+ * order; returns how many.  One from the cache must hold them all. */
+unsigned clf_program_kernels (const ClfProgramSpec * program,
+    const char *names[CLF_N_KERNELS]);
+/* The sources the program is built from, in build order, into `sources`
+ * (room for CLF_N_KERNEL_SOURCES, clf-kernels.h); returns how many. */
+unsigned clf_program_sources (const ClfProgramSpec * program,
+    const char **sources);
+
+/* The build options of a program, into `buf`, which they always fit:
+ * the layout's and the kernels' geometry, and a WANT_<kernel> for each
+ * kernel it holds. */
+#define CLF_PROGRAM_OPTIONS_SIZE 480
+void clf_program_options (const ClfProgramSpec * program,
+    char buf[CLF_PROGRAM_OPTIONS_SIZE]);
+
 
 /* The passes of a mode (params->mode, checked) at params->radius over a
  * view of `layout`: with `cpu_kernels`, the CPUs' strips; else the GPUs'

@@ -112,24 +112,34 @@ fail:
   return NULL;
 }
 
+/* The program that filters view i with `params`, into `spec`; false
+ * where the mode filters none of the view's samples. */
+static bool
+view_program (const ClfPlan * plan, uint32_t i, const ClfParams * params,
+    ClfProgramSpec * spec)
+{
+  const ClfView *v = &plan->views.views[i];
+  bool laplace = params->mode == CLF_MODE_LAPLACE;
+  uint32_t mask = laplace ? v->laplace_mask : v->blur_mask;
+  if (!mask)
+    return false;
+  ClfLayout layout = view_layout (plan, v, mask);
+  layout.wide_sums = !laplace && clf_needs_wide_sums (v, params->radius);
+  *spec = clf_program_for (plan->cpu_kernels, &layout, params);
+  return true;
+}
+
 /* The kernels that filter view i with `params`, into `set`: NULL where
- * the mode filters none of the view's samples; false with `err` set
+ * the mode filters none of the view's samples; false with `error` set
  * where they cannot be made. */
 static bool
 view_kernel_set (ClfPlan * plan, uint32_t i, const ClfParams * params,
     const KernelSet ** set, GError ** error)
 {
-  const ClfView *v = &plan->views.views[i];
-  bool laplace = params->mode == CLF_MODE_LAPLACE;
-  uint32_t mask = laplace ? v->laplace_mask : v->blur_mask;
+  ClfProgramSpec spec;
   *set = NULL;
-  if (!mask)
+  if (!view_program (plan, i, params, &spec))
     return true;
-  ClfProgramSpec spec = {
-    .layout = view_layout (plan, v, mask),.mode = params->mode,
-    .cpu_kernels = plan->cpu_kernels
-  };
-  spec.layout.wide_sums = !laplace && clf_needs_wide_sums (v, params->radius);
   *set = kernel_set_for (plan, &spec, error);
   return *set != NULL;
 }
@@ -334,11 +344,14 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     bool keep_from_dst, GError ** error)
 {
   const ClfView *v = &plan->views.views[i];
+  ClfProgramSpec spec;
   const KernelSet *set;
-  if (!view_kernel_set (plan, i, params, &set, error))
+  /* (The caller passes only views the mode filters.) */
+  if (!view_program (plan, i, params, &spec))
+    return true;
+  if (!(set = kernel_set_for (plan, &spec, error)))
     return false;
-  const ModePasses *passes = clf_mode_passes (plan->cpu_kernels,
-      &set->spec.layout, params);
+  const ModePasses *passes = set->spec.passes;
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, error))

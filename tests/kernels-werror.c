@@ -41,15 +41,20 @@ static const ClfLayout extra_layouts[] = {
 
 static GArray *programs;        /* of ClfProgramSpec, each once */
 
+/* The programs of `mode` over `layout` (one a set of passes). */
 static void
 add_program (const ClfLayout * layout, ClfMode mode, bool cpu_kernels)
 {
-  ClfProgramSpec spec = { *layout, mode, cpu_kernels };
-  for (guint i = 0; i < programs->len; i++)
-    if (clf_program_equal (&g_array_index (programs, ClfProgramSpec, i),
-            &spec))
-      return;
-  g_array_append_val (programs, spec);
+  ClfProgramSpec specs[CLF_MAX_MODE_PROGRAMS];
+  unsigned n = clf_mode_programs (cpu_kernels, layout, mode, specs);
+  for (unsigned s = 0; s < n; s++) {
+    bool known = false;
+    for (guint i = 0; i < programs->len && !known; i++)
+      known = clf_program_equal (&g_array_index (programs, ClfProgramSpec,
+              i), &specs[s]);
+    if (!known)
+      g_array_append_val (programs, specs[s]);
+  }
 }
 
 /* The programs of a layout: laplace's, or the three blurs'. */

@@ -328,9 +328,9 @@ test_means (void)
   for (size_t i = 0; i < CLF_N_KERNEL_SOURCES; i++)
     sources[i] = clf_kernel_sources[i];
   sources[CLF_N_KERNEL_SOURCES] = kernel;
-  const ClfProgramSpec gray = { {1, 1, 1, 8, 0, false}, CLF_MODE_SLIDING,
-    true
-  };
+  const ClfLayout gray_layout = { 1, 1, 1, 8, 0, false };
+  const ClfParams sliding = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
+  const ClfProgramSpec gray = clf_program_for (true, &gray_layout, &sliding);
   char options[CLF_PROGRAM_OPTIONS_SIZE];
   clf_program_options (&gray, options);
   cl_context context = clf_engine_context (engine);
@@ -1619,6 +1619,8 @@ check_deep_frames (void)
  * the first plane only). */
 static ClfFrameFormat cache_format;
 #define CACHE_PROGRAMS 3u
+/* The radius its blur has. */
+#define CACHE_RADIUS 2
 /* Its planes' layouts, as the engine builds them for the blurs. */
 static const ClfLayout cache_y_layout = { 1, 1, 1, 8, 0, false };
 static const ClfLayout cache_uv_layout = { 1, 2, 3, 8, 0, false };
@@ -1638,7 +1640,7 @@ filter_with_new_engine (const char *what)
   g_clear_error (&err);
 
   const ClfParams params[] = {
-    {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
+    {CLF_MODE_SLIDING, CACHE_RADIUS, CLF_BORDER_MIRROR},
     {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
   };
   for (size_t p = 0; plan && p < N_OF (params); p++) {
@@ -1887,12 +1889,22 @@ engine_cpu_kernels (void)
   return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
+/* The program of `mode` (at CACHE_RADIUS) over `layout` on the engine's
+ * device, with the engine's kind of kernels or, with `cpu_kernels` 0 or
+ * 1, the ones it says. */
+static ClfProgramSpec
+program_on (const ClfLayout * layout, ClfMode mode, int cpu_kernels)
+{
+  const ClfParams params = { mode, CACHE_RADIUS, CLF_BORDER_CLAMP };
+  return clf_program_for (cpu_kernels < 0 ? engine_cpu_kernels () :
+      cpu_kernels != 0, layout, &params);
+}
+
 /* The program of `mode` over `layout` on the engine's device. */
 static ClfProgramSpec
 program_of (const ClfLayout * layout, ClfMode mode)
 {
-  return (ClfProgramSpec) {
-  *layout, mode, engine_cpu_kernels ()};
+  return program_on (layout, mode, -1);
 }
 
 /* The cache entry of a program; false where there is no cache. */
@@ -1944,9 +1956,8 @@ other_layout_program (uint32_t units, uint32_t mask, ClfMode mode,
 {
   GError *err = NULL;
   char *saved_off = save_env ("CLFILTER_NO_CACHE");
-  const ClfProgramSpec spec = { {1, units, mask, 8, 0, false}, mode,
-    cpu_kernels
-  };
+  const ClfLayout layout = { 1, units, mask, 8, 0, false };
+  const ClfProgramSpec spec = program_on (&layout, mode, cpu_kernels);
   setenv ("CLFILTER_NO_CACHE", "1", 1);
   cl_program program = clf_engine_program (engine, &spec, NULL, &err);
   restore_env ("CLFILTER_NO_CACHE", saved_off);
@@ -2016,9 +2027,9 @@ check_foreign_binary (const char *dir)
 static void
 check_binary_without_layout_kernel (void)
 {
-  const ClfProgramSpec rgba = { {1, 4, 7, 8, 0, false}, CLF_MODE_SEPARABLE,
-    false
-  };
+  const ClfLayout rgba_layout = { 1, 4, 7, 8, 0, false };
+  const ClfProgramSpec rgba = program_on (&rgba_layout, CLF_MODE_SEPARABLE,
+      0);
   cl_program program = other_layout_program (2, 3, CLF_MODE_SEPARABLE,
       false);
   if (!program)
