@@ -12,7 +12,9 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
   "sliding_tiles", "separable_tiles", "narrow_column_sums",
-  "narrow_row_means",
+  "narrow_row_means", "convolve_tiles", "convolve_tiles_wide",
+  "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
+  "convolve_strips_wide",
 };
 
 bool
@@ -51,12 +53,13 @@ clf_program_options (const ClfLayout * layout,
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
-      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u",
+      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u "
+      "-D CONV_GROUP=%u -D CONV_MAX_RADIUS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
       clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
-      CLF_NARROW_MAX_RADIUS);
+      CLF_NARROW_MAX_RADIUS, CLF_CONV_GROUP, CLF_MAX_KERNEL_SIZE / 2);
   /* Cut short, they would build another program (one that dropped
    * PACKED_TILES, and the kernel it selects, unnoticed). */
   g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);

@@ -79,6 +79,12 @@ clf_narrow_pixels (const ClfLayout * layout)
   return CLF_NARROW_BYTES / (2 * layout->units);
 }
 
+/* mode=convolve's tiles on GPUs (kernels/convolve.cl): work-groups of
+ * CLF_CONV_GROUP x CLF_CONV_GROUP work-items, one a pixel, each group's
+ * tile and its halo of up to CLF_MAX_KERNEL_SIZE / 2 pixels staged in
+ * local memory. */
+#define CLF_CONV_GROUP 16
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,
@@ -94,13 +100,19 @@ typedef enum {
   K_SEPARABLE_TILES,
   K_NARROW_COLUMN_SUMS,
   K_NARROW_ROW_MEANS,
+  K_CONVOLVE_TILES,
+  K_CONVOLVE_TILES_WIDE,
+  K_CONVOLVE_RANK1_TILES,
+  K_CONVOLVE_RANK1_TILES_WIDE,
+  K_CONVOLVE_STRIPS,
+  K_CONVOLVE_STRIPS_WIDE,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name; a layout's program holds those
  * clf_layout_has_kernel names, and one from the cache must hold them
  * all. */
-#define CLF_N_KERNELS 13
+#define CLF_N_KERNELS 19
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the program of `layout` has kernel k (clf_kernel_names). */
 bool clf_layout_has_kernel (const ClfLayout * layout, unsigned k);
@@ -111,7 +123,7 @@ unsigned clf_layout_kernels (const ClfLayout * layout,
 
 /* The build options of the program for one layout, into `buf`, which
  * they always fit. */
-#define CLF_PROGRAM_OPTIONS_SIZE 320
+#define CLF_PROGRAM_OPTIONS_SIZE 384
 void clf_program_options (const ClfLayout * layout,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 

@@ -101,6 +101,8 @@ struct ClfPlan {
   double reads_per_ns[N_KERNELS];
   bool estimated;
   ClfInterrupt interrupt;
+
+  struct ClfConvolve *convolve; /* mode=convolve (clf-convolve.c) */
 };
 
 

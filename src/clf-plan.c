@@ -2,6 +2,7 @@
  * its kernel sets and buffers, what fits the device, and a frame's
  * enqueueing (transfers, the views' passes) and finishing. */
 #include "clf-plan-private.h"
+#include "clf-convolve.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -166,7 +167,8 @@ fail:
 bool
 clf_plan_supports (const ClfPlan * plan, ClfMode mode, ClfError * err)
 {
-  if (mode == CLF_MODE_LAPLACE || !plan->blur_limit)
+  if (mode == CLF_MODE_LAPLACE || mode == CLF_MODE_CONVOLVE
+      || !plan->blur_limit)
     return true;
   clf_error_set (err, CLF_ERROR_INVALID, "%s", plan->blur_limit);
   return false;
@@ -261,6 +263,7 @@ clf_plan_free (ClfPlan * plan)
   release_mem (&plan->staging_out);
   release_mem (&plan->staging_in);
   release_mem (&plan->sums);
+  clf_convolve_free (plan->convolve);
   free (plan->blur_limit);
   for (unsigned s = plan->n_sets; s-- > 0;)
     for (int k = N_KERNELS; k-- > 0;)
@@ -296,6 +299,9 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     bool keep_from_dst, ClfError * err)
 {
   const ClfView *v = &plan->views.views[i];
+  if (params->mode == CLF_MODE_CONVOLVE)
+    return clf_convolve_enqueue (plan, plan->blur_set[i], v, params, src, in,
+        dst, out, keep_from_dst, err);
   bool laplace = params->mode == CLF_MODE_LAPLACE;
   const KernelSet *set = laplace ? plan->laplace_set[i] :
       clf_needs_wide_sums (v, params->radius) ? plan->wide_blur_set[i] :
@@ -358,7 +364,7 @@ clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt)
 static bool
 check_params (const ClfParams * params, ClfError * err)
 {
-  if ((unsigned) params->mode > CLF_MODE_LAPLACE
+  if ((unsigned) params->mode > CLF_MODE_CONVOLVE
       || (unsigned) params->border > CLF_BORDER_MIRROR
       || params->radius > CLF_MAX_RADIUS) {
     clf_error_set (err, CLF_ERROR_INVALID, "invalid filter parameters "
@@ -366,7 +372,8 @@ check_params (const ClfParams * params, ClfError * err)
         params->radius, (int) params->border);
     return false;
   }
-  return true;
+  return params->mode != CLF_MODE_CONVOLVE
+      || clf_kernel_check (&params->kernel, err);
 }
 
 ClfInFlight *
