@@ -17,10 +17,11 @@
  *
  * Modes: `box` (naive 2D box blur: (2r+1)² reads per pixel), `separable`
  * (a pass along rows and one along columns), `sliding` (running sums: the
- * cost per pixel does not depend on the radius) and `laplace` (3x3
- * sharpen).  The three blurs give identical bytes, exactly those of
- * OpenCV's `cv::blur`; all arithmetic is integer, so every device gives
- * the same output.
+ * cost per pixel does not depend on the radius), `laplace` (3x3
+ * sharpen) and `convolve` (any integer kernel up to 15x15: the `kernel`,
+ * `divisor`, `bias` and `preset` properties).  The three blurs give
+ * identical bytes, exactly those of OpenCV's `cv::blur`; all arithmetic is
+ * integer, so every device gives the same output.
  *
  * Each frame's timing reaches an application three ways:
  * - an element message `clfilter-stats` (every `stats-interval` frames)
@@ -125,6 +126,10 @@
  * |[
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
  * ]| The naive blur on the CPU device, mirrored at the edges.
+ * |[
+ * gst-launch-1.0 videotestsrc ! clfilter mode=convolve kernel="<1,2,1,0,0,0,-1,-2,-1>" bias=128 ! videoconvert ! autovideosink
+ * ]| Horizontal edges (Sobel y) over mid grey; `preset=sobel-y` sets the
+ * same.
  * |[
  * GST_DEBUG=clfilter:4 gst-launch-1.0 -m videotestsrc num-buffers=30 ! clfilter mode=laplace ! fakesink
  * ]| Prints each frame's timing line, the clfilter-stats messages and, at
