@@ -41,6 +41,8 @@ struct _GstClFilter
   GstClFilterMode mode;
   guint radius;
   GstClFilterBorder border;
+  ClfKernel kernel;             /* mode=convolve, with divisor and bias */
+  GstClFilterPreset preset;
   gchar *device;
   guint stats_interval;
   gboolean zero_copy;
@@ -162,6 +164,16 @@ void gst_cl_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
     GstBuffer * buffer);
+
+/* gstclfilterconvolve.c: mode=convolve's kernel, divisor, bias and
+ * preset, as properties from `first_prop_id` on. */
+void gst_cl_filter_convolve_install (GObjectClass * gobject_class,
+    guint first_prop_id);
+void gst_cl_filter_convolve_init (GstClFilter * self);
+void gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
+    const GValue * value);
+void gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
+    GValue * value);
 
 /* gstclfilterstats.c: figures, messages and metas. */
 /* A frame filtered: counted, said in the INFO log and (every

@@ -17,10 +17,11 @@
  *
  * Modes: `box` (naive 2D box blur: (2r+1)² reads per pixel), `separable`
  * (a pass along rows and one along columns), `sliding` (running sums: the
- * cost per pixel does not depend on the radius) and `laplace` (3x3
- * sharpen).  The three blurs give identical bytes, exactly those of
- * OpenCV's `cv::blur`; all arithmetic is integer, so every device gives
- * the same output.
+ * cost per pixel does not depend on the radius), `laplace` (3x3
+ * sharpen) and `convolve` (any integer kernel up to 15x15: the `kernel`,
+ * `divisor`, `bias` and `preset` properties).  The three blurs give
+ * identical bytes, exactly those of OpenCV's `cv::blur`; all arithmetic is
+ * integer, so every device gives the same output.
  *
  * Each frame's timing reaches an application three ways:
  * - an element message `clfilter-stats` (every `stats-interval` frames)
@@ -126,6 +127,10 @@
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
  * ]| The naive blur on the CPU device, mirrored at the edges.
  * |[
+ * gst-launch-1.0 videotestsrc ! clfilter mode=convolve kernel="<1,2,1,0,0,0,-1,-2,-1>" bias=128 ! videoconvert ! autovideosink
+ * ]| Horizontal edges (Sobel y) over mid grey; `preset=sobel-y` sets the
+ * same.
+ * |[
  * GST_DEBUG=clfilter:4 gst-launch-1.0 -m videotestsrc num-buffers=30 ! clfilter mode=laplace ! fakesink
  * ]| Prints each frame's timing line, the clfilter-stats messages and, at
  * the end, clfilter-summary.
@@ -165,6 +170,7 @@ enum
   PROP_STATS_INTERVAL,
   PROP_ZERO_COPY,
   PROP_FRAMES_IN_FLIGHT,
+  PROP_CONVOLVE_FIRST,          /* gstclfilterconvolve.c's, from here on */
 };
 
 GType
@@ -181,6 +187,8 @@ gst_cl_filter_mode_get_type (void)
         "Sliding-window box blur: running sums, cost independent of r",
         "sliding"},
     {GST_CL_FILTER_MODE_LAPLACE, "3x3 Laplace sharpen", "laplace"},
+    {GST_CL_FILTER_MODE_CONVOLVE, "Any KxK integer kernel (kernel, divisor, "
+          "bias, preset)", "convolve"},
     {0, NULL, NULL},
   };
 
@@ -250,8 +258,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "Filter: box (naive 2D blur), separable (rows, then columns), "
-          "sliding (running sums: cost independent of the radius) or laplace "
-          "(3x3 sharpen); the three blurs give identical bytes",
+          "sliding (running sums: cost independent of the radius), laplace "
+          "(3x3 sharpen) or convolve (the kernel property); the three blurs "
+          "give identical bytes",
           GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
@@ -309,6 +318,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "auto: 3 on a discrete GPU, else 1 (CPU driver, CUDA memory)",
           0, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_PLAYING));
+  gst_cl_filter_convolve_install (gobject_class, PROP_CONVOLVE_FIRST);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
@@ -421,6 +431,7 @@ gst_cl_filter_init (GstClFilter * self)
   self->mode = DEFAULT_MODE;
   self->radius = DEFAULT_RADIUS;
   self->border = DEFAULT_BORDER;
+  gst_cl_filter_convolve_init (self);
   self->device = g_strdup (DEFAULT_DEVICE);
   self->stats_interval = DEFAULT_STATS_INTERVAL;
   self->zero_copy = DEFAULT_ZERO_COPY;
@@ -473,6 +484,11 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
   GstClFilter *self = GST_CL_FILTER (object);
   const gchar *not_applied = NULL;
 
+  if (prop_id >= PROP_CONVOLVE_FIRST) {
+    gst_cl_filter_convolve_set_property (self, prop_id - PROP_CONVOLVE_FIRST,
+        value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODE:
@@ -519,6 +535,11 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstClFilter *self = GST_CL_FILTER (object);
 
+  if (prop_id >= PROP_CONVOLVE_FIRST) {
+    gst_cl_filter_convolve_get_property (self, prop_id - PROP_CONVOLVE_FIRST,
+        value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODE:

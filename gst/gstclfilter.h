@@ -19,6 +19,7 @@ typedef enum {
   GST_CL_FILTER_MODE_SEPARABLE,
   GST_CL_FILTER_MODE_SLIDING,
   GST_CL_FILTER_MODE_LAPLACE,
+  GST_CL_FILTER_MODE_CONVOLVE,
 } GstClFilterMode;
 
 typedef enum {
@@ -30,6 +31,21 @@ typedef enum {
 GType gst_cl_filter_mode_get_type (void);
 #define GST_TYPE_CL_FILTER_BORDER (gst_cl_filter_border_get_type ())
 GType gst_cl_filter_border_get_type (void);
+
+/* mode=convolve's named kernels (gstclfilterconvolve.c). */
+typedef enum {
+  GST_CL_FILTER_PRESET_CUSTOM,
+  GST_CL_FILTER_PRESET_SHARPEN,
+  GST_CL_FILTER_PRESET_GAUSSIAN_3X3,
+  GST_CL_FILTER_PRESET_GAUSSIAN_5X5,
+  GST_CL_FILTER_PRESET_MOTION_BLUR,
+  GST_CL_FILTER_PRESET_EMBOSS,
+  GST_CL_FILTER_PRESET_SOBEL_X,
+  GST_CL_FILTER_PRESET_SOBEL_Y,
+} GstClFilterPreset;
+
+#define GST_TYPE_CL_FILTER_PRESET (gst_cl_filter_preset_get_type ())
+GType gst_cl_filter_preset_get_type (void);
 
 #define GST_TYPE_CL_FILTER (gst_cl_filter_get_type ())
 G_DECLARE_FINAL_TYPE (GstClFilter, gst_cl_filter, GST, CL_FILTER,

@@ -27,6 +27,7 @@ gst_cl_filter_read_params (GstClFilter * self, ClfParams * params)
   params->mode = (ClfMode) self->mode;
   params->radius = self->radius;
   params->border = (ClfBorder) self->border;
+  params->kernel = self->kernel;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -52,7 +53,8 @@ format_has_no_spare_bits (const ClfFrameFormat * format)
 static gboolean
 gst_cl_filter_is_identity (GstClFilter * self, const ClfParams * params)
 {
-  return params->mode != CLF_MODE_LAPLACE && params->radius == 0
+  return params->mode != CLF_MODE_LAPLACE
+      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0
       && format_has_no_spare_bits (&self->format);
 }
 

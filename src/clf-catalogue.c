@@ -14,7 +14,9 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "box_2d", "rows_direct", "cols_direct", "column_sums", "row_means_scan",
   "laplace_words", "laplace_strips", "separable_strips", "sliding_strips",
   "sliding_tiles", "separable_tiles", "narrow_column_sums",
-  "narrow_row_means",
+  "narrow_row_means", "convolve_tiles", "convolve_tiles_wide",
+  "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
+  "convolve_strips_wide",
 };
 
 /* The file that defines each kernel. */
@@ -32,6 +34,12 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_SEPARABLE_TILES] = clf_kernel_blur_tiles_gpu,
   [K_NARROW_COLUMN_SUMS] = clf_kernel_blur_sliding_gpu,
   [K_NARROW_ROW_MEANS] = clf_kernel_blur_sliding_gpu,
+  [K_CONVOLVE_TILES] = clf_kernel_convolve,
+  [K_CONVOLVE_TILES_WIDE] = clf_kernel_convolve,
+  [K_CONVOLVE_RANK1_TILES] = clf_kernel_convolve,
+  [K_CONVOLVE_RANK1_TILES_WIDE] = clf_kernel_convolve,
+  [K_CONVOLVE_STRIPS] = clf_kernel_convolve,
+  [K_CONVOLVE_STRIPS_WIDE] = clf_kernel_convolve,
 };
 
 bool
@@ -78,7 +86,8 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
     const char *source = clf_kernel_sources[i];
     bool wanted = source == clf_kernel_common
         || (source == clf_kernel_blur_common
-        && program->mode != CLF_MODE_LAPLACE);
+        && program->mode != CLF_MODE_LAPLACE
+        && program->mode != CLF_MODE_CONVOLVE);
     for (unsigned k = 0; k < N_KERNELS && !wanted; k++)
       wanted = kernel_source[k] == source
           && clf_program_has_kernel (program, k);
@@ -96,12 +105,13 @@ clf_program_options (const ClfProgramSpec * program,
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
-      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u",
+      "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u "
+      "-D CONV_GROUP=%u -D CONV_MAX_RADIUS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
       clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
-      CLF_NARROW_MAX_RADIUS);
+      CLF_NARROW_MAX_RADIUS, CLF_CONV_GROUP, CLF_MAX_KERNEL_SIZE / 2);
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))
@@ -155,12 +165,25 @@ passes_have (const ModePasses * passes, unsigned k)
   return false;
 }
 
+/* mode=convolve's kernels on the kind of device, any of which
+ * clf-convolve.c may pick for a kernel (rank 1 or not, int or long sums). */
+static bool
+convolve_has_kernel (bool cpu_kernels, unsigned k)
+{
+  if (cpu_kernels)
+    return k == K_CONVOLVE_STRIPS || k == K_CONVOLVE_STRIPS_WIDE;
+  return k == K_CONVOLVE_TILES || k == K_CONVOLVE_TILES_WIDE
+      || k == K_CONVOLVE_RANK1_TILES || k == K_CONVOLVE_RANK1_TILES_WIDE;
+}
+
 bool
 clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
 {
-  return k < N_KERNELS && program->passes
-      && clf_layout_has_kernel (&program->layout, k)
-      && passes_have (program->passes, k);
+  if (k >= N_KERNELS || !clf_layout_has_kernel (&program->layout, k))
+    return false;
+  if (program->mode == CLF_MODE_CONVOLVE)
+    return convolve_has_kernel (program->cpu_kernels, k);
+  return program->passes && passes_have (program->passes, k);
 }
 
 const ModePasses *
@@ -184,8 +207,10 @@ ClfProgramSpec
 clf_program_for (bool cpu_kernels, const ClfLayout * layout,
     const ClfParams * params)
 {
+  /* (Convolve's program holds its kernels without passes.) */
   return (ClfProgramSpec) {
   *layout, params->mode, cpu_kernels,
+        params->mode == CLF_MODE_CONVOLVE ? NULL :
         clf_mode_passes (cpu_kernels, layout, params)};
 }
 

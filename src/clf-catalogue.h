@@ -79,6 +79,12 @@ clf_narrow_pixels (const ClfLayout * layout)
   return CLF_NARROW_BYTES / (2 * layout->units);
 }
 
+/* mode=convolve's tiles on GPUs (kernels/convolve.cl): work-groups of
+ * CLF_CONV_GROUP x CLF_CONV_GROUP work-items, one a pixel, each group's
+ * tile and its halo of up to CLF_MAX_KERNEL_SIZE / 2 pixels staged in
+ * local memory. */
+#define CLF_CONV_GROUP 16
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,
@@ -94,11 +100,17 @@ typedef enum {
   K_SEPARABLE_TILES,
   K_NARROW_COLUMN_SUMS,
   K_NARROW_ROW_MEANS,
+  K_CONVOLVE_TILES,
+  K_CONVOLVE_TILES_WIDE,
+  K_CONVOLVE_RANK1_TILES,
+  K_CONVOLVE_RANK1_TILES_WIDE,
+  K_CONVOLVE_STRIPS,
+  K_CONVOLVE_STRIPS_WIDE,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 13
+#define CLF_N_KERNELS 19
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */
@@ -132,8 +144,9 @@ typedef struct {
 
 /* A program: the kernels of one set of passes that `mode` runs over
  * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or
- * the GPUs' tiles, narrow or wide passes, by radius), and nothing else,
- * since the driver compiles every kernel a program holds. */
+ * the GPUs' tiles, narrow or wide passes, by radius; for convolve, no
+ * passes: every kernel clf-convolve.c takes), and nothing else, since the
+ * driver compiles every kernel a program holds. */
 typedef struct {
   ClfLayout layout;
   ClfMode mode;
@@ -170,9 +183,9 @@ unsigned clf_program_sources (const ClfProgramSpec * program,
 void clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 
-
-/* The passes of a mode (params->mode, checked) at params->radius over a
- * view of `layout`: with `cpu_kernels`, the CPUs' strips; else the GPUs'
+/* The passes of a blur or laplace (params->mode, checked) at
+ * params->radius over a view of `layout`: with `cpu_kernels`, the CPUs'
+ * strips; else the GPUs'
  * tiles at small radii, where the layout takes the mode's tile
  * kernel; the sliding blur's narrow passes where its column sums fit 16
  * bits; else the GPUs' passes. */

@@ -213,6 +213,8 @@ clf_mode_name (ClfMode mode)
       return "sliding";
     case CLF_MODE_LAPLACE:
       return "laplace";
+    case CLF_MODE_CONVOLVE:
+      return "convolve";
   }
   return "unknown";
 }

@@ -68,9 +68,9 @@ struct ClfPlan {
   cl_uint compute_units;
 
   /* The kernels of the programs the plan's frames have used, made on
- * first use: per view, laplace's and each blur's, the blurs also with
- * 64-bit sums for 16-bit views at the radii that need them. */
-  KernelSet sets[7 * CLF_MAX_COMPONENTS];
+ * first use: per view, laplace's, convolve's and each blur's, the blurs
+ * also with 64-bit sums for 16-bit views at the radii that need them. */
+  KernelSet sets[8 * CLF_MAX_COMPONENTS];
   unsigned n_sets;
 
   size_t sums_size;
@@ -98,6 +98,8 @@ struct ClfPlan {
   double reads_per_ns[N_KERNELS];
   bool estimated;
   ClfInterrupt interrupt;
+
+  struct ClfConvolve *convolve; /* mode=convolve (clf-convolve.c) */
 };
 
 

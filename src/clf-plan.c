@@ -2,6 +2,7 @@
  * its kernel sets and buffers, what fits the device, and a frame's
  * enqueueing (transfers, the views' passes) and finishing. */
 #include "clf-plan-private.h"
+#include "clf-convolve.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -45,7 +46,7 @@ fail:
 static bool
 check_params (const ClfParams * params, GError ** error)
 {
-  if ((unsigned) params->mode > CLF_MODE_LAPLACE
+  if ((unsigned) params->mode > CLF_MODE_CONVOLVE
       || (unsigned) params->border > CLF_BORDER_MIRROR
       || params->radius > CLF_MAX_RADIUS) {
     clf_set_error (error, CLF_ERROR_INVALID, "invalid filter parameters "
@@ -53,7 +54,8 @@ check_params (const ClfParams * params, GError ** error)
         params->radius, (int) params->border);
     return false;
   }
-  return true;
+  return params->mode != CLF_MODE_CONVOLVE
+      || clf_kernel_check (&params->kernel, error);
 }
 
 static void
@@ -124,7 +126,10 @@ view_program (const ClfPlan * plan, uint32_t i, const ClfParams * params,
   if (!mask)
     return false;
   ClfLayout layout = view_layout (plan, v, mask);
-  layout.wide_sums = !laplace && clf_needs_wide_sums (v, params->radius);
+  /* mode=convolve filters the blurs' samples, its sums' width its own
+   * (clf-convolve.c). */
+  layout.wide_sums = !laplace && params->mode != CLF_MODE_CONVOLVE
+      && clf_needs_wide_sums (v, params->radius);
   *spec = clf_program_for (plan->cpu_kernels, &layout, params);
   return true;
 }
@@ -176,8 +181,8 @@ layout_staged_frame (ClfPlan * plan)
 /* The blurs' sums (a SUM per sample of the largest blurred view: 4 bytes
  * for 8-bit samples, 8 for 16-bit) must fit one device buffer and the
  * kernels' 32-bit signed indices; else the blurs are refused at this size
- * (plan->blur_limit says why), while laplace, which needs no sums, still
- * runs. */
+ * (plan->blur_limit says why), while laplace and convolve, which need no
+ * sums, still run. */
 static void
 check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
 {
@@ -237,7 +242,8 @@ fail:
 bool
 clf_plan_supports (const ClfPlan * plan, ClfMode mode, GError ** error)
 {
-  if (mode == CLF_MODE_LAPLACE || !plan->blur_limit)
+  if (mode == CLF_MODE_LAPLACE || mode == CLF_MODE_CONVOLVE
+      || !plan->blur_limit)
     return true;
   clf_set_error (error, CLF_ERROR_INVALID, "%s", plan->blur_limit);
   return false;
@@ -311,6 +317,7 @@ clf_plan_free (ClfPlan * plan)
   release_mem (&plan->staging_out);
   release_mem (&plan->staging_in);
   release_mem (&plan->sums);
+  clf_convolve_free (plan->convolve);
   g_free (plan->blur_limit);
   for (unsigned s = plan->n_sets; s-- > 0;)
     kernel_set_release (&plan->sets[s]);
@@ -351,6 +358,9 @@ enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
     return true;
   if (!(set = kernel_set_for (plan, &spec, error)))
     return false;
+  if (params->mode == CLF_MODE_CONVOLVE)
+    return clf_convolve_enqueue (plan, set, v, params, src, in, dst, out,
+        keep_from_dst, error);
   const ModePasses *passes = set->spec.passes;
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,

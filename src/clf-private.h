@@ -9,3 +9,4 @@
 #include "clf-geometry.h"
 #include "clf-cache.h"
 #include "clf-engine-private.h"
+#include "clf-convolve.h"

@@ -39,6 +39,7 @@ typedef enum {
   CLF_MODE_SEPARABLE,   /* a pass along rows and one along columns */
   CLF_MODE_SLIDING,     /* running sums: cost independent of the radius */
   CLF_MODE_LAPLACE,     /* 3x3 sharpen, 9 in the centre, -1 around */
+  CLF_MODE_CONVOLVE,    /* any KxK integer kernel (ClfKernel) */
 } ClfMode;
 
 typedef enum {
@@ -192,10 +193,31 @@ uint32_t clf_frame_format_rows (const ClfFrameFormat * format,
 uint32_t clf_frame_format_sample_bytes (const ClfFrameFormat * format,
     uint32_t plane);
 
+/* mode=convolve's kernel: a correlation, as OpenCV's filter2D, of the
+ * colour components (as the blurs filter them) with a K x K integer
+ * kernel, K odd: S = sum over i, j < K of coeffs[i * K + j] * in[y + i -
+ * K/2][x + j - K/2] under the border rule; out = clamp(q + bias, 0, max)
+ * with q = S / d rounded half away from zero, d = divisor, or where it is
+ * 0 the coefficients' sum, or 1 where that is 0 too.  Exact for every
+ * coefficient, divisor and bias. */
+#define CLF_MAX_KERNEL_SIZE 15
+
+typedef struct {
+  uint32_t size;          /* K: odd, 1..CLF_MAX_KERNEL_SIZE */
+  int32_t coeffs[CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];  /* K*K, rows */
+  int32_t divisor;
+  int32_t bias;
+} ClfKernel;
+
+/* Whether `kernel` can be taken (an odd size up to CLF_MAX_KERNEL_SIZE):
+ * false with CLF_ERROR_INVALID saying why. */
+bool clf_kernel_check (const ClfKernel * kernel, GError ** error);
+
 typedef struct {
   ClfMode mode;
   uint32_t radius;        /* 0..CLF_MAX_RADIUS; window (2r+1)^2 */
   ClfBorder border;
+  ClfKernel kernel;       /* mode=convolve only */
 } ClfParams;
 
 /* A frame in host memory: where each plane's first row starts, the bytes

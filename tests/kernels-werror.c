@@ -5,8 +5,9 @@
  * each view's layouts (the blurs', with 64-bit sums where the view's sums
  * can need them, and laplace's; 16-bit containers in either byte order, as
  * a device of the other order sees them), plus the layouts the engine
- * tests give it beyond those formats; each mode that runs on the layout,
- * for both kinds of device (the CPUs' kernels and the GPUs').  Each is
+ * tests give it beyond those formats; each mode that runs on the layout
+ * (convolve on the blurs' layouts without 64-bit sums), for both kinds of
+ * device (the CPUs' kernels and the GPUs').  Each is
  * built from the sources and options the engine uses (clf-catalogue.c),
  * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
  *
@@ -57,7 +58,9 @@ add_program (const ClfLayout * layout, ClfMode mode, bool cpu_kernels)
   }
 }
 
-/* The programs of a layout: laplace's, or the three blurs'. */
+/* The programs of a layout: laplace's, or the three blurs' and (without
+ * 64-bit window sums: its own sums' width is the kernel's, not the
+ * layout's) convolve's. */
 static void
 add_layout (const ClfLayout * layout, bool laplace)
 {
@@ -69,6 +72,8 @@ add_layout (const ClfLayout * layout, bool laplace)
     add_program (layout, CLF_MODE_BOX, cpu);
     add_program (layout, CLF_MODE_SEPARABLE, cpu);
     add_program (layout, CLF_MODE_SLIDING, cpu);
+    if (!layout->wide_sums)
+      add_program (layout, CLF_MODE_CONVOLVE, cpu);
   }
 }
 

@@ -152,6 +152,40 @@ laplace_component (const ClfParams * params, const Samples * in,
     }
 }
 
+/* mode=convolve by its definition (the issue's contract, as OpenCV's
+ * filter2D): every product summed in 64 bits, d resolved, S / d rounded
+ * half away from zero, the bias added and the value clamped. */
+static void
+convolve_component (const ClfParams * params, const Samples * in,
+    const Samples * out)
+{
+  const ClfKernel *k = &params->kernel;
+  const int n = (int) k->size, r = n / 2;
+  const int64_t max = (INT64_C (1) << in->c->depth) - 1;
+  int64_t d = k->divisor;
+  if (d == 0) {
+    for (int i = 0; i < n * n; i++)
+      d += k->coeffs[i];
+    if (d == 0)
+      d = 1;
+  }
+  const uint64_t abs_d = d < 0 ? (uint64_t) -d : (uint64_t) d;
+  for (int y = 0; y < (int) in->c->height; y++)
+    for (int x = 0; x < (int) in->c->width; x++) {
+      int64_t s = 0;
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+          s += (int64_t) k->coeffs[i * n + j]
+              * value_at (in, x + j - r, y + i - r, params->border);
+      uint64_t abs_s = s < 0 ? (uint64_t) -s : (uint64_t) s;
+      int64_t q = (int64_t) ((abs_s + abs_d / 2) / abs_d);
+      if ((s < 0) != (d < 0))
+        q = -q;
+      int64_t v = q + k->bias;
+      store_value (out, x, y, (uint32_t) (v < 0 ? 0 : v > max ? max : v));
+    }
+}
+
 static void
 copy_planes (const ClfFrameFormat * format, const ClfHostFrame * src,
     const ClfHostFrame * dst)
@@ -180,6 +214,8 @@ filter_components (const ClfParams * params, const ClfFrameFormat * format,
       continue;
     if (params->mode == CLF_MODE_LAPLACE)
       laplace_component (params, &in, &out);
+    else if (params->mode == CLF_MODE_CONVOLVE)
+      convolve_component (params, &in, &out);
     else
       blur (params, &in, &out);
   }

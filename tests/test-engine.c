@@ -2,7 +2,7 @@
  * for byte against the C reference, on whatever OpenCL device "auto" (or
  * CLFILTER_DEVICE) picks.  Plain C: the engine needs no GStreamer.
  *
- *   test-engine [matrix|layouts|formats|oracle|devices|invalid|frames|cache|stats|long|faults]...
+ *   test-engine [matrix|layouts|formats|oracle|devices|invalid|frames|cache|stats|long|faults|convolve]...
  * (default: all; faults needs the test layer, tests/layer/, in
  * OPENCL_LAYERS, as meson test sets it)
  *   test-engine cache-start   one start of an engine (the cache tests run
@@ -1612,6 +1612,298 @@ check_deep_frames (void)
       check_frame_pairings (names[d], &deep[d], &params[p]);
 }
 
+/* ---- mode=convolve ------------------------------------------------------ */
+
+/* A random value in [lo, hi]. */
+static int64_t
+random_in (int64_t lo, int64_t hi)
+{
+  return lo + (int64_t) (next_random () % (uint64_t) (hi - lo + 1));
+}
+
+/* The kinds of kernels the convolve cases draw: small coefficients (int
+ * sums, divisor their sum), a rank-1 kernel u v^T (the GPUs' two passes),
+ * coefficients, divisor and bias anywhere in 32 bits (long sums), a
+ * negative sum, a sum of 0 (divisor 1) with a bias, and a rank-1 kernel
+ * of large entries (two passes with long sums). */
+enum {
+  KERNEL_SMALL, KERNEL_RANK1, KERNEL_HUGE, KERNEL_NEGATIVE, KERNEL_ZERO_SUM,
+  KERNEL_HUGE_RANK1, N_KERNEL_KINDS
+};
+
+static const char *const kernel_kind_names[N_KERNEL_KINDS] = {
+  "small", "rank-1", "huge", "negative", "zero-sum", "huge rank-1",
+};
+
+static ClfKernel
+random_kernel (uint32_t size, int kind)
+{
+  ClfKernel k = {.size = size };
+  int32_t u[CLF_MAX_KERNEL_SIZE], v[CLF_MAX_KERNEL_SIZE];
+  for (uint32_t i = 0; i < size; i++) {
+    u[i] = (int32_t) (kind == KERNEL_HUGE_RANK1 ? random_in (-46340, 46340) :
+        random_in (-6, 6));
+    v[i] = (int32_t) (kind == KERNEL_HUGE_RANK1 ? random_in (-46340, 46340) :
+        random_in (-6, 6));
+  }
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < size * size; i++) {
+    int64_t c;
+    switch (kind) {
+      case KERNEL_RANK1:
+      case KERNEL_HUGE_RANK1:
+        c = (int64_t) u[i / size] * v[i % size];
+        break;
+      case KERNEL_HUGE:
+        c = (int32_t) (uint32_t) next_random ();
+        break;
+      case KERNEL_NEGATIVE:
+        c = random_in (-9, 2);
+        break;
+      default:
+        c = random_in (-8, 8);
+    }
+    k.coeffs[i] = (int32_t) c;
+    sum += c;
+  }
+  if (kind == KERNEL_ZERO_SUM) {
+    k.coeffs[size * size / 2] -= (int32_t) sum;
+    k.bias = (int32_t) random_in (0, 255);
+  } else if (kind == KERNEL_HUGE) {
+    k.divisor = (int32_t) (uint32_t) next_random ();
+    k.bias = (int32_t) (uint32_t) next_random () >> (next_random () % 32);
+  } else if (kind == KERNEL_NEGATIVE && sum > 0) {
+    k.coeffs[0] -= (int32_t) sum + 1;
+  }
+  return k;
+}
+
+/* One kernel over one random frame, both borders, against the reference;
+ * the plan is the caller's (kernels change between frames of one plan). */
+static void
+check_convolve (ClfPlan * plan, const char *layout,
+    const ClfFrameFormat * format, const ClfHostFrame * in,
+    const ClfKernel * kernel, const char *kind)
+{
+  for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
+      border++) {
+    ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = border,
+      .kernel = *kernel
+    };
+    ClfHostFrame want, out;
+    char what[200];
+    snprintf (what, sizeof what, "%s %ux%u convolve %ux%u %s divisor=%d "
+        "bias=%d border=%s", layout, format->components[0].width,
+        format->components[0].height, kernel->size, kernel->size, kind,
+        kernel->divisor, kernel->bias, clf_border_name (border));
+    test_frame_init (&want, format, false);
+    clf_ref_filter_frame (&params, format, in, &want);
+    if (run_and_compare (plan, &params, format, what, in, &out, &want))
+      test_frame_clear (&out);
+    test_frame_clear (&want);
+  }
+}
+
+/* Every odd K from 1 to 15 and every kind of kernel on planes of odd
+ * sizes (widths no multiple of 4 or 16, planes smaller than the kernel,
+ * a frame of several work-groups), gray, RGB, RGBx and xRGB; in the quick
+ * tier a sixth of size x K x kind, each K and kind still on every size. */
+static void
+check_convolve_sizes (void)
+{
+  static const struct {
+    uint32_t w, h;
+  } conv_sizes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37} };
+  for (size_t s = 0; s < N_OF (conv_sizes); s++) {
+    uint32_t w = conv_sizes[s].w, h = conv_sizes[s].h;
+    struct {
+      const char *name;
+      ClfFrameFormat f;
+    } layouts[] = {
+      {"gray", one_plane (w, h, 1, 1, 1)},
+      {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
+      {"rgbx", one_plane (w, h, 4, 0x7, 0x7)},
+      {"xrgb", one_plane (w, h, 4, 0xE, 0xE)},
+    };
+    for (size_t l = 0; l < N_OF (layouts); l++) {
+      ClfPlan *plan = plan_for (layouts[l].name, &layouts[l].f);
+      if (!plan)
+        continue;
+      ClfHostFrame in;
+      test_frame_init (&in, &layouts[l].f, true);
+      for (uint32_t size = 1; size <= CLF_MAX_KERNEL_SIZE; size += 2)
+        for (int kind = 0; kind < N_KERNEL_KINDS; kind++)
+          if (sampled (s + l + size / 2 + kind, N_KERNEL_KINDS)) {
+            ClfKernel k = random_kernel (size, kind);
+            check_convolve (plan, layouts[l].name, &layouts[l].f, &in, &k,
+                kernel_kind_names[kind]);
+          }
+      test_frame_clear (&in);
+      clf_plan_free (plan);
+    }
+  }
+}
+
+/* The deeper formats and the packed and planar families (16-bit either
+ * byte order, 10 and 12 bits with a shift, packed 4:2:2, alpha in the
+ * pixel and as a plane), each with a random K and kind (every family in
+ * both tiers: its kernels are drawn anew each run). */
+static void
+check_convolve_formats (void)
+{
+  const char *names[16];
+  ClfFrameFormat f[16];
+  size_t n = format_families (37, 21, names, f);
+  for (size_t i = 0; i < n; i++) {
+    ClfPlan *plan = plan_for (names[i], &f[i]);
+    if (!plan)
+      continue;
+    ClfHostFrame in;
+    test_frame_init (&in, &f[i], true);
+    for (int kind = 0; kind < N_KERNEL_KINDS; kind++)
+      if (sampled (i + kind, 2)) {
+        uint32_t size = 1 + 2 * (uint32_t) random_in (0, 7);
+        ClfKernel k = random_kernel (size, kind);
+        check_convolve (plan, names[i], &f[i], &in, &k,
+            kernel_kind_names[kind]);
+      }
+    test_frame_clear (&in);
+    clf_plan_free (plan);
+  }
+}
+
+/* The extremes of the arithmetic: frames of the largest values (every
+ * bit set) and of checkerboards of 0 and the largest, for 8-bit and
+ * 16-bit samples, with divisors and biases at the ends of 32 bits
+ * (INT_MIN, whose |d| is 2^31, among them) and coefficients at the ends
+ * of 32 bits, where |S| reaches 65535 * 225 * 2^31. */
+static void
+check_convolve_extremes (void)
+{
+  const char *names[16];
+  ClfFrameFormat f[16];
+  format_families (23, 19, names, f);
+  struct {
+    const char *name;
+    ClfFrameFormat f;
+  } formats[] = {
+    {"rgba", one_plane (23, 19, 4, 0x7, 0x7)},
+    {names[0], f[0]},           /* gray16 */
+    {names[3], f[3]},           /* gray16-be */
+  };
+  static const int32_t divisors[] = { 0, 1, -1, INT32_MIN, INT32_MAX, 3, -7 };
+  static const int32_t biases[] = { 0, INT32_MIN, INT32_MAX, -255, 65535 };
+  static const int32_t fills[] = { INT32_MAX, INT32_MIN, 1, -1 };
+  for (size_t l = 0; l < N_OF (formats); l++) {
+    ClfFrameFormat *format = &formats[l].f;
+    ClfPlan *plan = plan_for (formats[l].name, format);
+    if (!plan)
+      continue;
+    for (int checker = 0; checker < 2; checker++) {
+      ClfHostFrame in;
+      test_frame_init (&in, format, false);
+      for (uint32_t i = 0; i < format->n_planes; i++)
+        for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
+          for (size_t x = 0; x < clf_frame_format_row_bytes (format, i); x++)
+            in.data[i][y * in.stride[i] + x] =
+                checker && (x / 2 + y) % 2 ? 0 : 0xff;
+      for (size_t d = 0; d < N_OF (divisors); d++)
+        for (size_t b = 0; b < N_OF (biases); b++) {
+          if (!sampled (d + b + checker, 3))
+            continue;
+          /* 15x15 of one coefficient (rank 1), and a 15x15 of all four
+           * (not rank 1). */
+          ClfKernel k = {.size = CLF_MAX_KERNEL_SIZE,.divisor = divisors[d],
+            .bias = biases[b]
+          };
+          const bool mixed = (d + b) % 2;
+          for (uint32_t i = 0; i < k.size * k.size; i++)
+            k.coeffs[i] = fills[mixed ? i % N_OF (fills) : (d + l) %
+                N_OF (fills)];
+          check_convolve (plan, formats[l].name, format, &in, &k,
+              checker ? "extreme, checkerboard" : "extreme, maximum");
+        }
+      test_frame_clear (&in);
+    }
+    clf_plan_free (plan);
+  }
+}
+
+/* The host's side: the divisor resolved, the division by a multiply and
+ * a shift (every n < 2^31 the int sums can give, for divisors of every
+ * size), and the rank-1 factors. */
+static void
+check_convolve_host (void)
+{
+  ClfKernel k = {.size = 3,.coeffs = {1, 2, 1, 2, 4, 2, 1, 2, 1} };
+  CHECK (clf_convolve_divisor (&k) == 16, "divisor of the Gaussian");
+  int32_t u[CLF_MAX_KERNEL_SIZE], v[CLF_MAX_KERNEL_SIZE];
+  CHECK (clf_convolve_rank1 (&k, u, v) && u[0] * v[0] == 1
+      && u[1] * v[1] == 4, "the Gaussian is rank 1");
+  ClfKernel sharpen = {.size = 3,.coeffs = {0, -1, 0, -1, 5, -1, 0, -1, 0} };
+  CHECK (!clf_convolve_rank1 (&sharpen, u, v), "sharpen is not rank 1");
+  ClfKernel zero = {.size = 3,.coeffs = {1, -1, 0, 0, 0, 0, 0, 0, 0} };
+  CHECK (clf_convolve_divisor (&zero) == 1, "a sum of 0 divides by 1");
+  ClfKernel big = {.size = 15 };
+  for (int i = 0; i < 225; i++)
+    big.coeffs[i] = INT32_MAX;
+  CHECK (clf_convolve_divisor (&big) == 225 * (int64_t) INT32_MAX,
+      "a sum past 32 bits");
+  ClfKernel minimum = {.size = 3,.coeffs = {INT32_MIN},.divisor = 0 };
+  CHECK (clf_convolve_rank1 (&minimum, u, v), "a lone -2^31 is rank 1");
+  ClfKernel even = {.size = 4 };
+  GError *err = NULL;
+  CHECK (!clf_kernel_check (&even, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID),
+      "an even kernel is refused");
+  g_clear_error (&err);
+  for (int round = 0; round < 200000; round++) {
+    ClfKernel one = {.size = 1,.coeffs = {1} };
+    one.divisor = (int32_t) (uint32_t) next_random () >> (next_random () % 32);
+    if (round % 1000 == 0)
+      one.divisor = round % 2000 ? INT32_MIN : 1;
+    ClfConvolveSetup s;
+    clf_convolve_setup (&one, 8, &s);
+    if (s.wide)
+      continue;
+    uint64_t n = next_random () >> (33 + next_random () % 31);
+    if (round % 3 == 0)         /* next to a multiple of |d| */
+      n = (n / s.abs_divisor * s.abs_divisor + s.abs_divisor - 1
+          + next_random () % 3) % (UINT64_C (1) << 31);
+    if (n >= UINT64_C (1) << 31)
+      continue;
+    CHECK ((n * s.mul) >> s.shift == n / s.abs_divisor, "%" PRIu64 " / %"
+        PRIu64 " by multiply and shift", n, (uint64_t) s.abs_divisor);
+  }
+}
+
+/* A 720p RGBA frame, 7x7: many work-groups and strips. */
+static void
+check_convolve_720p (void)
+{
+  ClfFrameFormat f = one_plane (1280, 720, 4, 0x7, 0x7);
+  ClfPlan *plan = plan_for ("rgba", &f);
+  if (!plan)
+    return;
+  ClfHostFrame in;
+  test_frame_init (&in, &f, true);
+  ClfKernel k = random_kernel (7, sampled (0, 2) ? KERNEL_SMALL :
+      KERNEL_RANK1);
+  check_convolve (plan, "rgba", &f, &in, &k, "720p");
+  test_frame_clear (&in);
+  clf_plan_free (plan);
+}
+
+static void
+test_convolve (void)
+{
+  check_convolve_host ();
+  check_convolve_sizes ();
+  check_convolve_formats ();
+  check_convolve_extremes ();
+  check_convolve_720p ();
+}
+
 /* ---- the on-disk cache of program binaries ---------------------------- */
 
 /* Two pixel layouts (set by test_cache): filtered with a blur and a
@@ -2851,6 +3143,7 @@ static const struct {
   {"stats", test_stats},
   {"long", test_long},
   {"faults", test_faults},
+  {"convolve", test_convolve},
 };
 
 static bool

@@ -1,0 +1,289 @@
+/* GStreamer
+ * gst-clfilter: real-time OpenCL video filters.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+/* mode=convolve's properties: `kernel` (a GstValueArray of K*K gint),
+ * `divisor`, `bias`, and `preset`, which sets the three from a named
+ * kernel.  A kernel of a size the engine cannot take is refused when set,
+ * as GObject refuses a value out of range: a g_warning that says why, and
+ * the property keeps its kernel. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclfilter-private.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
+#define GST_CAT_DEFAULT gst_cl_filter_debug
+
+enum
+{
+  CONV_PROP_KERNEL,
+  CONV_PROP_DIVISOR,
+  CONV_PROP_BIAS,
+  CONV_PROP_PRESET,
+  N_CONV_PROPS
+};
+
+static GParamSpec *conv_props[N_CONV_PROPS];
+
+#define DEFAULT_PRESET GST_CL_FILTER_PRESET_SHARPEN
+
+typedef struct
+{
+  guint size;
+  gint divisor;
+  gint bias;
+  const gint *coeffs;
+} Preset;
+
+static const gint sharpen[] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
+static const gint gaussian3[] = { 1, 2, 1, 2, 4, 2, 1, 2, 1 };
+
+static const gint gaussian5[] = {
+  1, 4, 6, 4, 1,
+  4, 16, 24, 16, 4,
+  6, 24, 36, 24, 6,
+  4, 16, 24, 16, 4,
+  1, 4, 6, 4, 1,
+};
+
+/* The 45-degree motion blur of the 7x7 convolution exam (the project's
+ * seed): its coefficients x 10000, its C array's 42 values and the 7 it
+ * leaves 0; the divisor is their sum, 7968. */
+static const gint motion_blur[] = {
+  0, 0, 0, 0, 0, 145, 0,
+  0, 0, 0, 0, 376, 1283, 145,
+  0, 0, 0, 376, 1283, 376, 0,
+  0, 376, 1283, 376, 0, 0, 0,
+  145, 1283, 376, 0, 0, 0, 0,
+  0, 145, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 0,
+};
+
+static const gint emboss[] = { -1, -1, 0, -1, 0, 1, 0, 1, 1 };
+static const gint sobel_x[] = { -1, 0, 1, -2, 0, 2, -1, 0, 1 };
+static const gint sobel_y[] = { -1, -2, -1, 0, 0, 0, 1, 2, 1 };
+
+/* Indexed by GstClFilterPreset; custom has none. */
+static const Preset presets[] = {
+  [GST_CL_FILTER_PRESET_SHARPEN] = {3, 1, 0, sharpen},
+  [GST_CL_FILTER_PRESET_GAUSSIAN_3X3] = {3, 0, 0, gaussian3},
+  [GST_CL_FILTER_PRESET_GAUSSIAN_5X5] = {5, 0, 0, gaussian5},
+  [GST_CL_FILTER_PRESET_MOTION_BLUR] = {7, 0, 0, motion_blur},
+  [GST_CL_FILTER_PRESET_EMBOSS] = {3, 1, 128, emboss},
+  [GST_CL_FILTER_PRESET_SOBEL_X] = {3, 1, 128, sobel_x},
+  [GST_CL_FILTER_PRESET_SOBEL_Y] = {3, 1, 128, sobel_y},
+};
+
+GType
+gst_cl_filter_preset_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CL_FILTER_PRESET_CUSTOM, "The kernel, divisor and bias as set",
+        "custom"},
+    {GST_CL_FILTER_PRESET_SHARPEN, "3x3 sharpen: 5 in the centre, -1 "
+          "beside", "sharpen"},
+    {GST_CL_FILTER_PRESET_GAUSSIAN_3X3, "3x3 Gaussian blur (1 2 1)^2 / 16",
+        "gaussian-3x3"},
+    {GST_CL_FILTER_PRESET_GAUSSIAN_5X5, "5x5 Gaussian blur (1 4 6 4 1)^2 / "
+          "256", "gaussian-5x5"},
+    {GST_CL_FILTER_PRESET_MOTION_BLUR, "7x7 motion blur at 45 degrees",
+        "motion-blur"},
+    {GST_CL_FILTER_PRESET_EMBOSS, "3x3 emboss, bias 128", "emboss"},
+    {GST_CL_FILTER_PRESET_SOBEL_X, "Sobel x: vertical edges, bias 128",
+        "sobel-x"},
+    {GST_CL_FILTER_PRESET_SOBEL_Y, "Sobel y: horizontal edges, bias 128",
+        "sobel-y"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstClFilterPreset",
+            values));
+  return type;
+}
+
+static void
+kernel_from_preset (ClfKernel * kernel, GstClFilterPreset preset)
+{
+  const Preset *p = &presets[preset];
+
+  memset (kernel, 0, sizeof *kernel);
+  kernel->size = p->size;
+  kernel->divisor = p->divisor;
+  kernel->bias = p->bias;
+  for (guint i = 0; i < p->size * p->size; i++)
+    kernel->coeffs[i] = p->coeffs[i];
+}
+
+void
+gst_cl_filter_convolve_install (GObjectClass * gobject_class,
+    guint first_prop_id)
+{
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  conv_props[CONV_PROP_KERNEL] = gst_param_spec_array ("kernel", "Kernel",
+      "mode=convolve: K*K integer coefficients in rows, K odd, 1 to 15, "
+      "e.g. \"<0,-1,0,-1,5,-1,0,-1,0>\"; correlated as OpenCV's filter2D. "
+      "Another size is refused with a warning",
+      g_param_spec_int ("coefficient", "Coefficient", "A coefficient",
+          G_MININT, G_MAXINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
+      flags);
+  conv_props[CONV_PROP_DIVISOR] = g_param_spec_int ("divisor", "Divisor",
+      "mode=convolve: the sum is divided by this, rounded half away from "
+      "zero; 0 = the sum of the coefficients (1 where that is 0)",
+      G_MININT, G_MAXINT, presets[DEFAULT_PRESET].divisor, flags);
+  conv_props[CONV_PROP_BIAS] = g_param_spec_int ("bias", "Bias",
+      "mode=convolve: added after the division, then the value is clamped "
+      "to the component's range", G_MININT, G_MAXINT,
+      presets[DEFAULT_PRESET].bias, flags);
+  conv_props[CONV_PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
+      "mode=convolve: sets kernel, divisor and bias to a named kernel; "
+      "custom once any of them is set on its own",
+      GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
+  for (guint i = 0; i < N_CONV_PROPS; i++)
+    g_object_class_install_property (gobject_class, first_prop_id + i,
+        conv_props[i]);
+}
+
+void
+gst_cl_filter_convolve_init (GstClFilter * self)
+{
+  self->preset = DEFAULT_PRESET;
+  kernel_from_preset (&self->kernel, DEFAULT_PRESET);
+}
+
+/* The K of a kernel of n values, or 0 where n is no K*K with K odd up to
+ * CLF_MAX_KERNEL_SIZE. */
+static guint
+kernel_side (guint n)
+{
+  for (guint k = 1; k <= CLF_MAX_KERNEL_SIZE; k += 2)
+    if (k * k == n)
+      return k;
+  return 0;
+}
+
+/* The kernel of a GstValueArray of gint, or FALSE with `why` set. */
+static gboolean
+kernel_from_array (const GValue * value, ClfKernel * kernel, gchar ** why)
+{
+  guint n = gst_value_array_get_size (value);
+  guint side = kernel_side (n);
+
+  if (!side) {
+    *why = g_strdup_printf ("%u values: a kernel is K*K values with K odd, "
+        "1 to %d (1, 9, 25, ..., 225)", n, CLF_MAX_KERNEL_SIZE);
+    return FALSE;
+  }
+  for (guint i = 0; i < n; i++) {
+    const GValue *c = gst_value_array_get_value (value, i);
+    GType type = c ? G_VALUE_TYPE (c) : G_TYPE_INVALID;
+    if (type != G_TYPE_INT) {
+      *why = g_strdup_printf ("value %u is a %s, not an integer (gint)", i,
+          type ? g_type_name (type) : "nothing");
+      return FALSE;
+    }
+    kernel->coeffs[i] = g_value_get_int (c);
+  }
+  for (guint i = n; i < G_N_ELEMENTS (kernel->coeffs); i++)
+    kernel->coeffs[i] = 0;
+  kernel->size = side;
+  return TRUE;
+}
+
+static void
+notify_kernel (GstClFilter * self, gboolean preset_set)
+{
+  if (preset_set) {
+    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_KERNEL]);
+    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_DIVISOR]);
+    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_BIAS]);
+  } else {
+    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_PRESET]);
+  }
+}
+
+void
+gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
+    const GValue * value)
+{
+  ClfKernel kernel;
+  gchar *why = NULL;
+  gboolean was_custom;
+
+  GST_OBJECT_LOCK (self);
+  kernel = self->kernel;
+  was_custom = self->preset == GST_CL_FILTER_PRESET_CUSTOM;
+  switch (prop) {
+    case CONV_PROP_KERNEL:
+      if (!kernel_from_array (value, &kernel, &why))
+        break;
+      self->kernel.size = kernel.size;
+      memcpy (self->kernel.coeffs, kernel.coeffs, sizeof kernel.coeffs);
+      self->preset = GST_CL_FILTER_PRESET_CUSTOM;
+      break;
+    case CONV_PROP_DIVISOR:
+      self->kernel.divisor = g_value_get_int (value);
+      self->preset = GST_CL_FILTER_PRESET_CUSTOM;
+      break;
+    case CONV_PROP_BIAS:
+      self->kernel.bias = g_value_get_int (value);
+      self->preset = GST_CL_FILTER_PRESET_CUSTOM;
+      break;
+    case CONV_PROP_PRESET:
+      self->preset = g_value_get_enum (value);
+      if (self->preset != GST_CL_FILTER_PRESET_CUSTOM)
+        kernel_from_preset (&self->kernel, self->preset);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  if (why) {
+    /* As GObject refuses a value out of range. */
+    g_warning ("%s: kernel refused: %s; it stays %ux%u",
+        GST_OBJECT_NAME (self), why, kernel.size, kernel.size);
+    g_free (why);
+  } else if (prop == CONV_PROP_PRESET) {
+    if (g_value_get_enum (value) != GST_CL_FILTER_PRESET_CUSTOM)
+      notify_kernel (self, TRUE);
+  } else if (!was_custom) {
+    notify_kernel (self, FALSE);
+  }
+}
+
+void
+gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
+    GValue * value)
+{
+  GST_OBJECT_LOCK (self);
+  switch (prop) {
+    case CONV_PROP_KERNEL:
+      for (guint i = 0; i < self->kernel.size * self->kernel.size; i++) {
+        GValue c = G_VALUE_INIT;
+        g_value_init (&c, G_TYPE_INT);
+        g_value_set_int (&c, self->kernel.coeffs[i]);
+        gst_value_array_append_and_take_value (value, &c);
+      }
+      break;
+    case CONV_PROP_DIVISOR:
+      g_value_set_int (value, self->kernel.divisor);
+      break;
+    case CONV_PROP_BIAS:
+      g_value_set_int (value, self->kernel.bias);
+      break;
+    case CONV_PROP_PRESET:
+      g_value_set_enum (value, self->preset);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}

@@ -1,0 +1,261 @@
+/* mode=convolve on the host: a kernel's checks, its divisor, whether its
+ * sums need 64 bits, its rank-1 factors, its coefficients on the device
+ * and its launches (kernels/convolve.cl). */
+#include "clf-convolve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ClfConvolve {
+  cl_mem coeffs;                /* the coefficients of `kernel` */
+  ClfKernel kernel;
+};
+
+bool
+clf_kernel_check (const ClfKernel * kernel, GError ** error)
+{
+  if (kernel->size < 1 || kernel->size > CLF_MAX_KERNEL_SIZE
+      || kernel->size % 2 == 0) {
+    clf_set_error (error, CLF_ERROR_INVALID, "a convolution kernel is K x K "
+        "with K odd, 1 to %d; this one is %u x %u", CLF_MAX_KERNEL_SIZE,
+        kernel->size, kernel->size);
+    return false;
+  }
+  return true;
+}
+
+int64_t
+clf_convolve_divisor (const ClfKernel * kernel)
+{
+  if (kernel->divisor != 0)
+    return kernel->divisor;
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < kernel->size * kernel->size; i++)
+    sum += kernel->coeffs[i];
+  return sum != 0 ? sum : 1;
+}
+
+/* u and v with k[i][j] = u[i] v[j], v taken from the first row that is
+ * not zero divided by its entries' greatest common divisor (its first
+ * entry that is not zero made positive): any integer factorisation's v
+ * is a multiple of it, so where one exists this one does, with integer
+ * u.  A kernel of zeros is u = 0. */
+bool
+clf_convolve_rank1 (const ClfKernel * kernel, int32_t * u, int32_t * v)
+{
+  const uint32_t n = kernel->size;
+  const int32_t *k = kernel->coeffs;
+  uint32_t row = 0, lead = n;
+  for (; row < n && lead == n; row += lead == n)
+    for (lead = 0; lead < n && k[row * n + lead] == 0;)
+      lead++;
+  if (lead == n) {
+    memset (u, 0, n * sizeof *u);
+    memset (v, 0, n * sizeof *v);
+    v[0] = 1;
+    return true;
+  }
+  /* v[lead] > 0, so |u[i]| <= |k[i][lead]| fits 32 bits. */
+  int64_t g = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    int64_t a = llabs (k[row * n + j]), b = g;
+    while (b) {
+      int64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    g = a;
+  }
+  if (k[row * n + lead] < 0)
+    g = -g;
+  for (uint32_t j = 0; j < n; j++)
+    v[j] = (int32_t) (k[row * n + j] / g);     /* |v[j]| <= |k| */
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t ui = (int64_t) k[i * n + lead] / v[lead];
+    for (uint32_t j = 0; j < n; j++)
+      if (ui * v[j] != k[i * n + j])
+        return false;
+    u[i] = (int32_t) ui;
+  }
+  return true;
+}
+
+/* ceil(log2 n), n >= 1. */
+static int
+log2_ceil (uint64_t n)
+{
+  int l = 0;
+  while ((UINT64_C (1) << l) < n)
+    l++;
+  return l;
+}
+
+void
+clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
+    ClfConvolveSetup * setup)
+{
+  const uint32_t n = kernel->size, area = n * n;
+  int64_t d = clf_convolve_divisor (kernel);
+  uint64_t abs_sum = 0;
+
+  memset (setup, 0, sizeof *setup);
+  setup->size = n;
+  setup->radius = n / 2;
+  for (uint32_t i = 0; i < area; i++) {
+    setup->coeffs[i] = kernel->coeffs[i];
+    abs_sum += (uint64_t) llabs (kernel->coeffs[i]);
+  }
+  setup->n_coeffs = area;
+  int32_t u[CLF_MAX_KERNEL_SIZE], v[CLF_MAX_KERNEL_SIZE];
+  /* A kernel of one row or one column gains nothing in two passes. */
+  setup->rank1 = n > 1 && clf_convolve_rank1 (kernel, u, v);
+  if (setup->rank1) {
+    memcpy (setup->coeffs + area, u, n * sizeof *u);
+    memcpy (setup->coeffs + area + n, v, n * sizeof *v);
+    setup->n_coeffs = area + 2 * n;
+  }
+  setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
+  setup->half = setup->abs_divisor / 2;
+  setup->negative = d < 0;
+  setup->bias = kernel->bias;
+  /* |S| <= max * sum |k| (a rank-1 kernel's row sums too: sum |k| = sum
+   * |u| sum |v|): below 2^55. */
+  uint64_t largest = ((UINT64_C (1) << depth) - 1) * abs_sum + setup->half;
+  setup->wide = largest >= (UINT64_C (1) << 31);
+  if (!setup->wide) {
+    /* |d| <= 2 half + 1 < 2^32: shift <= 63. */
+    setup->shift = 31 + log2_ceil (setup->abs_divisor);
+    setup->mul = ((UINT64_C (1) << setup->shift) + setup->abs_divisor - 1)
+        / setup->abs_divisor;
+  }
+}
+
+void
+clf_convolve_free (ClfConvolve * convolve)
+{
+  if (!convolve)
+    return;
+  if (convolve->coeffs)
+    clReleaseMemObject (convolve->coeffs);
+  g_free (convolve);
+}
+
+/* The device's copy of the kernel's coefficients (k, then u and v where
+ * rank 1), made anew when the kernel changes: a buffer made from host
+ * memory with CL_MEM_COPY_HOST_PTR, so a frame in flight keeps the one it
+ * was enqueued with (released, it lives until its commands end) and no
+ * write waits for it. */
+static cl_mem
+coefficients (ClfPlan * plan, const ClfKernel * kernel,
+    const ClfConvolveSetup * setup, GError ** error)
+{
+  ClfConvolve *conv = plan->convolve;
+  if (!conv)
+    conv = plan->convolve = g_new0 (ClfConvolve, 1);
+  if (conv->coeffs && memcmp (&conv->kernel, kernel, sizeof *kernel) == 0)
+    return conv->coeffs;
+  cl_int status;
+  cl_mem mem = clCreateBuffer (clf_engine_context (plan->engine),
+      CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+      setup->n_coeffs * sizeof (cl_int), (void *) setup->coeffs, &status);
+  CLF_CHECK (status, "clCreateBuffer", error, fail);
+  if (conv->coeffs)
+    clReleaseMemObject (conv->coeffs);
+  conv->coeffs = mem;
+  conv->kernel = *kernel;
+  return mem;
+
+fail:
+  return NULL;
+}
+
+static bool
+set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
+    cl_mem dst, const Placement * out, const ClfView * v, ClfBorder border,
+    bool keep_from_dst, cl_int seg, cl_mem coeffs,
+    const ClfConvolveSetup * s, GError ** error)
+{
+  cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
+  cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
+  cl_int width = (cl_int) v->width, height = (cl_int) v->height;
+  cl_int border_arg = (cl_int) border, keep_dst = keep_from_dst;
+  cl_int radius = (cl_int) s->radius;
+  const struct {
+    size_t size;
+    const void *value;
+  } args[] = {
+    {sizeof src, &src}, {sizeof src_off, &src_off},
+    {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
+    {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
+    {sizeof width, &width}, {sizeof height, &height},
+    {sizeof border_arg, &border_arg}, {sizeof keep_dst, &keep_dst},
+    {sizeof seg, &seg}, {sizeof coeffs, &coeffs}, {sizeof radius, &radius},
+    {sizeof s->half, &s->half}, {sizeof s->abs_divisor, &s->abs_divisor},
+    {sizeof s->mul, &s->mul}, {sizeof s->shift, &s->shift},
+    {sizeof s->negative, &s->negative}, {sizeof s->bias, &s->bias},
+  };
+  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
+    CLF_TRY (error, fail, clSetKernelArg, kernel, i, args[i].size,
+        args[i].value);
+  return true;
+
+fail:
+  return false;
+}
+
+/* The kernel of a pass: the CPUs' strips or the GPUs' tiles (rank 1 in two
+ * passes), with int or long sums. */
+static KernelId
+convolve_kernel (bool cpu_kernels, const ClfConvolveSetup * s)
+{
+  if (cpu_kernels)
+    return s->wide ? K_CONVOLVE_STRIPS_WIDE : K_CONVOLVE_STRIPS;
+  if (s->rank1)
+    return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
+  return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
+}
+
+bool
+clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
+    const ClfView * p, const ClfParams * params, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out,
+    bool keep_from_dst, GError ** error)
+{
+  ClfConvolveSetup s;
+  clf_convolve_setup (&params->kernel, p->depth, &s);
+  cl_mem coeffs = coefficients (plan, &params->kernel, &s, error);
+  if (!coeffs)
+    return false;
+
+  const KernelId id = convolve_kernel (plan->cpu_kernels, &s);
+  size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
+  const size_t *local = local_size;
+  cl_int seg = 1;
+  if (plan->cpu_kernels) {
+    /* Strips as the CPUs' blurs take them, for a window of K rows. */
+    const Pass pass = { id, STRIP };
+    ClfParams window = *params;
+    window.radius = s.radius;
+    seg = (cl_int) clf_work_shape_size (plan->compute_units,
+        &set->spec.layout, 1, &pass, p, &window, global);
+    local = clf_pass_local_size (true, 1, &pass, global, local_size);
+  } else {
+    global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
+    global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;
+  }
+  if (!set_convolve_args (set->kernels[id], src, in, dst, out, p,
+          params->border, keep_from_dst, seg, coeffs, &s, error))
+    return false;
+
+  const cl_event *wait;
+  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
+  plan->commands.kernels[plan->commands.n] = id;
+  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), set->kernels[id], 2, NULL, global,
+      local, n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
+  clf_plan_event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
+}

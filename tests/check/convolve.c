@@ -1,0 +1,235 @@
+/* mode=convolve through the element: the kernel, divisor, bias and
+ * preset properties as gst-launch users set them, a bad kernel refused
+ * with a warning and the old one kept, kernels changed while playing, and
+ * the bytes of every frame against the C reference. */
+#include "framecheck.h"
+#include "gstclfilter.h"
+
+#include <string.h>
+
+/* The element's kernel property as a ClfKernel (divisor and bias too). */
+static ClfKernel
+element_kernel (GstElement * e)
+{
+  ClfKernel k = { 0 };
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  g_object_get_property (G_OBJECT (e), "kernel", &array);
+  guint n = gst_value_array_get_size (&array);
+  for (guint i = 0; i < n && i < G_N_ELEMENTS (k.coeffs); i++)
+    k.coeffs[i] = g_value_get_int (gst_value_array_get_value (&array, i));
+  while (k.size * k.size < n)
+    k.size++;
+  g_value_unset (&array);
+  g_object_get (e, "divisor", &k.divisor, "bias", &k.bias, NULL);
+  return k;
+}
+
+static void
+set_kernel (GstElement * e, const ClfKernel * k)
+{
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  for (guint i = 0; i < k->size * k->size; i++) {
+    GValue c = G_VALUE_INIT;
+    g_value_init (&c, G_TYPE_INT);
+    g_value_set_int (&c, k->coeffs[i]);
+    gst_value_array_append_and_take_value (&array, &c);
+  }
+  g_object_set_property (G_OBJECT (e), "kernel", &array);
+  g_value_unset (&array);
+  g_object_set (e, "divisor", k->divisor, "bias", k->bias, NULL);
+}
+
+GST_START_TEST (test_kernel_from_launch_line)
+{
+  GstElement *pipeline = gst_parse_launch ("fakesrc ! clfilter name=f "
+      "mode=convolve kernel=\"<1,2,3,4,5,6,7,8,-9>\" divisor=-3 bias=7 "
+      "! fakesink", NULL);
+  fail_unless (pipeline != NULL);
+  GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  ClfKernel k = element_kernel (f);
+  const gint want[] = { 1, 2, 3, 4, 5, 6, 7, 8, -9 };
+  fail_unless_equals_int (k.size, 3);
+  fail_unless (memcmp (k.coeffs, want, sizeof want) == 0);
+  fail_unless_equals_int (k.divisor, -3);
+  fail_unless_equals_int (k.bias, 7);
+  gint mode, preset;
+  g_object_get (f, "mode", &mode, "preset", &preset, NULL);
+  fail_unless_equals_int (mode, GST_CL_FILTER_MODE_CONVOLVE);
+  fail_unless_equals_int (preset, GST_CL_FILTER_PRESET_CUSTOM);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_presets)
+{
+  GstElement *f = gst_element_factory_make ("clfilter", NULL);
+  static const struct {
+    const gchar *name;
+    guint size;
+    gint sum, divisor, bias;
+  } presets[] = {
+    {"sharpen", 3, 1, 1, 0}, {"gaussian-3x3", 3, 16, 0, 0},
+    {"gaussian-5x5", 5, 256, 0, 0}, {"motion-blur", 7, 7968, 0, 0},
+    {"emboss", 3, 0, 1, 128}, {"sobel-x", 3, 0, 1, 128},
+    {"sobel-y", 3, 0, 1, 128},
+  };
+  for (guint p = 0; p < G_N_ELEMENTS (presets); p++) {
+    gst_util_set_object_arg (G_OBJECT (f), "preset", presets[p].name);
+    ClfKernel k = element_kernel (f);
+    gint sum = 0;
+    for (guint i = 0; i < k.size * k.size; i++)
+      sum += k.coeffs[i];
+    fail_unless_equals_int (k.size, presets[p].size);
+    fail_unless_equals_int (sum, presets[p].sum);
+    fail_unless_equals_int (k.divisor, presets[p].divisor);
+    fail_unless_equals_int (k.bias, presets[p].bias);
+  }
+  /* The motion blur's first row, as the seed gives it (x 10000). */
+  gst_util_set_object_arg (G_OBJECT (f), "preset", "motion-blur");
+  fail_unless_equals_int (element_kernel (f).coeffs[5], 145);
+  fail_unless_equals_int (element_kernel (f).coeffs[12], 1283);
+  /* A bias of its own makes the kernel custom; the kernel stays. */
+  g_object_set (f, "bias", 5, NULL);
+  gint preset;
+  g_object_get (f, "preset", &preset, NULL);
+  fail_unless_equals_int (preset, GST_CL_FILTER_PRESET_CUSTOM);
+  fail_unless_equals_int (element_kernel (f).size, 7);
+  gst_object_unref (f);
+}
+
+GST_END_TEST;
+
+/* Kernels of 4, 16, 0 and 17x17 values and one of strings: a warning
+ * each, and the kernel as it was. */
+static void
+set_array (GstElement * e, guint n, GType type)
+{
+  GValue array = G_VALUE_INIT;
+  g_value_init (&array, GST_TYPE_ARRAY);
+  for (guint i = 0; i < n; i++) {
+    GValue c = G_VALUE_INIT;
+    g_value_init (&c, type);
+    if (type == G_TYPE_STRING)
+      g_value_set_static_string (&c, "1");
+    gst_value_array_append_and_take_value (&array, &c);
+  }
+  g_object_set_property (G_OBJECT (e), "kernel", &array);
+  g_value_unset (&array);
+}
+
+GST_START_TEST (test_bad_kernel_refused)
+{
+  GstElement *f = gst_element_factory_make ("clfilter", NULL);
+  gst_util_set_object_arg (G_OBJECT (f), "preset", "gaussian-5x5");
+  ClfKernel before = element_kernel (f);
+  static const gchar *const bad[] = { "<1,2,3,4>",
+    "<1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16>",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (f), "kernel",
+            bad[i]));
+  ASSERT_WARNING (set_array (f, 0, G_TYPE_INT));
+  ASSERT_WARNING (set_array (f, 17 * 17, G_TYPE_INT));
+  ASSERT_WARNING (set_array (f, 9, G_TYPE_STRING));
+  ClfKernel after = element_kernel (f);
+  fail_unless (memcmp (&before, &after, sizeof before) == 0);
+  gint preset;
+  g_object_get (f, "preset", &preset, NULL);
+  fail_unless_equals_int (preset, GST_CL_FILTER_PRESET_GAUSSIAN_5X5);
+  gst_object_unref (f);
+}
+
+GST_END_TEST;
+
+/* A random kernel of size K: small coefficients, or coefficients,
+ * divisor and bias anywhere in 32 bits. */
+static ClfKernel
+random_kernel (guint size, gboolean huge)
+{
+  ClfKernel k = {.size = size };
+  for (guint i = 0; i < size * size; i++)
+    k.coeffs[i] = huge ? (gint32) g_rand_int (test_rng) :
+        g_rand_int_range (test_rng, -8, 9);
+  if (huge) {
+    k.divisor = (gint32) g_rand_int (test_rng);
+    k.bias = (gint32) g_rand_int (test_rng) >> g_rand_int_range (test_rng,
+        0, 32);
+  } else {
+    k.bias = g_rand_int_range (test_rng, -64, 65);
+  }
+  return k;
+}
+
+/* Kernels of every odd size, changed between frames of one stream (as
+ * while playing), each frame against the reference: 8-bit RGBA, 16-bit
+ * gray, I420 (each plane on its own grid), YUY2 (packed 4:2:2), both
+ * borders, at an odd size. */
+GST_START_TEST (test_kernels_while_playing)
+{
+  static const gchar *const names[] = { "RGBA", "GRAY16_LE", "I420", "YUY2",
+    "RGBx", "P010_10LE",
+  };
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++) {
+    GstBus *bus;
+    GstHarness *h = harness_with_bus (TRUE, &bus);
+    GstVideoInfo info;
+    const FormatCase *fc = format_case (names[f]);
+    set_caps (h, names[f], 37, 21, &info);
+    for (guint size = 1; size <= CLF_MAX_KERNEL_SIZE; size += 2) {
+      if (!test_sampled (f + size / 2, 2))
+        continue;
+      ClfParams params = {.mode = CLF_MODE_CONVOLVE,
+        .border = (size / 2) % 2 ? CLF_BORDER_MIRROR : CLF_BORDER_CLAMP,
+        .kernel = random_kernel (size, size % 3 == 0)
+      };
+      set_kernel (h->element, &params.kernel);
+      push_and_check (h, fc, &info, &params, INPUT_PADDED);
+    }
+    harness_free (h, bus);
+  }
+}
+
+GST_END_TEST;
+
+/* A preset through a pipeline: the seed's motion blur on RGBA, every
+ * frame against the reference. */
+GST_START_TEST (test_preset_through_pipeline)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  GstVideoInfo info;
+  const FormatCase *fc = format_case ("BGRA");
+  set_caps (h, "BGRA", 67, 45, &info);
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "motion-blur");
+  ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = CLF_BORDER_CLAMP,
+    .kernel = element_kernel (h->element)
+  };
+  push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  params.border = CLF_BORDER_MIRROR;
+  push_and_check (h, fc, &info, &params, INPUT_UNALIGNED);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+static Suite *
+convolve_suite (void)
+{
+  Suite *s = suite_create ("convolve");
+  TCase *tc = tcase_create ("general");
+
+  test_rng_init ();
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_kernel_from_launch_line);
+  tcase_add_test (tc, test_presets);
+  tcase_add_test (tc, test_bad_kernel_refused);
+  tcase_add_test (tc, test_kernels_while_playing);
+  tcase_add_test (tc, test_preset_through_pipeline);
+  return s;
+}
+
+GST_CHECK_MAIN (convolve);
