@@ -180,10 +180,7 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_int width = (cl_int) v->width, height = (cl_int) v->height;
   cl_int border_arg = (cl_int) border, keep_dst = keep_from_dst;
   cl_int radius = (cl_int) s->radius;
-  const struct {
-    size_t size;
-    const void *value;
-  } args[] = {
+  const ClfKernelArg args[] = {
     {sizeof src, &src}, {sizeof src_off, &src_off},
     {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
@@ -194,13 +191,7 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof s->mul, &s->mul}, {sizeof s->shift, &s->shift},
     {sizeof s->negative, &s->negative}, {sizeof s->bias, &s->bias},
   };
-  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
-    CLF_TRY (error, fail, clSetKernelArg, kernel, i, args[i].size,
-        args[i].value);
-  return true;
-
-fail:
-  return false;
+  return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
 }
 
 /* The kernel of a pass: the CPUs' strips or the GPUs' tiles (rank 1 in two

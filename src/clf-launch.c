@@ -123,10 +123,7 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_int mean_shift;
   clf_mean_divider (params->radius, v->sample_bytes, v->depth, &mean_mul,
       &mean_shift);
-  const struct {
-    size_t size;
-    const void *value;
-  } args[] = {
+  const ClfKernelArg args[] = {
     {sizeof src, &src}, {sizeof src_off, &src_off},
     {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
@@ -135,7 +132,14 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
     {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
   };
-  for (cl_uint i = 0; i < sizeof args / sizeof args[0]; i++)
+  return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
+}
+
+bool
+clf_set_kernel_args (cl_kernel kernel, const ClfKernelArg * args, cl_uint n,
+    GError ** error)
+{
+  for (cl_uint i = 0; i < n; i++)
     CLF_TRY (error, fail, clSetKernelArg, kernel, i, args[i].size,
         args[i].value);
   return true;

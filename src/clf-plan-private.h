@@ -115,6 +115,14 @@ cl_uint clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait);
  * NULL), learns the kernels' speeds and releases the events. */
 bool clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds,
     ClfFrameStats * stats, GError ** error);
+/* A kernel argument: its size and where its value is. */
+typedef struct {
+  size_t size;
+  const void *value;
+} ClfKernelArg;
+/* Sets arguments 0 to n - 1 of `kernel` from `args`. */
+bool clf_set_kernel_args (cl_kernel kernel, const ClfKernelArg * args,
+    cl_uint n, GError ** error);
 /* Enqueues one pass of a mode over view p, in launches where it is too
  * long for one. */
 bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
