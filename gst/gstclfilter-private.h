@@ -59,9 +59,6 @@ struct _GstClFilter
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
   gboolean sharing;
-  /* Whether the engine's device has memory of its own (a discrete GPU:
-   * frames are staged in pinned host memory), from start(). */
-  gboolean staged;
   /* The settings a slow frame was reported for (the thread that
    * enqueues: see the device thread). */
   ClfParams slow_reported;

@@ -387,7 +387,8 @@ gst_cl_filter_flight_limit (GstClFilter * self)
    * in flight (docs/performance/), which only add latency, memory and the
    * hand-overs. */
   if (limit == 0)
-    limit = self->staged && !self->cuda ? AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
+    limit = gst_cl_flight_is_staged (self->flight) && !self->cuda ?
+        AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
   GST_OBJECT_UNLOCK (self);
   return limit;
 }
@@ -641,7 +642,6 @@ gst_cl_filter_start (GstBaseTransform * trans)
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
   self->sharing = self->zero_copy;
-  self->staged = !clf_engine_host_unified (self->engine);
   self->slow_known = FALSE;
   self->frames = 0;
   self->last_kernel_ns = 0;

@@ -160,6 +160,12 @@ gst_cl_flight_start (GstClFlight * flight, gboolean staged)
   gst_cl_flight_set_stopping (flight, FALSE);
 }
 
+gboolean
+gst_cl_flight_is_staged (GstClFlight * flight)
+{
+  return flight->staged;
+}
+
 void
 gst_cl_flight_set_output_to_filter (GstClFlight * flight, gboolean to_filter)
 {

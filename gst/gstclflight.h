@@ -77,6 +77,7 @@ void gst_cl_flight_free (GstClFlight * flight);
 /* At the element's start: whether its device has memory of its own (a
  * discrete GPU, frames staged in host memory). */
 void gst_cl_flight_start (GstClFlight * flight, gboolean staged);
+gboolean gst_cl_flight_is_staged (GstClFlight * flight);
 /* Whether outputs go to the pool of a clfilter downstream, which
  * enqueues behind their readiness (so they go on once enqueued), or to a
  * consumer that reads them on the CPU (so their download starts at

@@ -2181,22 +2181,20 @@ engine_cpu_kernels (void)
   return (type & CL_DEVICE_TYPE_CPU) != 0;
 }
 
-/* The program of `mode` (at CACHE_RADIUS) over `layout` on the engine's
- * device, with the engine's kind of kernels or, with `cpu_kernels` 0 or
- * 1, the ones it says. */
+/* The program of `mode` (at CACHE_RADIUS) over `layout` with one kind
+ * of kernels. */
 static ClfProgramSpec
-program_on (const ClfLayout * layout, ClfMode mode, int cpu_kernels)
+program_on (const ClfLayout * layout, ClfMode mode, bool cpu_kernels)
 {
   const ClfParams params = { mode, CACHE_RADIUS, CLF_BORDER_CLAMP };
-  return clf_program_for (cpu_kernels < 0 ? engine_cpu_kernels () :
-      cpu_kernels != 0, layout, &params);
+  return clf_program_for (cpu_kernels, layout, &params);
 }
 
 /* The program of `mode` over `layout` on the engine's device. */
 static ClfProgramSpec
 program_of (const ClfLayout * layout, ClfMode mode)
 {
-  return program_on (layout, mode, -1);
+  return program_on (layout, mode, engine_cpu_kernels ());
 }
 
 /* The cache entry of a program; false where there is no cache. */
@@ -2321,7 +2319,7 @@ check_binary_without_layout_kernel (void)
 {
   const ClfLayout rgba_layout = { 1, 4, 7, 8, 0, false };
   const ClfProgramSpec rgba = program_on (&rgba_layout, CLF_MODE_SEPARABLE,
-      0);
+      false);
   cl_program program = other_layout_program (2, 3, CLF_MODE_SEPARABLE,
       false);
   if (!program)
