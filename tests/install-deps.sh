@@ -8,7 +8,8 @@
 # tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
 # (llvm) for readable reports; PyGObject with GStreamer's introspection data
-# for the Python test of the meta (tests/python/meta.py).  Runs apt-get
+# for the Python tests (tests/python/), and OpenCV's (python3-opencv) for
+# mode=convolve's comparison with filter2D.  Runs apt-get
 # through sudo when not root, and prints apt's output only if it fails.
 # With --minimal, only what a default build and the element tests need
 # (tests/debian13.sh installs that much in its Debian 13 root); with
@@ -41,6 +42,7 @@ full=(
   xvfb xauth xdotool
   valgrind clang libclang-rt-dev llvm
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
+  python3-opencv
 )
 
 case "${1:-}" in

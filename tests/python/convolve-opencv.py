@@ -30,19 +30,27 @@ BORDERS = {"clamp": cv2.BORDER_REPLICATE, "mirror": cv2.BORDER_REFLECT_101}
 def run_clfilter(frame, fmt, kernel, border):
     k = ",".join(str(int(c)) for c in kernel.flatten())
     pipe = Gst.parse_launch(
-        f"appsrc name=src caps=video/x-raw,format={fmt},width={W},height={H},"
-        "framerate=1/1 ! "
+        f"appsrc name=src format=time caps=video/x-raw,format={fmt},"
+        f"width={W},height={H},framerate=1/1 ! "
         f"clfilter mode=convolve kernel=\"<{k}>\" divisor=1 bias=0 "
         f"border={border} ! appsink name=sink sync=false")
     pipe.set_state(Gst.State.PLAYING)
+    # Rows as GStreamer lays them out for these caps: padded to 4 bytes.
+    row = frame.reshape(H, -1).shape[1]
+    stride = (row + 3) // 4 * 4
+    padded = np.zeros((H, stride), np.uint8)
+    padded[:, :row] = frame.reshape(H, row)
     src = pipe.get_by_name("src")
-    src.emit("push-buffer", Gst.Buffer.new_wrapped(frame.tobytes()))
+    src.emit("push-buffer", Gst.Buffer.new_wrapped(padded.tobytes()))
     src.emit("end-of-stream")
     sample = pipe.get_by_name("sink").emit("pull-sample")
+    if sample is None:
+        raise SystemExit(f"{fmt}: clfilter gave no frame (see its error)")
     buf = sample.get_buffer()
     data = buf.extract_dup(0, buf.get_size())
     pipe.set_state(Gst.State.NULL)
-    return np.frombuffer(data, np.uint8).reshape(frame.shape)
+    got = np.frombuffer(data, np.uint8).reshape(H, stride)[:, :row]
+    return got.reshape(frame.shape)
 
 
 def main():
