@@ -7,7 +7,7 @@
  *  convolve_tiles        GPUs: a work-group of CONV_GROUP^2 work-items
  *                        stages its tile and the halo of r pixels in local
  *                        memory (values, as ushort), then each work-item
- *                        sums its pixel's K^2 products from there
+ *                        sums its pixel's products of taps from there
  *  convolve_rank1_tiles  GPUs, k = u v^T: the same tile, a pass along its
  *                        rows (v) into local sums, then along columns (u):
  *                        2K products a pixel instead of K^2
@@ -16,10 +16,14 @@
  *                        pixel at a time near them
  * Each comes twice: with int sums, and (the _wide kernels) with long sums
  * for the kernels whose |S| + |d|/2 can reach 2^31 (the host decides per
- * kernel and depth).  The coefficients lie in constant memory: k in rows
- * (K^2), then, for a rank-1 kernel, u and v (K each); a new kernel is a
- * new buffer, not a new program.  Sums are exact: int sums stay below
- * 2^31 (the host checked max * sum |k|), long ones below 2^55.
+ * kernel and depth).  The coefficients lie in constant memory: for the
+ * tiles, a rank-1 kernel's u and v (K each), any other's taps, the
+ * coefficients that are not zero, two ints each, in rows: where (i side +
+ * j, side the tile's) and k[i][j]; for the strips, k in rows (K^2), then
+ * its taps (where = i CONV_TAP_ROW + j), which the strips take where at
+ * most half the coefficients are not zero.  A new kernel is a new buffer, not a new program.  Sums are
+ * exact: int sums stay below 2^31 (the host checked max * sum |k|), long
+ * ones below 2^55.
  * mode=convolve's programs are built from common.cl and this file alone,
  * with a WANT_<kernel> for each kernel of their kind of device. */
 
@@ -27,7 +31,8 @@
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride,                     \
   int width, int height, int border, int keep_dst, int seg,               \
-  __constant int *coeffs, int radius, ulong rounding, ulong abs_divisor,  \
+  __constant int *coeffs, int n_taps, int radius, ulong rounding,         \
+  ulong abs_divisor,                                                      \
   ulong mul, int shift, int negative, long bias
 
 /* The division and the bias, from the kernel's arguments. */
@@ -127,18 +132,16 @@ void stage_tile(__local ushort *tile, __global const uchar *src,
     TILE_ORIGIN;                                                          \
     if (x >= width || y >= height)                                        \
       return;                                                             \
-    const int k_side = 2 * radius + 1;                                    \
+    __local const ushort *at = tile + (ly * side + lx) * BPP;             \
     ACC sum[BPP];                                                         \
     for (int c = 0; c < BPP; c++)                                         \
       sum[c] = 0;                                                         \
-    for (int i = 0; i < k_side; i++) {                                    \
-      __local const ushort *line = tile + ((ly + i) * side + lx) * BPP;   \
-      for (int j = 0; j < k_side; j++) {                                  \
-        const ACC k = coeffs[i * k_side + j];                             \
-        for (int c = 0; c < BPP; c++)                                     \
-          if (FILTERED(c))                                                \
-            sum[c] += k * (ACC) line[j * BPP + c];                        \
-      }                                                                   \
+    for (int t = 0; t < n_taps; t++) {                                    \
+      __local const ushort *px = at + coeffs[2 * t] * BPP;                \
+      const ACC k = coeffs[2 * t + 1];                                    \
+      for (int c = 0; c < BPP; c++)                                       \
+        if (FILTERED(c))                                                  \
+          sum[c] += k * (ACC) px[c];                                      \
     }                                                                     \
     STORE_CONVOLVED(ACC, DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP,     \
         sum, DIVIDE_OF_ARGS);                                             \
@@ -162,8 +165,7 @@ DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
     __local ACC rows[CONV_SIDE_MAX * CONV_GROUP * BPP];                   \
     TILE_ORIGIN;                                                          \
     const int k_side = 2 * radius + 1;                                    \
-    __constant const int *u = coeffs + k_side * k_side;                   \
-    __constant const int *v = u + k_side;                                 \
+    __constant const int *u = coeffs, *v = coeffs + k_side;               \
     const int item = ly * CONV_GROUP + lx;                                \
     for (int t = item; t < side * CONV_GROUP;                             \
         t += CONV_GROUP * CONV_GROUP) {                                   \
@@ -202,7 +204,8 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
 /* ---- CPUs: strips ------------------------------------------------------
  * A work-item takes `seg` rows.  For each, the K source rows its windows
  * read (the border rule applied to the rows once); then 16 samples at a
- * time, K^2 vector products each, where every window lies inside the row,
+ * time, a vector product a coefficient (a tap, where the kernel is
+ * sparse), where every window lies inside the row,
  * and a pixel at a time (the border rule along the row) near its ends.
  * Copied lanes (alpha, padding) are computed and dropped. */
 
@@ -234,6 +237,8 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
   __kernel void NAME(CONVOLVE_ARGS)                                       \
   {                                                                       \
     const int k_side = 2 * radius + 1;                                    \
+    __constant const int *taps = coeffs + k_side * k_side;                \
+    const bool sparse = 2 * n_taps <= k_side * k_side;                    \
     const Divide d = DIVIDE_OF_ARGS;                                      \
     const int first = get_global_id(0) * seg;                             \
     const int end = min(first + seg, height);                             \
@@ -251,12 +256,21 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
       int b = x * BPP;                                                    \
       for (; b + 16 <= inner_end * BPP; b += 16) {                        \
         PASTE(ACC, 16) sum = 0;                                           \
-        for (int i = 0; i < k_side; i++) {                                \
-          __global const S *line = rows[i] + b - radius * BPP;            \
-          for (int j = 0; j < k_side; j++)                                \
-            sum += (ACC) coeffs[i * k_side + j] * PASTE(convert_,         \
-                PASTE(ACC, 16))(LINE_VALUES(16, line + j * BPP));         \
-        }                                                                 \
+        if (sparse)                                                       \
+          for (int t = 0; t < n_taps; t++) {                              \
+            const int where = taps[2 * t];                                \
+            __global const S *line = rows[where / CONV_TAP_ROW] + b       \
+                + (where % CONV_TAP_ROW - radius) * BPP;                  \
+            sum += (ACC) taps[2 * t + 1] * PASTE(convert_,                \
+                PASTE(ACC, 16))(LINE_VALUES(16, line));                   \
+          }                                                               \
+        else                                                              \
+          for (int i = 0; i < k_side; i++) {                              \
+            __global const S *line = rows[i] + b - radius * BPP;          \
+            for (int j = 0; j < k_side; j++)                              \
+              sum += (ACC) coeffs[i * k_side + j] * PASTE(convert_,       \
+                  PASTE(ACC, 16))(LINE_VALUES(16, line + j * BPP));       \
+          }                                                               \
         const SN(16) values = PASTE(convert_, SN(16))(CONTAINER_OF(       \
                 PASTE(PASTE(out_values_, ACC), 16)(sum, d)));             \
         any_store16(select(any_load16(keep + b), values,                  \

@@ -84,6 +84,9 @@ clf_narrow_pixels (const ClfLayout * layout)
  * tile and its halo of up to CLF_MAX_KERNEL_SIZE / 2 pixels staged in
  * local memory. */
 #define CLF_CONV_GROUP 16
+/* The CPUs' strips find a tap's row and column as where / CLF_CONV_TAP_ROW
+ * and where % CLF_CONV_TAP_ROW (above any K). */
+#define CLF_CONV_TAP_ROW 256
 
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {

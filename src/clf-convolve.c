@@ -90,9 +90,31 @@ log2_ceil (uint64_t n)
   return l;
 }
 
+/* The taps of the kernel's coefficients that are not zero: the products
+ * of zeros are not worth their loads (the seed's motion blur has 17 of
+ * 49). */
+static void
+add_taps (const ClfKernel * kernel, uint32_t tap_row,
+    ClfConvolveSetup * setup)
+{
+  const uint32_t n = kernel->size;
+  cl_int *taps = setup->coeffs + setup->n_coeffs;
+  uint32_t t = 0;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < n; j++)
+      if (kernel->coeffs[i * n + j] != 0) {
+        taps[2 * t] = (cl_int) (i * tap_row + j);
+        taps[2 * t + 1] = kernel->coeffs[i * n + j];
+        t++;
+      }
+  setup->n_taps = (cl_int) t;
+  /* A kernel of zeros has no taps, and a buffer no size of 0. */
+  setup->n_coeffs += MAX (2 * t, 1);
+}
+
 void
 clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
-    ClfConvolveSetup * setup)
+    bool cpu_kernels, ClfConvolveSetup * setup)
 {
   const uint32_t n = kernel->size, area = n * n;
   int64_t d = clf_convolve_divisor (kernel);
@@ -101,18 +123,22 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
   memset (setup, 0, sizeof *setup);
   setup->size = n;
   setup->radius = n / 2;
-  for (uint32_t i = 0; i < area; i++) {
-    setup->coeffs[i] = kernel->coeffs[i];
+  for (uint32_t i = 0; i < area; i++)
     abs_sum += (uint64_t) llabs (kernel->coeffs[i]);
-  }
-  setup->n_coeffs = area;
   int32_t u[CLF_MAX_KERNEL_SIZE], v[CLF_MAX_KERNEL_SIZE];
-  /* A kernel of one row or one column gains nothing in two passes. */
-  setup->rank1 = n > 1 && clf_convolve_rank1 (kernel, u, v);
+  /* A kernel of one row or one column gains nothing in two passes; the
+   * CPUs' strips take any kernel in one. */
+  setup->rank1 = !cpu_kernels && n > 1 && clf_convolve_rank1 (kernel, u, v);
   if (setup->rank1) {
-    memcpy (setup->coeffs + area, u, n * sizeof *u);
-    memcpy (setup->coeffs + area + n, v, n * sizeof *v);
-    setup->n_coeffs = area + 2 * n;
+    memcpy (setup->coeffs, u, n * sizeof *u);
+    memcpy (setup->coeffs + n, v, n * sizeof *v);
+    setup->n_coeffs = 2 * n;
+  } else if (!cpu_kernels) {
+    add_taps (kernel, CLF_CONV_GROUP + 2 * setup->radius, setup);
+  } else {
+    memcpy (setup->coeffs, kernel->coeffs, area * sizeof *kernel->coeffs);
+    setup->n_coeffs = area;
+    add_taps (kernel, CLF_CONV_TAP_ROW, setup);
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
   setup->half = setup->abs_divisor / 2;
@@ -140,8 +166,8 @@ clf_convolve_free (ClfConvolve * convolve)
   g_free (convolve);
 }
 
-/* The device's copy of the kernel's coefficients (k, then u and v where
- * rank 1), made anew when the kernel changes: a buffer made from host
+/* The device's copy of the kernel's coefficients (u and v, or the taps),
+ * made anew when the kernel changes: a buffer made from host
  * memory with CL_MEM_COPY_HOST_PTR, so a frame in flight keeps the one it
  * was enqueued with (released, it lives until its commands end) and no
  * write waits for it. */
@@ -179,14 +205,15 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
   cl_int width = (cl_int) v->width, height = (cl_int) v->height;
   cl_int border_arg = (cl_int) border, keep_dst = keep_from_dst;
-  cl_int radius = (cl_int) s->radius;
+  cl_int radius = (cl_int) s->radius, n_taps = s->n_taps;
   const ClfKernelArg args[] = {
     {sizeof src, &src}, {sizeof src_off, &src_off},
     {sizeof src_stride, &src_stride}, {sizeof dst, &dst},
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
     {sizeof width, &width}, {sizeof height, &height},
     {sizeof border_arg, &border_arg}, {sizeof keep_dst, &keep_dst},
-    {sizeof seg, &seg}, {sizeof coeffs, &coeffs}, {sizeof radius, &radius},
+    {sizeof seg, &seg}, {sizeof coeffs, &coeffs}, {sizeof n_taps, &n_taps},
+    {sizeof radius, &radius},
     {sizeof s->half, &s->half}, {sizeof s->abs_divisor, &s->abs_divisor},
     {sizeof s->mul, &s->mul}, {sizeof s->shift, &s->shift},
     {sizeof s->negative, &s->negative}, {sizeof s->bias, &s->bias},
@@ -213,7 +240,7 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     bool keep_from_dst, GError ** error)
 {
   ClfConvolveSetup s;
-  clf_convolve_setup (&params->kernel, p->depth, &s);
+  clf_convolve_setup (&params->kernel, p->depth, plan->cpu_kernels, &s);
   cl_mem coeffs = coefficients (plan, &params->kernel, &s, error);
   if (!coeffs)
     return false;

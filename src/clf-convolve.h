@@ -5,9 +5,12 @@
 
 #include "clf-plan-private.h"
 
-/* What the kernels need of a ClfKernel for samples of one depth: the
- * coefficients as the device reads them (k, or u then v for a rank-1
- * kernel k = u v^T), and the division q = sign(S) sign(d) floor((|S| +
+/* What the kernels need of a ClfKernel for samples of one depth on one
+ * family of kernels: the coefficients as the device reads them (GPUs: u
+ * then v for a rank-1 kernel k = u v^T, else the taps, where = i * side +
+ * j and k[i][j] of each coefficient that is not zero, in rows; CPUs: k in
+ * rows, then the taps with i * CLF_CONV_TAP_ROW + j; see convolve.cl),
+ * and the division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *
  * Sums are exact in 32 bits where max * sum |k| + half < 2^31 (max: the
@@ -19,10 +22,11 @@
 typedef struct {
   uint32_t size;                /* K */
   uint32_t radius;              /* K / 2 */
-  bool rank1;
+  bool rank1;                   /* two passes of u and v */
   bool wide;
-  cl_int coeffs[2 * CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];
+  cl_int coeffs[3 * CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];
   uint32_t n_coeffs;
+  cl_int n_taps;
   cl_ulong abs_divisor;         /* |d|: up to 225 * 2^31 */
   cl_ulong half;                /* floor(|d| / 2) */
   cl_ulong mul;                 /* narrow sums only */
@@ -39,9 +43,10 @@ int64_t clf_convolve_divisor (const ClfKernel * kernel);
 /* Whether k = u v^T exactly in integers, and then u and v (K each). */
 bool clf_convolve_rank1 (const ClfKernel * kernel, int32_t * u, int32_t * v);
 
-/* The setup of a checked kernel for values of `depth` bits. */
+/* The setup of a checked kernel for values of `depth` bits, for the
+ * CPUs' kernels or the GPUs'. */
 void clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
-    ClfConvolveSetup * setup);
+    bool cpu_kernels, ClfConvolveSetup * setup);
 
 /* The plan's convolve state: the coefficients' buffer, replaced when the
  * kernel changes (no rebuild). */

@@ -1624,15 +1624,17 @@ random_in (int64_t lo, int64_t hi)
 /* The kinds of kernels the convolve cases draw: small coefficients (int
  * sums, divisor their sum), a rank-1 kernel u v^T (the GPUs' two passes),
  * coefficients, divisor and bias anywhere in 32 bits (long sums), a
- * negative sum, a sum of 0 (divisor 1) with a bias, and a rank-1 kernel
- * of large entries (two passes with long sums). */
+ * negative sum, a sum of 0 (divisor 1) with a bias, a rank-1 kernel
+ * of large entries (two passes with long sums), and a sparse kernel (most
+ * coefficients zero, as the seed's motion blur: the taps skip them). */
 enum {
   KERNEL_SMALL, KERNEL_RANK1, KERNEL_HUGE, KERNEL_NEGATIVE, KERNEL_ZERO_SUM,
-  KERNEL_HUGE_RANK1, N_KERNEL_KINDS
+  KERNEL_HUGE_RANK1, KERNEL_SPARSE, N_KERNEL_KINDS
 };
 
 static const char *const kernel_kind_names[N_KERNEL_KINDS] = {
   "small", "rank-1", "huge", "negative", "zero-sum", "huge rank-1",
+  "sparse",
 };
 
 static ClfKernel
@@ -1659,6 +1661,9 @@ random_kernel (uint32_t size, int kind)
         break;
       case KERNEL_NEGATIVE:
         c = random_in (-9, 2);
+        break;
+      case KERNEL_SPARSE:
+        c = random_in (0, 3) == 0 ? random_in (-2000, 2000) : 0;
         break;
       default:
         c = random_in (-8, 8);
@@ -1863,7 +1868,7 @@ check_convolve_host (void)
     if (round % 1000 == 0)
       one.divisor = round % 2000 ? INT32_MIN : 1;
     ClfConvolveSetup s;
-    clf_convolve_setup (&one, 8, &s);
+    clf_convolve_setup (&one, 8, false, &s);
     if (s.wide)
       continue;
     uint64_t n = next_random () >> (33 + next_random () % 31);
