@@ -16,12 +16,12 @@
  *                        pixel at a time near them
  * Each comes twice: with int sums, and (the _wide kernels) with long sums
  * for the kernels whose |S| + |d|/2 can reach 2^31 (the host decides per
- * kernel and depth).  The coefficients lie in constant memory: for the
- * tiles, a rank-1 kernel's u and v (K each), any other's taps, the
- * coefficients that are not zero, two ints each, in rows: where (i side +
- * j, side the tile's) and k[i][j]; for the strips, k in rows (K^2), then
- * its taps (where = i CONV_TAP_ROW + j), which the strips take where at
- * most half the coefficients are not zero.  A new kernel is a new buffer, not a new program.  Sums are
+ * kernel and depth).  The coefficients lie in constant memory: a rank-1
+ * kernel's u and v (K each) for its tiles, any other's k in rows (K^2),
+ * then its n_taps taps: the coefficients that are not zero, two ints
+ * each, in rows, where (i side + j in the tiles, side the tile's; i
+ * CONV_TAP_ROW + j in the strips) and k[i][j].  The kernels take the
+ * taps where at most half the coefficients are not zero.  A new kernel is a new buffer, not a new program.  Sums are
  * exact: int sums stay below 2^31 (the host checked max * sum |k|), long
  * ones below 2^55.
  * mode=convolve's programs are built from common.cl and this file alone,
@@ -132,17 +132,30 @@ void stage_tile(__local ushort *tile, __global const uchar *src,
     TILE_ORIGIN;                                                          \
     if (x >= width || y >= height)                                        \
       return;                                                             \
+    const int k_side = 2 * radius + 1;                                    \
     __local const ushort *at = tile + (ly * side + lx) * BPP;             \
+    __constant const int *taps = coeffs + k_side * k_side;                \
     ACC sum[BPP];                                                         \
     for (int c = 0; c < BPP; c++)                                         \
       sum[c] = 0;                                                         \
-    for (int t = 0; t < n_taps; t++) {                                    \
-      __local const ushort *px = at + coeffs[2 * t] * BPP;                \
-      const ACC k = coeffs[2 * t + 1];                                    \
-      for (int c = 0; c < BPP; c++)                                       \
-        if (FILTERED(c))                                                  \
-          sum[c] += k * (ACC) px[c];                                      \
-    }                                                                     \
+    if (2 * n_taps <= k_side * k_side)                                    \
+      for (int t = 0; t < n_taps; t++) {                                  \
+        __local const ushort *px = at + taps[2 * t] * BPP;                \
+        const ACC k = taps[2 * t + 1];                                    \
+        for (int c = 0; c < BPP; c++)                                     \
+          if (FILTERED(c))                                                \
+            sum[c] += k * (ACC) px[c];                                    \
+      }                                                                   \
+    else                                                                  \
+      for (int i = 0; i < k_side; i++) {                                  \
+        __local const ushort *line = at + i * side * BPP;                 \
+        for (int j = 0; j < k_side; j++) {                                \
+          const ACC k = coeffs[i * k_side + j];                           \
+          for (int c = 0; c < BPP; c++)                                   \
+            if (FILTERED(c))                                              \
+              sum[c] += k * (ACC) line[j * BPP + c];                      \
+        }                                                                 \
+      }                                                                   \
     STORE_CONVOLVED(ACC, DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP,     \
         sum, DIVIDE_OF_ARGS);                                             \
   }

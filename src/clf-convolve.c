@@ -133,12 +133,11 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     memcpy (setup->coeffs, u, n * sizeof *u);
     memcpy (setup->coeffs + n, v, n * sizeof *v);
     setup->n_coeffs = 2 * n;
-  } else if (!cpu_kernels) {
-    add_taps (kernel, CLF_CONV_GROUP + 2 * setup->radius, setup);
   } else {
     memcpy (setup->coeffs, kernel->coeffs, area * sizeof *kernel->coeffs);
     setup->n_coeffs = area;
-    add_taps (kernel, CLF_CONV_TAP_ROW, setup);
+    add_taps (kernel, cpu_kernels ? CLF_CONV_TAP_ROW :
+        CLF_CONV_GROUP + 2 * setup->radius, setup);
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
   setup->half = setup->abs_divisor / 2;

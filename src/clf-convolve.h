@@ -6,11 +6,11 @@
 #include "clf-plan-private.h"
 
 /* What the kernels need of a ClfKernel for samples of one depth on one
- * family of kernels: the coefficients as the device reads them (GPUs: u
- * then v for a rank-1 kernel k = u v^T, else the taps, where = i * side +
- * j and k[i][j] of each coefficient that is not zero, in rows; CPUs: k in
- * rows, then the taps with i * CLF_CONV_TAP_ROW + j; see convolve.cl),
- * and the division q = sign(S) sign(d) floor((|S| +
+ * family of kernels: the coefficients as the device reads them (u then v
+ * for a rank-1 kernel k = u v^T on GPUs, else k in rows, then the taps:
+ * where and k[i][j] of each coefficient that is not zero, where = i *
+ * side + j for the GPUs' tiles, i * CLF_CONV_TAP_ROW + j for the CPUs'
+ * strips; see convolve.cl), and the division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *
  * Sums are exact in 32 bits where max * sum |k| + half < 2^31 (max: the
