@@ -11,6 +11,8 @@
  *  convolve_rank1_tiles  GPUs, k = u v^T: the same tile, a pass along its
  *                        rows (v) into local sums, then along columns (u):
  *                        2K products a pixel instead of K^2
+ *  convolve_tiles_float  GPUs, where sums are exact in floats: a work-item
+ *                        for 4 pixels of a column, the tile as floats
  *  convolve_strips       CPUs: a work-item per strip of rows; 16 samples
  *                        at a time between the left and right edges, a
  *                        pixel at a time near them
@@ -18,7 +20,8 @@
  * for the kernels whose |S| + |d|/2 can reach 2^31 (the host decides per
  * kernel and depth).  The coefficients lie in constant memory: a rank-1
  * kernel's u and v (K each) for its tiles, any other's k in rows (K^2),
- * then its n_taps taps: the coefficients that are not zero, two ints
+ * k in rows as floats (their bits, K^2), then its n_taps taps: the
+ * coefficients that are not zero, two ints
  * each, in rows, where (i side + j in the tiles, side the tile's; i
  * CONV_TAP_ROW + j in the strips) and k[i][j].  The kernels take the
  * taps where at most half the coefficients are not zero.  A new kernel is a new buffer, not a new program.  Sums are
@@ -134,7 +137,7 @@ void stage_tile(__local ushort *tile, __global const uchar *src,
       return;                                                             \
     const int k_side = 2 * radius + 1;                                    \
     __local const ushort *at = tile + (ly * side + lx) * BPP;             \
-    __constant const int *taps = coeffs + k_side * k_side;                \
+    __constant const int *taps = coeffs + 2 * k_side * k_side;            \
     ACC sum[BPP];                                                         \
     for (int c = 0; c < BPP; c++)                                         \
       sum[c] = 0;                                                         \
@@ -165,6 +168,112 @@ DEFINE_CONVOLVE_TILES(convolve_tiles, int)
 #endif
 #ifdef WANT_convolve_tiles_wide
 DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
+#endif
+
+/* Float sums, where they are exact: every product and partial sum is an
+ * integer of at most max * sum |k| <= 2^24, which a float holds exactly
+ * (in any order of additions).  A work-group of CONV_GROUP x
+ * CONV_FLOAT_GROUP_Y work-items takes a block of CONV_GROUP x 4
+ * CONV_FLOAT_GROUP_Y pixels, each work-item 4 pixels of one column: the
+ * tile holds float4 values (converted once, read K^2 times; 29,760 bytes
+ * at most, within the 32 KiB every device has), and down each of the
+ * kernel's columns a work-item slides a window of 4 tile pixels, one local
+ * read for 4 products.  Zero coefficients are multiplied too: a branch
+ * on them gained nothing.  The host takes this kernel for layouts of up
+ * to 4 samples a pixel. */
+#if CONV_FLOAT_ROWS != 4
+#error "convolve_tiles_float's window is written for 4 rows"
+#endif
+#define CONV_FLOAT_BLOCK (CONV_FLOAT_ROWS * CONV_FLOAT_GROUP_Y)
+#define CONV_FLOAT_SIDE (CONV_GROUP + 2 * CONV_MAX_RADIUS)
+
+/* A pixel's values as a float4 (lanes past BPP and copied ones 0). */
+float4 float_pixel(__global const S *px)
+{
+  float v[4] = { 0, 0, 0, 0 };
+  for (int c = 0; c < BPP && c < 4; c++)
+    if (FILTERED(c))
+      v[c] = (float) VALUE_OF((uint) px[c]);
+  return vload4(0, v);
+}
+
+/* Kernel row i of column j: the window's rows, a (its top) to d, times
+ * k[i][j] into sums s0 to s3; d is read first, from tile row i + 3. */
+#define FLOAT_STEP(i, a, b, c, d)                                         \
+  do {                                                                    \
+    d = col[((i) + 3) * CONV_FLOAT_SIDE];                                 \
+    const float k = as_float(coeffs[k_side * k_side + (i) * k_side + j]); \
+    s0 = mad(k, a, s0);                                                   \
+    s1 = mad(k, b, s1);                                                   \
+    s2 = mad(k, c, s2);                                                   \
+    s3 = mad(k, d, s3);                                                   \
+  } while (0)
+
+#ifdef WANT_convolve_tiles_float
+__kernel __attribute__((reqd_work_group_size(CONV_GROUP, CONV_FLOAT_GROUP_Y,
+        1)))
+void convolve_tiles_float(CONVOLVE_ARGS)
+{
+  __local float4 tile[CONV_FLOAT_SIDE * (CONV_FLOAT_BLOCK
+          + 2 * CONV_MAX_RADIUS)];
+  const int lx = get_local_id(0), ly = get_local_id(1);
+  const int x0 = get_group_id(0) * CONV_GROUP - radius;
+  const int y0 = get_group_id(1) * CONV_FLOAT_BLOCK - radius;
+  /* Loops of constant counts, unrolled: each work-item's reads are all
+   * in flight at once.  A work-item stages one or two columns (2
+   * CONV_MAX_RADIUS < CONV_GROUP). */
+  const int rx0 = border_index(x0 + lx, width, border) * BPP;
+  const int rx1 = border_index(x0 + lx + CONV_GROUP, width, border) * BPP;
+#pragma unroll
+  for (int m = 0; m < (CONV_FLOAT_BLOCK + 2 * CONV_MAX_RADIUS
+          + CONV_FLOAT_GROUP_Y - 1) / CONV_FLOAT_GROUP_Y; m++) {
+    const int ty = ly + m * CONV_FLOAT_GROUP_Y;
+    if (ty < CONV_FLOAT_BLOCK + 2 * radius) {
+      __global const S *row = SRC_ROW(border_index(y0 + ty, height, border));
+      tile[ty * CONV_FLOAT_SIDE + lx] = float_pixel(row + rx0);
+      if (lx < 2 * radius)
+        tile[ty * CONV_FLOAT_SIDE + lx + CONV_GROUP] = float_pixel(row + rx1);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  const int x = get_global_id(0);
+  const int y = get_group_id(1) * CONV_FLOAT_BLOCK + ly * CONV_FLOAT_ROWS;
+  if (x >= width || y >= height)
+    return;
+  const int k_side = 2 * radius + 1;
+  float4 s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int j = 0; j < k_side; j++) {
+    __local const float4 *col =
+        tile + ly * CONV_FLOAT_ROWS * CONV_FLOAT_SIDE + lx + j;
+    float4 a = col[0], b = col[CONV_FLOAT_SIDE], c = col[2 * CONV_FLOAT_SIDE];
+    float4 d;
+    /* Four steps a turn, the window's rows taking turns as its top. */
+    int i = 0;
+    for (; i + 4 <= k_side; i += 4) {
+      FLOAT_STEP(i, a, b, c, d);
+      FLOAT_STEP(i + 1, b, c, d, a);
+      FLOAT_STEP(i + 2, c, d, a, b);
+      FLOAT_STEP(i + 3, d, a, b, c);
+    }
+    if (i < k_side)
+      FLOAT_STEP(i, a, b, c, d);
+    if (i + 1 < k_side)
+      FLOAT_STEP(i + 1, b, c, d, a);
+    if (i + 2 < k_side)
+      FLOAT_STEP(i + 2, c, d, a, b);
+  }
+  const float4 sums[CONV_FLOAT_ROWS] = { s0, s1, s2, s3 };
+  for (int o = 0; o < CONV_FLOAT_ROWS && y + o < height; o++) {
+    float v[4];
+    vstore4(sums[o], 0, v);
+    int sum[BPP];
+    for (int c = 0; c < BPP; c++)
+      sum[c] = c < 4 ? convert_int(v[c]) : 0;
+    STORE_CONVOLVED(int, DST_ROW(y + o) + x * BPP, KEEP_ROW(y + o) + x * BPP,
+        sum, DIVIDE_OF_ARGS);
+  }
+}
 #endif
 
 /* Rank 1: the tile's side rows filtered by v along the group's
@@ -250,7 +359,7 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
   __kernel void NAME(CONVOLVE_ARGS)                                       \
   {                                                                       \
     const int k_side = 2 * radius + 1;                                    \
-    __constant const int *taps = coeffs + k_side * k_side;                \
+    __constant const int *taps = coeffs + 2 * k_side * k_side;            \
     const bool sparse = 2 * n_taps <= k_side * k_side;                    \
     const Divide d = DIVIDE_OF_ARGS;                                      \
     const int first = get_global_id(0) * seg;                             \

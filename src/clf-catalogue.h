@@ -84,6 +84,10 @@ clf_narrow_pixels (const ClfLayout * layout)
  * tile and its halo of up to CLF_MAX_KERNEL_SIZE / 2 pixels staged in
  * local memory. */
 #define CLF_CONV_GROUP 16
+/* The float tiles' work-groups are CLF_CONV_GROUP x CLF_CONV_FLOAT_GROUP_Y
+ * work-items, each of CLF_CONV_FLOAT_ROWS pixels of a column. */
+#define CLF_CONV_FLOAT_GROUP_Y 12
+#define CLF_CONV_FLOAT_ROWS 4
 /* The CPUs' strips find a tap's row and column as where / CLF_CONV_TAP_ROW
  * and where % CLF_CONV_TAP_ROW (above any K). */
 #define CLF_CONV_TAP_ROW 256
@@ -109,11 +113,12 @@ typedef enum {
   K_CONVOLVE_RANK1_TILES_WIDE,
   K_CONVOLVE_STRIPS,
   K_CONVOLVE_STRIPS_WIDE,
+  K_CONVOLVE_TILES_FLOAT,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 19
+#define CLF_N_KERNELS 20
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */

@@ -135,7 +135,12 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     setup->n_coeffs = 2 * n;
   } else {
     memcpy (setup->coeffs, kernel->coeffs, area * sizeof *kernel->coeffs);
-    setup->n_coeffs = area;
+    for (uint32_t i = 0; i < area; i++) {
+      /* Exact where the float kernel is taken (|k| <= 2^24). */
+      float f = (float) kernel->coeffs[i];
+      memcpy (&setup->coeffs[area + i], &f, sizeof f);
+    }
+    setup->n_coeffs = 2 * area;
     add_taps (kernel, cpu_kernels ? CLF_CONV_TAP_ROW :
         CLF_CONV_GROUP + 2 * setup->radius, setup);
   }
@@ -147,6 +152,7 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
    * |u| sum |v|): below 2^55. */
   uint64_t largest = ((UINT64_C (1) << depth) - 1) * abs_sum + setup->half;
   setup->wide = largest >= (UINT64_C (1) << 31);
+  setup->float_sums = largest - setup->half <= (UINT64_C (1) << 24);
   if (!setup->wide) {
     /* |d| <= 2 half + 1 < 2^32: shift <= 63. */
     setup->shift = 31 + log2_ceil (setup->abs_divisor);
@@ -220,15 +226,18 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
 }
 
-/* The kernel of a pass: the CPUs' strips or the GPUs' tiles (rank 1 in two
- * passes), with int or long sums. */
+/* The kernel of a pass over view p: the CPUs' strips or the GPUs' tiles
+ * (rank 1 in two passes), with float, int or long sums. */
 static KernelId
-convolve_kernel (bool cpu_kernels, const ClfConvolveSetup * s)
+convolve_kernel (bool cpu_kernels, const ClfConvolveSetup * s,
+    const ClfView * p)
 {
   if (cpu_kernels)
     return s->wide ? K_CONVOLVE_STRIPS_WIDE : K_CONVOLVE_STRIPS;
   if (s->rank1)
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
+  if (s->float_sums && p->units <= 4)
+    return K_CONVOLVE_TILES_FLOAT;
   return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
 }
 
@@ -244,7 +253,7 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
   if (!coeffs)
     return false;
 
-  const KernelId id = convolve_kernel (plan->cpu_kernels, &s);
+  const KernelId id = convolve_kernel (plan->cpu_kernels, &s, p);
   size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
   const size_t *local = local_size;
   cl_int seg = 1;
@@ -256,6 +265,11 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     seg = (cl_int) clf_work_shape_size (plan->compute_units,
         &set->spec.layout, 1, &pass, p, &window, global);
     local = clf_pass_local_size (true, 1, &pass, global, local_size);
+  } else if (id == K_CONVOLVE_TILES_FLOAT) {
+    local_size[1] = CLF_CONV_FLOAT_GROUP_Y;
+    global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
+    global[1] = clf_ceil_div (p->height,
+        CLF_CONV_FLOAT_ROWS * CLF_CONV_FLOAT_GROUP_Y) * CLF_CONV_FLOAT_GROUP_Y;
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;

@@ -7,10 +7,11 @@
 
 /* What the kernels need of a ClfKernel for samples of one depth on one
  * family of kernels: the coefficients as the device reads them (u then v
- * for a rank-1 kernel k = u v^T on GPUs, else k in rows, then the taps:
- * where and k[i][j] of each coefficient that is not zero, where = i *
- * side + j for the GPUs' tiles, i * CLF_CONV_TAP_ROW + j for the CPUs'
- * strips; see convolve.cl), and the division q = sign(S) sign(d) floor((|S| +
+ * for a rank-1 kernel k = u v^T on GPUs, else k in rows, k in rows as
+ * floats, then the taps: where and k[i][j] of each coefficient that is
+ * not zero, where = i * side + j for the GPUs' tiles, i *
+ * CLF_CONV_TAP_ROW + j for the CPUs' strips; see convolve.cl), and the
+ * division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *
  * Sums are exact in 32 bits where max * sum |k| + half < 2^31 (max: the
@@ -24,7 +25,8 @@ typedef struct {
   uint32_t radius;              /* K / 2 */
   bool rank1;                   /* two passes of u and v */
   bool wide;
-  cl_int coeffs[3 * CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];
+  bool float_sums;              /* max * sum |k| <= 2^24: exact in floats */
+  cl_int coeffs[4 * CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];
   uint32_t n_coeffs;
   cl_int n_taps;
   cl_ulong abs_divisor;         /* |d|: up to 225 * 2^31 */

@@ -1882,6 +1882,62 @@ check_convolve_host (void)
   }
 }
 
+/* Sums next to 2^24, where the GPUs' tiles turn from float sums (exact
+ * to 2^24) to int ones: 8-bit values of 255 at most and coefficients
+ * whose sum of magnitudes is 65793 (255 * 65793 = 2^24 - 1, float sums)
+ * or 65795 (an odd sum past 2^24, int sums), on a frame of 255s where
+ * every window reaches that sum (divisor 1, the bias taking the sum back
+ * to 128) and on a random one; 16-bit values with 256 (float) and 257
+ * (int). */
+static void
+check_convolve_float_bound (void)
+{
+  static const struct {
+    const char *name;
+    uint32_t bytes;
+    int64_t abs_sum;
+  } cases[] = {
+    {"gray", 1, 65793}, {"gray", 1, 65795}, {"gray16", 2, 256},
+    {"gray16", 2, 257},
+  };
+  const char *names[16];
+  ClfFrameFormat families[16];
+  format_families (37, 29, names, families);
+  for (size_t c = 0; c < N_OF (cases); c++) {
+    /* (The first family is 16-bit gray.) */
+    ClfFrameFormat f = cases[c].bytes == 1 ? one_plane (37, 29, 1, 1, 1) :
+        families[0];
+    ClfPlan *plan = plan_for (cases[c].name, &f);
+    if (!plan)
+      continue;
+    for (int full = 0; full < 2; full++) {
+      ClfHostFrame in;
+      test_frame_init (&in, &f, !full);
+      if (full)
+        memset (in.data[0], 0xff, in.size[0]);
+      /* 5x5, signs mixed, |k| summing to abs_sum. */
+      ClfKernel k = {.size = 5,.divisor = 0 };
+      int64_t left = cases[c].abs_sum;
+      for (uint32_t i = 0; i < 25; i++) {
+        int32_t m = (int32_t) (i < 24 ? left / (25 - i) : left);
+        left -= m;
+        k.coeffs[i] = full || i % 3 ? m : -m;
+      }
+      if (full) {
+        /* S itself, less its exact value, around 128: an error of one
+         * shows. */
+        const int64_t max = cases[c].bytes == 1 ? 255 : 65535;
+        k.divisor = 1;
+        k.bias = (int32_t) (128 - max * cases[c].abs_sum);
+      }
+      check_convolve (plan, cases[c].name, &f, &in, &k,
+          full ? "float bound, maximum" : "float bound, random");
+      test_frame_clear (&in);
+    }
+    clf_plan_free (plan);
+  }
+}
+
 /* A 720p RGBA frame, 7x7: many work-groups and strips. */
 static void
 check_convolve_720p (void)
@@ -1906,6 +1962,7 @@ test_convolve (void)
   check_convolve_sizes ();
   check_convolve_formats ();
   check_convolve_extremes ();
+  check_convolve_float_bound ();
   check_convolve_720p ();
 }
 
