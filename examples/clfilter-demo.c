@@ -3,19 +3,21 @@
  * and shows what each frame's image processing costs on the OpenCL device.
  *
  * With a display (DISPLAY or WAYLAND_DISPLAY, and no --headless) the movie
- * plays in real time in a window with a line on it: mode, radius, border,
- * device, this frame's kernel ms, the average, and frames/s.  A frame
- * already late for the clock is dropped (QoS) rather than filtered; the
- * summary counts them.  Keys:
- *   1 box  2 separable  3 sliding  4 laplace  + / - radius  b border
+ * plays in real time in a window with a line on it: mode, radius (the
+ * preset for convolve), border, device, this frame's kernel ms, the
+ * average, and frames/s.  A frame already late for the clock is dropped
+ * (QoS) rather than filtered; the summary counts them.  Keys:
+ *   1 box  2 separable  3 sliding  4 laplace  5 convolve
+ *   p the next convolve preset (and mode convolve)  + / - radius  b border
  *   s side by side (original | filtered)  q quit
  * Either way a line is printed for every frame filtered.
  * Headless it runs as fast as it can and prints a line per frame, a
  * summary, and writes a PNG of one frame, original | filtered, into the
  * temporary directory unless --png says where.
  *
- * Usage: clfilter-demo [--mode M] [--radius R] [--border B] [--device D]
- *                      [--frames N] [--headless] [--png PATH] MOVIE
+ * Usage: clfilter-demo [--mode M] [--preset P] [--radius R] [--border B]
+ *                      [--device D] [--frames N] [--headless] [--png PATH]
+ *                      MOVIE
  */
 #include <gst/gst.h>
 #include <gst/video/navigation.h>
@@ -30,6 +32,7 @@
 typedef struct
 {
   gchar *mode;
+  gchar *preset;                /* NULL: the element's default */
   gint radius;
   gchar *border;
   gchar *device;
@@ -74,8 +77,11 @@ static gchar *
 pipeline_description (const Options * o, const gchar * movie, gboolean window)
 {
   gchar *location = g_strescape (movie, NULL);
-  gchar *filter = g_strdup_printf ("clfilter name=filter mode=%s radius=%d "
-      "border=%s device=\"%s\"", o->mode, o->radius, o->border, o->device);
+  gchar *preset = o->preset ? g_strdup_printf (" preset=%s", o->preset) :
+      g_strdup ("");
+  gchar *filter = g_strdup_printf ("clfilter name=filter mode=%s%s radius=%d "
+      "border=%s device=\"%s\"", o->mode, preset, o->radius, o->border,
+      o->device);
   gchar *desc;
 
   if (window)
@@ -99,6 +105,7 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         "videoconvert name=decoded ! %s ! fakesink sync=false", location,
         filter);
   g_free (filter);
+  g_free (preset);
   g_free (location);
   return desc;
 }
@@ -111,10 +118,34 @@ frames_per_second (const Demo * d)
       (d->frames_timed - 1) / seconds : 0;
 }
 
+/* The values of the filter's preset property, in the element's order. */
+static GEnumClass *
+preset_enum (GstElement * filter)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (filter), "preset");
+
+  return G_PARAM_SPEC_ENUM (pspec)->enum_class;
+}
+
+static const gchar *
+preset_name (GstElement * filter)
+{
+  gint preset = 0;
+  GEnumValue *value;
+
+  g_object_get (filter, "preset", &preset, NULL);
+  value = g_enum_get_value (preset_enum (filter), preset);
+  return value ? value->value_nick : "?";
+}
+
 /* A frame's settings as its clfilter-stats give them: "sliding r=7 clamp",
- * or "laplace clamp", as laplace is 3x3 whatever the radius property says. */
+ * or "laplace clamp", as laplace is 3x3 whatever the radius property says.
+ * The stats do not name convolve's kernel, so "convolve sharpen clamp"
+ * takes the preset from the property: a frame filtered just before a 'p'
+ * may be named after the new one. */
 static gchar *
-describe_settings (const GstStructure * stats)
+describe_settings (GstElement * filter, const GstStructure * stats)
 {
   const gchar *mode = gst_structure_get_string (stats, "mode");
   const gchar *border = gst_structure_get_string (stats, "border");
@@ -122,6 +153,8 @@ describe_settings (const GstStructure * stats)
 
   if (!g_strcmp0 (mode, "laplace"))
     return g_strdup_printf ("%s %s", mode, border);
+  if (!g_strcmp0 (mode, "convolve"))
+    return g_strdup_printf ("%s %s %s", mode, preset_name (filter), border);
   gst_structure_get_uint (stats, "radius", &radius);
   return g_strdup_printf ("%s r=%u %s", mode, radius, border);
 }
@@ -151,7 +184,7 @@ limit_frames (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 static void
 update_overlay (Demo * d, const GstStructure * stats, guint64 kernel)
 {
-  gchar *device = NULL, *settings = describe_settings (stats);
+  gchar *device = NULL, *settings = describe_settings (d->filter, stats);
   guint64 mean = 0;
   gchar *line;
 
@@ -192,6 +225,33 @@ step_mode (Demo * d, const gchar * mode)
   g_print ("key: mode %s\n", mode);
 }
 
+/* The preset after the filter's, in the enum's order, round to the first;
+ * custom is passed over, as it names no kernel.  From another mode, the
+ * mode is set after the preset, so that no frame is convolved with the old
+ * one. */
+static void
+step_preset (Demo * d)
+{
+  GEnumClass *presets = preset_enum (d->filter);
+  guint n = presets->n_values, i = n - 1;
+  const GEnumValue *next;
+  gint preset = 0;
+
+  g_object_get (d->filter, "preset", &preset, NULL);
+  for (guint j = 0; j < n; j++)
+    if (presets->values[j].value == preset)
+      i = j;
+  for (guint step = 0; step < n; step++) {
+    i = (i + 1) % n;
+    if (strcmp (presets->values[i].value_nick, "custom"))
+      break;
+  }
+  next = &presets->values[i];
+  g_object_set (d->filter, "preset", next->value, NULL);
+  gst_util_set_object_arg (G_OBJECT (d->filter), "mode", "convolve");
+  g_print ("key: preset %s\n", next->value_nick);
+}
+
 static void
 step_radius (Demo * d, gint delta)
 {
@@ -219,11 +279,13 @@ static void
 handle_key (Demo * d, const gchar * key)
 {
   static const gchar *const modes[] = { "box", "separable", "sliding",
-    "laplace"
+    "laplace", "convolve"
   };
 
-  if (key[0] >= '1' && key[0] <= '4' && !key[1])
+  if (key[0] >= '1' && key[0] <= '5' && !key[1])
     step_mode (d, modes[key[0] - '1']);
+  else if (!strcmp (key, "p"))
+    step_preset (d);
   else if (!strcmp (key, "plus") || !strcmp (key, "KP_Add")
       || !strcmp (key, "equal"))
     step_radius (d, 1);
@@ -455,7 +517,7 @@ record_frame (Demo * d, const GstStructure * s)
 {
   guint64 frame = 0, kernel = 0, up = 0, down = 0;
   guint copies = 0;
-  gchar *settings = describe_settings (s);
+  gchar *settings = describe_settings (d->filter, s);
 
   gst_structure_get (s, "frame", G_TYPE_UINT64, &frame, "kernel-ns",
       G_TYPE_UINT64, &kernel, "upload-ns", G_TYPE_UINT64, &up, "download-ns",
@@ -549,10 +611,14 @@ add_probe (GstElement * element, const gchar * pad_name, GstPadProbeType type,
 int
 main (int argc, char **argv)
 {
-  Options o = { NULL, 7, NULL, NULL, 0, FALSE, NULL };
+  Options o = { NULL, NULL, 7, NULL, NULL, 0, FALSE, NULL };
   GOptionEntry entries[] = {
     {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode,
-        "box, separable, sliding or laplace (default laplace)", "M"},
+        "box, separable, sliding, laplace or convolve (default laplace)", "M"},
+    {"preset", 0, 0, G_OPTION_ARG_STRING, &o.preset,
+        "convolve's kernel: one of the filter's presets, which "
+        "gst-inspect-1.0 clfilter lists (default: the filter's, sharpen)",
+        "P"},
     {"radius", 0, 0, G_OPTION_ARG_INT, &o.radius,
         "blur radius, 0..1023 (default 7)", "R"},
     {"border", 0, 0, G_OPTION_ARG_STRING, &o.border,
@@ -622,8 +688,8 @@ main (int argc, char **argv)
     d.mixer = gst_bin_get_by_name (GST_BIN (d.pipeline), "mixer");
     add_probe (d.text, "src", GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, watch_keys,
         &d);
-    g_print ("keys: 1 box  2 separable  3 sliding  4 laplace  +/- radius  "
-        "b border  s side by side  q quit\n");
+    g_print ("keys: 1 box  2 separable  3 sliding  4 laplace  5 convolve  "
+        "p preset  +/- radius  b border  s side by side  q quit\n");
   }
 
   d.loop = g_main_loop_new (NULL, FALSE);
@@ -653,6 +719,7 @@ main (int argc, char **argv)
   g_clear_pointer (&d.summary, gst_structure_free);
   g_free (desc);
   g_free (o.mode);
+  g_free (o.preset);
   g_free (o.border);
   g_free (o.device);
   g_free (o.png);

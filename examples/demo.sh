@@ -4,8 +4,9 @@
 #   filesrc ! decodebin ! clfilter ! (window, or nothing when headless)
 # printing every frame's OpenCL kernel time and a summary.
 #
-# Usage: examples/demo.sh [--mode box|separable|sliding|laplace] [--radius R]
-#          [--border clamp|mirror] [--device D] [--frames N] [--headless] [MOVIE]
+# Usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve]
+#          [--preset P] [--radius R] [--border clamp|mirror] [--device D]
+#          [--frames N] [--headless] [--png PATH] [MOVIE]
 # Without a display (no DISPLAY/WAYLAND_DISPLAY) it runs headless.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +15,8 @@ build=${CLF_BUILD_DIR:-$root/build}
 args=() movie=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --mode|--radius|--border|--device|--frames) args+=("$1" "$2"); shift 2 ;;
+    --mode|--preset|--radius|--border|--device|--frames|--png)
+      args+=("$1" "$2"); shift 2 ;;
     -*) args+=("$1"); shift ;;
     *) movie=$1; shift ;;
   esac

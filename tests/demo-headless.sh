@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The demo without a window (examples' clfilter-demo --headless): the frame
-# lines name the settings (laplace has no radius), the summary's real-time
-# verdict agrees with its frame rate, and the PNG goes to the temporary
-# directory, or where --png says, never into the current directory unasked,
-# and its full path is printed.
+# lines name the settings (laplace has no radius; convolve names its
+# preset), the summary's real-time verdict agrees with its frame rate, and
+# the PNG goes to the temporary directory, or where --png says, never into
+# the current directory unasked, and its full path is printed.
 # Usage: tests/demo-headless.sh BUILD_DIR
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -41,4 +41,12 @@ check_frames "$log" 4 'sliding r=3 clamp'
 check_account "$log" 4
 grep -qx "picture of frame 2 (original | filtered): $work/cwd/out/side.png" "$log" \
   && [ -s out/side.png ] || fail "--png out/side.png: not written there, or not named in full" "$log"
+
+# mode=convolve names its preset in place of a radius.
+log=$work/convolve.log
+TMPDIR=$work/tmp timeout 120 "$demo" --headless --mode convolve \
+  --preset motion-blur --frames 4 "$clip" >"$log" 2>&1 \
+  || fail "--mode convolve --preset motion-blur failed" "$log"
+check_frames "$log" 4 'convolve motion-blur clamp'
+check_account "$log" 4
 echo "demo-headless: frame lines, verdict and PNG paths as they should be"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The demo with a display: runs examples' clfilter-demo in a virtual X
 # server (Xvfb), presses its keys with xdotool, takes a screenshot with
-# GStreamer's ximagesrc, and checks that every key acted: the key lines,
-# the clfilter-stats of later frames in the new mode, radius and border, and
-# the overlay's text on the screenshot.  Then it plays 30 frames with
-# --frames 30 and checks that the demo ends by itself.  Both runs must
-# account for every frame that reached the filter: filtered and printed, or
-# dropped as late.  The sink keeps the clock, so a busy machine drops more
-# frames; nothing here counts on how many.
+# GStreamer's ximagesrc, and checks that every key acted: the key lines, the
+# clfilter-stats of later frames in the new mode, radius (or convolve's
+# preset) and border, and the overlay's text on the screenshot.  Then it
+# plays 30 frames with --frames 30 and checks that the demo ends by itself.
+# Both runs must account for every frame that reached the filter: filtered
+# and printed, or dropped as late.  The sink keeps the clock, so a busy
+# machine drops more frames; nothing here counts on how many.
 # Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -97,6 +97,19 @@ for _ in $(seq 60); do
 done
 [ -n "$shown" ] || fail "no overlay text on $out/screenshot.png: \
 $(cat "$out/screenshot.txt" 2>/dev/null)" "$log"
+# mode=convolve: 5, then p from convolve and from another mode (p switches
+# to convolve), then p round the presets, past custom, to the first.
+press 5 'key: mode convolve'
+wait_for '^frame .* convolve sharpen mirror$'
+press p 'key: preset gaussian-3x3'
+wait_for '^frame .* convolve gaussian-3x3 mirror$'
+press 3 'key: mode sliding'
+wait_for '^frame .* sliding r=8 mirror$'
+press p 'key: preset gaussian-5x5'
+wait_for '^frame .* convolve gaussian-5x5 mirror$'
+for preset in motion-blur emboss sobel-x sobel-y sharpen; do
+  press p "key: preset $preset"
+done
 press q 'key: quit'
 wait "$demo"
 check_account "$log"
