@@ -131,6 +131,9 @@ gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
 GstFlowReturn gst_cl_filter_plan_late (GstClFilter * self);
 gboolean gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps);
+/* At start, where upstream can give one format only: its kernels start
+ * building, and nobody waits for them. */
+void gst_cl_filter_build_at_start (GstClFilter * self);
 
 /* gstclfilterallocation.c: the engine, contexts, pools and buffers. */
 ClfEngine *gst_cl_filter_ref_engine (GstClFilter * self);

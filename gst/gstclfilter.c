@@ -648,6 +648,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   clf_time_stats_reset (self->kernel_times);
   GST_OBJECT_UNLOCK (self);
   gst_cl_flight_start (self->flight, !clf_engine_host_unified (self->engine));
+  gst_cl_filter_build_at_start (self);
   g_object_notify (G_OBJECT (self), "device-name");
   return TRUE;
 

@@ -8,8 +8,9 @@
  */
 
 /* Negotiation: the caps the element takes and, in the log, why it refuses
- * others; the queries; and set_caps(), which plans the filtering of the
- * negotiated frames. */
+ * others; the queries; set_caps(), which plans the filtering of the
+ * negotiated frames; and, at start, the kernels' builds for the one format
+ * upstream can give. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -428,4 +429,110 @@ gst_cl_filter_plan_late (GstClFilter * self)
   gst_caps_unref (caps);
   GST_DEBUG_OBJECT (self, "planned after the flush");
   return GST_FLOW_OK;
+}
+
+/* The one raw format that every structure of `caps` names, fixed; UNKNOWN
+ * where they name several, none, or any. */
+static GstVideoFormat
+caps_one_format (GstCaps * caps)
+{
+  GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
+
+  if (gst_caps_is_any (caps))
+    return GST_VIDEO_FORMAT_UNKNOWN;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const gchar *name =
+        gst_structure_get_string (gst_caps_get_structure (caps, i), "format");
+    GstVideoFormat one = name ? gst_video_format_from_string (name) :
+        GST_VIDEO_FORMAT_UNKNOWN;
+
+    if (one == GST_VIDEO_FORMAT_UNKNOWN || (i > 0 && one != format))
+      return GST_VIDEO_FORMAT_UNKNOWN;
+    format = one;
+  }
+  return format;
+}
+
+/* A frame's size where upstream has not fixed one: the programs follow
+ * the format's layout, not the size. */
+#define START_FRAME_SIZE 64
+
+/* Frames of `format` at the size `caps` fix, else a small one. */
+static gboolean
+start_frame_info (GstCaps * caps, GstVideoFormat format, GstVideoInfo * info)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  gint width = 0, height = 0;
+
+  if (!gst_structure_get_int (s, "width", &width) || width <= 0
+      || !gst_structure_get_int (s, "height", &height) || height <= 0)
+    width = height = START_FRAME_SIZE;
+  gst_video_info_init (info);
+  return gst_video_info_set_format (info, format, width, height);
+}
+
+/* Where upstream can give one pixel format only, the kernels that format
+ * needs with the element's settings start building now, so that the
+ * caps, when they come, wait only for what is still building.  Nobody
+ * waits for these builds: the engine keeps them (a stop or a flush does
+ * not wait for them), and the plan made to name them goes at once.
+ * Interlaced frames need no other kernels (their fields have the frame's
+ * layout).  Anything else, or any failure, leaves the caps to build as
+ * they would have: the start never fails for it. */
+void
+gst_cl_filter_build_at_start (GstClFilter * self)
+{
+  GstPad *sinkpad = GST_BASE_TRANSFORM_SINK_PAD (self);
+  GstCaps *templ = gst_pad_get_pad_template_caps (sinkpad);
+  GstCaps *caps = gst_pad_peer_query_caps (sinkpad, templ);
+  GstVideoFormat format = caps_one_format (caps);
+  ClfEngine *engine = NULL;
+  ClfPlan *plan = NULL;
+  ClfFrameFormat frame;
+  GstVideoInfo info;
+  ClfParams params;
+  GError *err = NULL;
+
+  if (format == GST_VIDEO_FORMAT_UNKNOWN)
+    goto not_one_format;
+  if (!start_frame_info (caps, format, &info)
+      || !gst_cl_format_describe (&info, &frame))
+    goto not_described;
+  engine = gst_cl_filter_ref_engine (self);
+  if (!engine)
+    goto done;
+  gst_cl_filter_read_params (self, &params);
+  plan = clf_plan_new (engine, &frame, &err);
+  if (!plan || !clf_plan_start_builds (plan, &params, &err))
+    goto not_started;
+  GST_INFO_OBJECT (self, "building the kernels at start: mode %s for %s, "
+      "the one format upstream can give", clf_mode_name (params.mode),
+      gst_video_format_to_string (format));
+
+done:
+  clf_plan_free (plan);
+  clf_engine_unref (engine);
+  gst_caps_unref (caps);
+  gst_caps_unref (templ);
+  return;
+
+  /* ERRORS */
+not_one_format:
+  {
+    GST_DEBUG_OBJECT (self, "no kernels built at start: upstream can give %"
+        GST_PTR_FORMAT, caps);
+    goto done;
+  }
+not_described:
+  {
+    GST_DEBUG_OBJECT (self, "no kernels built at start: %s frames not "
+        "described", gst_video_format_to_string (format));
+    goto done;
+  }
+not_started:
+  {
+    GST_DEBUG_OBJECT (self, "no kernels built at start: %s", err->message);
+    g_clear_error (&err);
+    goto done;
+  }
 }

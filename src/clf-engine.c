@@ -13,8 +13,9 @@
  * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
  * while the driver, which cannot be interrupted, goes on.  The build holds
  * a reference on the engine, so the engine outlives every build; the
- * first caller to see the build done joins its thread.  Under the
- * engine's lock. */
+ * first caller to see the build done joins its thread, and where nobody
+ * asked for it (clf_engine_start_program), the engine does as it is
+ * freed.  Under the engine's lock. */
 typedef struct {
   ClfEngine *engine;            /* a reference, while it builds */
   ClfProgramSpec spec;
@@ -452,6 +453,16 @@ interrupted (const ClfInterrupt * interrupt)
 {
   return interrupt && interrupt->cancelled
       && interrupt->cancelled (interrupt->data);
+}
+
+bool
+clf_engine_start_program (ClfEngine * engine, const ClfProgramSpec * spec,
+    GError ** error)
+{
+  g_mutex_lock (&engine->lock);
+  bool started = program_build_find_or_start (engine, spec, error) != NULL;
+  g_mutex_unlock (&engine->lock);
+  return started;
 }
 
 cl_program

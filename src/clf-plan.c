@@ -161,6 +161,20 @@ clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
   return true;
 }
 
+bool
+clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
+    GError ** error)
+{
+  ClfProgramSpec spec;
+  if (!check_params (params, error))
+    return false;
+  for (uint32_t i = 0; i < plan->views.n; i++)
+    if (view_program (plan, i, params, &spec)
+        && !clf_engine_start_program (plan->engine, &spec, error))
+      return false;
+  return true;
+}
+
 /* Staged planes lie one after the other, rows without padding; every
  * plane's rows (all its samples, even a view's last pixel's) fit its row
  * bytes. */

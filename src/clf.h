@@ -361,6 +361,17 @@ ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
 bool clf_plan_prepare (ClfPlan * plan, const ClfParams * params,
     GError ** error);
 
+/* Starts the builds of the programs clf_plan_prepare would wait for
+ * with `params`, and returns at once: for a caller that knows its format
+ * before its frames (e.g. when the element starts), so that the prepare
+ * to come waits only for what is still building.  The engine keeps the
+ * builds, which need no plan: the plan may be freed at once, and the
+ * engine let go while they run.  False with `error` set for invalid
+ * `params` or when no thread can start; a build that fails is said by
+ * the prepare that asks for it. */
+bool clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
+    GError ** error);
+
 /* clf_plan_process for two frames in host memory (two copies). */
 bool clf_plan_process_host (ClfPlan * plan, const ClfParams * params,
     const ClfHostFrame * src, const ClfHostFrame * dst,

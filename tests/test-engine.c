@@ -1568,6 +1568,97 @@ check_changing_frames (void)
   clf_plan_free (plan);
 }
 
+/* Whether a thread of an engine's builds (named "clf-build") runs in
+ * this process. */
+static bool
+builds_running (void)
+{
+  bool running = false;
+  DIR *d = opendir ("/proc/self/task");
+  for (struct dirent * de; d && !running && (de = readdir (d));) {
+    char path[300], name[32] = "";
+    if (de->d_name[0] == '.')
+      continue;
+    snprintf (path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
+    FILE *f = fopen (path, "r");
+    running = f && fgets (name, sizeof name, f)
+        && strncmp (name, "clf-build", 9) == 0;
+    if (f)
+      fclose (f);
+  }
+  if (d)
+    closedir (d);
+  return running;
+}
+
+/* Longer than a build from the cache takes under valgrind. */
+#define BUILDS_END_S 600
+
+static bool
+wait_builds_ended (void)
+{
+  for (int i = 0; i < BUILDS_END_S * 100 && builds_running (); i++)
+    g_usleep (10 * 1000);
+  return !builds_running ();
+}
+
+/* Builds started with nobody waiting (clf_plan_start_builds): they end
+ * by themselves and the engine keeps them, so that a plan's prepare takes
+ * them without building again; and an engine let go while they run is
+ * freed by the last of them (valgrind and LeakSanitizer see that every
+ * thread is joined or let go, and every program released). */
+static void
+check_started_builds (void)
+{
+  const ClfFrameFormat nv12 = byte_planes (2, (const uint32_t[][5]) {
+        {97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}});
+  const ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
+  const ClfParams invalid = { CLF_MODE_SLIDING, CLF_MAX_RADIUS + 1 };
+  ClfCacheStats built, prepared;
+  GError *err = NULL;
+
+  ClfEngine *e = clf_engine_new ("auto", &err);
+  ClfPlan *plan = e ? clf_plan_new (e, &nv12, &err) : NULL;
+  CHECK (plan, "started builds: no plan: %s", message_of (err));
+  if (!plan) {
+    g_clear_error (&err);
+    clf_engine_unref (e);
+    return;
+  }
+  CHECK (!clf_plan_start_builds (plan, &invalid, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID),
+      "started builds: radius %u taken", invalid.radius);
+  g_clear_error (&err);
+  CHECK (clf_plan_start_builds (plan, &params, &err), "started builds: %s",
+      message_of (err));
+  clf_plan_free (plan);
+  CHECK (wait_builds_ended (), "started builds: still running after %d s",
+      BUILDS_END_S);
+  clf_engine_cache_stats (e, &built);
+  /* NV12: a program for luma, one for the interleaved chroma. */
+  CHECK (built.loads + built.stores == 2, "started builds: %u loaded and %u "
+      "stored, want 2 in all", built.loads, built.stores);
+  plan = clf_plan_new (e, &nv12, &err);
+  CHECK (plan && clf_plan_prepare (plan, &params, &err), "the prepare after "
+      "the started builds: %s", message_of (err));
+  g_clear_error (&err);
+  clf_engine_cache_stats (e, &prepared);
+  CHECK (prepared.loads == built.loads && prepared.stores == built.stores,
+      "the prepare built again what was started");
+  clf_plan_free (plan);
+  clf_engine_unref (e);
+
+  e = clf_engine_new ("auto", &err);
+  plan = e ? clf_plan_new (e, &nv12, &err) : NULL;
+  CHECK (plan && clf_plan_start_builds (plan, &params, &err), "builds of "
+      "an engine let go: %s", message_of (err));
+  g_clear_error (&err);
+  clf_plan_free (plan);
+  clf_engine_unref (e);
+  CHECK (wait_builds_ended (), "builds of an engine let go: still running "
+      "after %d s", BUILDS_END_S);
+}
+
 static void
 test_frames (void)
 {
@@ -1592,6 +1683,7 @@ test_frames (void)
   check_odd_sample_placement ();
   check_frames_in_flight ();
   check_changing_frames ();
+  check_started_builds ();
 }
 
 /* The families of format_families in device buffers and wrapped host

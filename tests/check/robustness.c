@@ -1613,6 +1613,152 @@ GST_START_TEST (test_building_is_said)
 
 GST_END_TEST;
 
+/* ---- kernels built as the element starts ---------------------------- */
+
+/* Waits, within WAIT_TIMEOUT, for `n` program binaries in the cache under
+ * `dir`; whether they came. */
+static gboolean
+wait_cached_programs (const gchar * dir, guint n)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  while (cached_programs (dir) < n && g_get_monotonic_time () < end)
+    g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+  return cached_programs (dir) >= n;
+}
+
+/* Sets `pipeline` to NULL and fails where that waits (for a build). */
+static void
+stop_at_once (GstElement * pipeline, const gchar * when)
+{
+  gint64 start = g_get_monotonic_time ();
+  gint64 took;
+
+  set_state (pipeline, GST_STATE_NULL);
+  took = g_get_monotonic_time () - start;
+  fail_unless (took < G_USEC_PER_SEC, "the stop %s took %.1f s", when,
+      took / 1e6);
+}
+
+/* Upstream can give one format only (appsrc, which sends no caps of its
+ * own, behind a capsfilter): the element builds its kernels for it as it
+ * starts, before any caps reach it.  A stop during those builds returns at
+ * once, as nobody waits for them; they go on, and by the next start, with
+ * no frame and no caps, the binary cache holds the format's programs
+ * (YUY2: luma and chroma). */
+GST_START_TEST (test_start_builds_the_one_format)
+{
+  gchar *cache = g_dir_make_tmp ("clfilter-cold-XXXXXX", NULL);
+  GstElement *pipeline, *filter;
+  GstPad *sink;
+
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_unsetenv ("POCL_CACHE_DIR");
+  pipeline = launch ("appsrc ! video/x-raw,format=YUY2,width=64,height=36 ! "
+      "clfilter name=f mode=separable radius=3 ! fakesink");
+  filter = by_name (pipeline, "f");
+  sink = gst_element_get_static_pad (filter, "sink");
+  set_state (pipeline, GST_STATE_PAUSED);
+  stop_at_once (pipeline, "while the kernels built");
+
+  set_state (pipeline, GST_STATE_PAUSED);
+  fail_unless (wait_cached_programs (cache, 2), "%u of the 2 programs "
+      "cached with no caps", cached_programs (cache));
+  fail_if (gst_pad_has_current_caps (sink), "caps reached the filter");
+  stop_at_once (pipeline, "after the kernels built");
+  fail_unless_equals_int (cached_programs (cache), 2);
+
+  gst_object_unref (sink);
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+  remove_tree (cache);
+  g_free (cache);
+}
+
+GST_END_TEST;
+
+/* The clfilter debug messages that begin with `prefix`, counted. */
+typedef struct
+{
+  const gchar *prefix;
+  gint seen;
+} LogWatch;
+
+static void
+watch_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  LogWatch *watch = data;
+
+  if (g_str_equal (gst_debug_category_get_name (category), "clfilter")
+      && g_str_has_prefix (gst_debug_message_get (message), watch->prefix))
+    g_atomic_int_inc (&watch->seen);
+}
+
+/* The element's start with what upstream offers: whether it said that it
+ * builds at start, and whether it said that it does not.  The start ends
+ * within the state change to PAUSED. */
+static void
+start_with_upstream (const gchar * caps, gboolean * built, gboolean * not_built)
+{
+  gchar *description = g_strdup_printf ("appsrc ! %s ! clfilter "
+      "mode=separable radius=3 ! fakesink", caps);
+  GstElement *pipeline = launch (description);
+  LogWatch building = { "building the kernels at start" };
+  LogWatch not_building = { "no kernels built at start" };
+
+  gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_DEBUG);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (watch_log, &building, NULL);
+  gst_debug_add_log_function (watch_log, &not_building, NULL);
+  set_state (pipeline, GST_STATE_PAUSED);
+  gst_debug_remove_log_function_by_data (&building);
+  gst_debug_remove_log_function_by_data (&not_building);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  stop_at_once (pipeline, "after the start");
+  *built = g_atomic_int_get (&building.seen) > 0;
+  *not_built = g_atomic_int_get (&not_building.seen) > 0;
+  gst_object_unref (pipeline);
+  g_free (description);
+}
+
+/* Upstream offers several formats, or any: the element does not know
+ * which will come, and builds nothing at start (it says so in its debug
+ * log, as it does when it builds); one format it builds for. */
+GST_START_TEST (test_start_builds_only_for_one_format)
+{
+  static const struct
+  {
+    const gchar *caps;
+    gboolean builds;
+  } upstreams[] = {
+    {"video/x-raw,format={YUY2,NV12},width=64,height=36", FALSE},
+    {"video/x-raw,width=64,height=36", FALSE},
+    {"identity", FALSE},
+    {"video/x-raw,format=v210", FALSE},
+    {"video/x-raw,format=YUY2", TRUE},
+  };
+  gchar *cache = g_dir_make_tmp ("clfilter-cold-XXXXXX", NULL);
+
+  g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  g_unsetenv ("POCL_CACHE_DIR");
+  for (guint i = 0; i < G_N_ELEMENTS (upstreams); i++) {
+    gboolean built, not_built;
+
+    start_with_upstream (upstreams[i].caps, &built, &not_built);
+    fail_unless (built == upstreams[i].builds && not_built == !built,
+        "upstream %s: said it built at start %d, did not %d",
+        upstreams[i].caps, built, not_built);
+  }
+  /* The one build ends before the process does. */
+  fail_unless (wait_cached_programs (cache, 2));
+  remove_tree (cache);
+  g_free (cache);
+}
+
+GST_END_TEST;
+
 static Suite *
 robustness_suite (void)
 {
@@ -1632,6 +1778,8 @@ robustness_suite (void)
   tcase_add_test (tc, test_seek_while_building);
   tcase_add_test (tc, test_seek_while_building_caps_sent);
   tcase_add_test (tc, test_building_is_said);
+  tcase_add_test (tc, test_start_builds_the_one_format);
+  tcase_add_test (tc, test_start_builds_only_for_one_format);
   return s;
 }
 
