@@ -1568,38 +1568,62 @@ check_changing_frames (void)
   clf_plan_free (plan);
 }
 
-/* Whether a thread of an engine's builds (named "clf-build") runs in
- * this process. */
-static bool
-builds_running (void)
+/* The threads of this process, and how many of them are an engine's
+ * builds (named "clf-build" by the thread itself, once it runs). */
+static unsigned
+count_threads (unsigned *builds)
 {
-  bool running = false;
+  unsigned n = 0;
+  *builds = 0;
   DIR *d = opendir ("/proc/self/task");
-  for (struct dirent * de; d && !running && (de = readdir (d));) {
+  for (struct dirent * de; d && (de = readdir (d));) {
     char path[300], name[32] = "";
     if (de->d_name[0] == '.')
       continue;
+    n++;
     snprintf (path, sizeof path, "/proc/self/task/%s/comm", de->d_name);
     FILE *f = fopen (path, "r");
-    running = f && fgets (name, sizeof name, f)
-        && strncmp (name, "clf-build", 9) == 0;
+    if (f && fgets (name, sizeof name, f)
+        && strncmp (name, "clf-build", 9) == 0)
+      (*builds)++;
     if (f)
       fclose (f);
   }
   if (d)
     closedir (d);
-  return running;
+  return n;
 }
 
 /* Longer than a build from the cache takes under valgrind. */
 #define BUILDS_END_S 600
 
+/* Waits until the builds started since the process had `threads`
+ * threads have ended: no thread named as a build, and no more threads
+ * than then (a build's thread is named only once it runs). */
 static bool
-wait_builds_ended (void)
+wait_builds_ended (unsigned threads)
 {
-  for (int i = 0; i < BUILDS_END_S * 100 && builds_running (); i++)
+  unsigned builds = 0;
+  for (int i = 0; i < BUILDS_END_S * 100; i++) {
+    if (count_threads (&builds) <= threads && builds == 0)
+      return true;
     g_usleep (10 * 1000);
-  return !builds_running ();
+  }
+  return false;
+}
+
+/* Waits until the engine's cache stats count `n` programs loaded or
+ * stored, into `stats`. */
+static bool
+wait_programs_built (ClfEngine * e, unsigned n, ClfCacheStats * stats)
+{
+  for (int i = 0; i < BUILDS_END_S * 100; i++) {
+    clf_engine_cache_stats (e, stats);
+    if (stats->loads + stats->stores >= n)
+      return true;
+    g_usleep (10 * 1000);
+  }
+  return false;
 }
 
 /* Builds started with nobody waiting (clf_plan_start_builds): they end
@@ -1632,9 +1656,8 @@ check_started_builds (void)
   CHECK (clf_plan_start_builds (plan, &params, &err), "started builds: %s",
       message_of (err));
   clf_plan_free (plan);
-  CHECK (wait_builds_ended (), "started builds: still running after %d s",
-      BUILDS_END_S);
-  clf_engine_cache_stats (e, &built);
+  CHECK (wait_programs_built (e, 2, &built), "started builds: not built "
+      "after %d s", BUILDS_END_S);
   /* NV12: a program for luma, one for the interleaved chroma. */
   CHECK (built.loads + built.stores == 2, "started builds: %u loaded and %u "
       "stored, want 2 in all", built.loads, built.stores);
@@ -1650,13 +1673,14 @@ check_started_builds (void)
 
   e = clf_engine_new ("auto", &err);
   plan = e ? clf_plan_new (e, &nv12, &err) : NULL;
+  unsigned builds, threads = count_threads (&builds);
   CHECK (plan && clf_plan_start_builds (plan, &params, &err), "builds of "
       "an engine let go: %s", message_of (err));
   g_clear_error (&err);
   clf_plan_free (plan);
   clf_engine_unref (e);
-  CHECK (wait_builds_ended (), "builds of an engine let go: still running "
-      "after %d s", BUILDS_END_S);
+  CHECK (wait_builds_ended (threads), "builds of an engine let go: still "
+      "running after %d s", BUILDS_END_S);
 }
 
 static void
