@@ -1037,6 +1037,20 @@ wait_holding (FlushCatch * c)
   }
 }
 
+/* Drops the EOS messages on the pipeline's bus: after a flushing seek,
+ * an EOS of the segment before it (which may have ended while the test
+ * waited to seek, on a busy machine) says nothing of the new one. */
+static void
+drop_stale_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *message;
+
+  while ((message = gst_bus_pop_filtered (bus, GST_MESSAGE_EOS)))
+    gst_message_unref (message);
+  gst_object_unref (bus);
+}
+
 /* Flushing seeks while frames flow (with the sink waiting on the clock,
  * or as fast as they go): nothing hangs, no stale frame comes out after a
  * flush, and the frames of each new segment start at the position sought,
@@ -1072,6 +1086,7 @@ GST_START_TEST (test_flushing_seeks)
     fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
             GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
             seeks[s].start, GST_SEEK_TYPE_SET, seeks[s].stop));
+    drop_stale_eos (pipeline);
     /* The next seek while this segment's frames flow. */
     if (s + 1 < G_N_ELEMENTS (seeks))
       frame_log_wait_out (log, frame_log_n_out (log) + 4);
