@@ -2187,6 +2187,7 @@ GST_START_TEST (test_frames_in_flight_flushing_seeks)
     fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
             GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
             starts[i], GST_SEEK_TYPE_SET, starts[i] + GST_SECOND / 2));
+    drop_stale_eos (pipeline);
     g_mutex_lock (&w.lock);
     w.start = starts[i];
     w.stop = starts[i] + GST_SECOND / 2;

@@ -435,3 +435,14 @@ harness_free (GstHarness * h, GstBus * bus)
   gst_object_unref (bus);
   gst_harness_teardown (h);
 }
+
+void
+drop_stale_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *message;
+
+  while ((message = gst_bus_pop_filtered (bus, GST_MESSAGE_EOS)))
+    gst_message_unref (message);
+  gst_object_unref (bus);
+}

@@ -1,6 +1,7 @@
 /* Shared by the gst-check tests: the formats written out by hand, random
  * frames as they reach the element (from its pool, padded, unaligned), and
- * the check of an output frame against the C reference. */
+ * the check of an output frame against the C reference; harnesses and
+ * buses. */
 #pragma once
 
 #include <gst/check/gstcheck.h>
@@ -86,3 +87,9 @@ void harness_free (GstHarness * h, GstBus * bus);
 void pop_error (GstBus * bus, GError ** error, gchar ** debug);
 void set_caps (GstHarness * h, const gchar * format, guint width,
     guint height, GstVideoInfo * info);
+
+/* Drops the EOS messages on the pipeline's bus, for a test to call after
+ * a flushing seek: an EOS of the segment before it (which may have ended
+ * while the test waited to seek, on a busy machine) says nothing of the
+ * new one. */
+void drop_stale_eos (GstElement * pipeline);

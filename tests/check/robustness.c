@@ -1037,20 +1037,6 @@ wait_holding (FlushCatch * c)
   }
 }
 
-/* Drops the EOS messages on the pipeline's bus: after a flushing seek,
- * an EOS of the segment before it (which may have ended while the test
- * waited to seek, on a busy machine) says nothing of the new one. */
-static void
-drop_stale_eos (GstElement * pipeline)
-{
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *message;
-
-  while ((message = gst_bus_pop_filtered (bus, GST_MESSAGE_EOS)))
-    gst_message_unref (message);
-  gst_object_unref (bus);
-}
-
 /* Flushing seeks while frames flow (with the sink waiting on the clock,
  * or as fast as they go): nothing hangs, no stale frame comes out after a
  * flush, and the frames of each new segment start at the position sought,
