@@ -182,6 +182,20 @@ run_and_compare (ClfPlan * plan, const ClfParams * params,
   return frames_equal (format, out, want, what);
 }
 
+/* Filters `in` with `params` and checks every byte against the C
+ * reference's. */
+static void
+check_against_reference (ClfPlan * plan, const ClfParams * params,
+    const ClfFrameFormat * format, const char *what, const ClfHostFrame * in)
+{
+  ClfHostFrame want, out;
+  test_frame_init (&want, format, false);
+  clf_ref_filter_frame (params, format, in, &want);
+  if (run_and_compare (plan, params, format, what, in, &out, &want))
+    test_frame_clear (&out);
+  test_frame_clear (&want);
+}
+
 /* Runs every mode with both borders at `radius` on one random frame;
  * checks each against the reference and the blurs against each other. */
 static void
@@ -404,14 +418,9 @@ check_both_borders (ClfPlan * plan, const ClfFrameFormat * f,
   for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
       border++) {
     ClfParams params = { mode, radius, border };
-    ClfHostFrame want, out;
     char what[160];
     describe (what, sizeof what, layout, f, &params);
-    test_frame_init (&want, f, false);
-    clf_ref_filter_frame (&params, f, in, &want);
-    if (run_and_compare (plan, &params, f, what, in, &out, &want))
-      test_frame_clear (&out);
-    test_frame_clear (&want);
+    check_against_reference (plan, &params, f, what, in);
   }
 }
 
@@ -646,15 +655,10 @@ check_extreme_values (void)
         for (ClfMode mode = CLF_MODE_SEPARABLE; mode <= CLF_MODE_SLIDING;
             mode++) {
           ClfParams params = { mode, edge_radii[r], CLF_BORDER_MIRROR };
-          ClfHostFrame want, out;
           char what[160];
           describe (what, sizeof what, checker ? "checkerboard" : "maximum",
               format, &params);
-          test_frame_init (&want, format, false);
-          clf_ref_filter_frame (&params, format, &in, &want);
-          if (run_and_compare (plan, &params, format, what, &in, &out, &want))
-            test_frame_clear (&out);
-          test_frame_clear (&want);
+          check_against_reference (plan, &params, format, what, &in);
         }
       test_frame_clear (&in);
       clf_plan_free (plan);
@@ -1811,17 +1815,12 @@ check_convolve (ClfPlan * plan, const char *layout,
     ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = border,
       .kernel = *kernel
     };
-    ClfHostFrame want, out;
     char what[200];
     snprintf (what, sizeof what, "%s %ux%u convolve %ux%u %s divisor=%d "
         "bias=%d border=%s", layout, format->components[0].width,
         format->components[0].height, kernel->size, kernel->size, kind,
         kernel->divisor, kernel->bias, clf_border_name (border));
-    test_frame_init (&want, format, false);
-    clf_ref_filter_frame (&params, format, in, &want);
-    if (run_and_compare (plan, &params, format, what, in, &out, &want))
-      test_frame_clear (&out);
-    test_frame_clear (&want);
+    check_against_reference (plan, &params, format, what, in);
   }
 }
 
