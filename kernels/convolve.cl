@@ -24,7 +24,10 @@
  * coefficients that are not zero, two ints
  * each, in rows, where (i side + j in the tiles, side the tile's; i
  * CONV_TAP_ROW + j in the strips) and k[i][j].  The kernels take the
- * taps where at most half the coefficients are not zero.  A new kernel is a new buffer, not a new program.  Sums are
+ * taps where at most half the coefficients are not zero.  Then (for the
+ * float tiles) each column's span: the first row and one past the last
+ * whose coefficient is not zero (0, 0 for a column of zeros).  A new
+ * kernel is a new buffer, not a new program.  Sums are
  * exact: int sums stay below 2^31 (the host checked max * sum |k|), long
  * ones below 2^55.
  * mode=convolve's programs are built from common.cl and this file alone,
@@ -56,10 +59,13 @@ typedef struct {
  * multiply and shift (|s| + rounding < 2^31), long ones by a division. */
 uint out_value_int(int s, Divide d)
 {
-  const ulong n = (ulong) abs(s) + d.rounding;
-  const long q = (long) ((n * d.mul) >> d.shift);
-  const long v = ((s < 0) != d.negative ? -q : q) + d.bias;
-  return (uint) clamp(v, 0L, (long) VALUE_MAX);
+  /* n < 2^31 and mul < 2^32 (src/clf-convolve.h): their product from two
+   * 32-bit multiplies, not a 64-bit one. */
+  const uint n = abs(s) + (uint) d.rounding, m = (uint) d.mul;
+  const int q = (int) (upsample(mul_hi(n, m), n * m) >> d.shift);
+  /* q < 2^31 and the bias an int: a sum that saturates clamps the same. */
+  const int v = add_sat((s < 0) != d.negative ? -q : q, (int) d.bias);
+  return (uint) clamp(v, 0, (int) VALUE_MAX);
 }
 
 uint out_value_long(long s, Divide d)
@@ -175,26 +181,47 @@ DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
  * (in any order of additions).  A work-group of CONV_GROUP x
  * CONV_FLOAT_GROUP_Y work-items takes a block of CONV_GROUP x 4
  * CONV_FLOAT_GROUP_Y pixels, each work-item 4 pixels of one column: the
- * tile holds float4 values (converted once, read K^2 times; 29,760 bytes
- * at most, within the 32 KiB every device has), and down each of the
+ * tile holds FV values (converted once, read K^2 times; 29,760 bytes at
+ * most, within the 32 KiB every device has), and down each of the
  * kernel's columns a work-item slides a window of 4 tile pixels, one local
- * read for 4 products.  Zero coefficients are multiplied too: a branch
- * on them gained nothing.  The host takes this kernel for layouts of up
- * to 4 samples a pixel. */
+ * read for 4 products.  Zero coefficients inside a column's span are
+ * multiplied too: a branch on them gained nothing.  The host takes this
+ * kernel for layouts of up to 4 samples a pixel. */
 #if CONV_FLOAT_ROWS != 4
 #error "convolve_tiles_float's window is written for 4 rows"
 #endif
 #define CONV_FLOAT_BLOCK (CONV_FLOAT_ROWS * CONV_FLOAT_GROUP_Y)
 #define CONV_FLOAT_SIDE (CONV_GROUP + 2 * CONV_MAX_RADIUS)
 
-/* A pixel's values as a float4 (lanes past BPP and copied ones 0). */
-float4 float_pixel(__global const S *px)
+/* The float lanes: up to the last filtered sample of a pixel, so that
+ * gray takes scalars and RGBA, its alpha copied, float3s. */
+#if MASK >= 8
+#define FLOAT_LANES 4
+#elif MASK >= 4
+#define FLOAT_LANES 3
+#elif MASK >= 2
+#define FLOAT_LANES 2
+#else
+#define FLOAT_LANES 1
+#endif
+#if FLOAT_LANES == 1
+#define FV float
+#else
+#define FV PASTE(float, FLOAT_LANES)
+#endif
+
+/* A pixel's values as an FV (copied lanes 0). */
+FV float_pixel(__global const S *px)
 {
   float v[4] = { 0, 0, 0, 0 };
-  for (int c = 0; c < BPP && c < 4; c++)
+  for (int c = 0; c < FLOAT_LANES; c++)
     if (FILTERED(c))
       v[c] = (float) VALUE_OF((uint) px[c]);
-  return vload4(0, v);
+#if FLOAT_LANES == 1
+  return v[0];
+#else
+  return PASTE(vload, FLOAT_LANES)(0, v);
+#endif
 }
 
 /* Kernel row i of column j: the window's rows, a (its top) to d, times
@@ -209,12 +236,35 @@ float4 float_pixel(__global const S *px)
     s3 = mad(k, d, s3);                                                   \
   } while (0)
 
+/* Rows first .. end - 1 of kernel column j, four steps a turn, the
+ * window's rows taking turns as its top. */
+#define FLOAT_COLUMN(first, end)                                          \
+  do {                                                                    \
+    __local const FV *col =                                               \
+        tile + ly * CONV_FLOAT_ROWS * CONV_FLOAT_SIDE + lx + j;           \
+    int i = (first);                                                      \
+    FV a = col[i * CONV_FLOAT_SIDE], b = col[(i + 1) * CONV_FLOAT_SIDE],  \
+        c = col[(i + 2) * CONV_FLOAT_SIDE], d;                            \
+    for (; i + 4 <= (end); i += 4) {                                      \
+      FLOAT_STEP(i, a, b, c, d);                                          \
+      FLOAT_STEP(i + 1, b, c, d, a);                                      \
+      FLOAT_STEP(i + 2, c, d, a, b);                                      \
+      FLOAT_STEP(i + 3, d, a, b, c);                                      \
+    }                                                                     \
+    if (i < (end))                                                        \
+      FLOAT_STEP(i, a, b, c, d);                                          \
+    if (i + 1 < (end))                                                    \
+      FLOAT_STEP(i + 1, b, c, d, a);                                      \
+    if (i + 2 < (end))                                                    \
+      FLOAT_STEP(i + 2, c, d, a, b);                                      \
+  } while (0)
+
 #ifdef WANT_convolve_tiles_float
 __kernel __attribute__((reqd_work_group_size(CONV_GROUP, CONV_FLOAT_GROUP_Y,
         1)))
 void convolve_tiles_float(CONVOLVE_ARGS)
 {
-  __local float4 tile[CONV_FLOAT_SIDE * (CONV_FLOAT_BLOCK
+  __local FV tile[CONV_FLOAT_SIDE * (CONV_FLOAT_BLOCK
           + 2 * CONV_MAX_RADIUS)];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int x0 = get_group_id(0) * CONV_GROUP - radius;
@@ -242,36 +292,35 @@ void convolve_tiles_float(CONVOLVE_ARGS)
   if (x >= width || y >= height)
     return;
   const int k_side = 2 * radius + 1;
-  float4 s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  FV s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  /* Each column's rows from its first coefficient that is not zero to
+   * its last (a motion blur's band: 14 of its 49 steps). */
+  __constant const int *spans = coeffs + 2 * k_side * k_side
+      + max(2 * n_taps, 1);
   for (int j = 0; j < k_side; j++) {
-    __local const float4 *col =
-        tile + ly * CONV_FLOAT_ROWS * CONV_FLOAT_SIDE + lx + j;
-    float4 a = col[0], b = col[CONV_FLOAT_SIDE], c = col[2 * CONV_FLOAT_SIDE];
-    float4 d;
-    /* Four steps a turn, the window's rows taking turns as its top. */
-    int i = 0;
-    for (; i + 4 <= k_side; i += 4) {
-      FLOAT_STEP(i, a, b, c, d);
-      FLOAT_STEP(i + 1, b, c, d, a);
-      FLOAT_STEP(i + 2, c, d, a, b);
-      FLOAT_STEP(i + 3, d, a, b, c);
-    }
-    if (i < k_side)
-      FLOAT_STEP(i, a, b, c, d);
-    if (i + 1 < k_side)
-      FLOAT_STEP(i + 1, b, c, d, a);
-    if (i + 2 < k_side)
-      FLOAT_STEP(i + 2, c, d, a, b);
+    const int first = spans[2 * j], end = spans[2 * j + 1];
+    /* A whole column (every dense kernel's) from a constant start. */
+    if (first == 0 && end == k_side)
+      FLOAT_COLUMN(0, k_side);
+    else if (first < end)
+      FLOAT_COLUMN(first, end);
   }
-  const float4 sums[CONV_FLOAT_ROWS] = { s0, s1, s2, s3 };
+  const FV sums[CONV_FLOAT_ROWS] = { s0, s1, s2, s3 };
+  const Divide divide = DIVIDE_OF_ARGS;
   for (int o = 0; o < CONV_FLOAT_ROWS && y + o < height; o++) {
     float v[4];
-    vstore4(sums[o], 0, v);
-    int sum[BPP];
+#if FLOAT_LANES == 1
+    v[0] = sums[o];
+#else
+    PASTE(vstore, FLOAT_LANES)(sums[o], 0, v);
+#endif
+    /* The pixel in one store. */
+    __global const S *keep = KEEP_ROW(y + o) + x * BPP;
+    S px[BPP];
     for (int c = 0; c < BPP; c++)
-      sum[c] = c < 4 ? convert_int(v[c]) : 0;
-    STORE_CONVOLVED(int, DST_ROW(y + o) + x * BPP, KEEP_ROW(y + o) + x * BPP,
-        sum, DIVIDE_OF_ARGS);
+      px[c] = FILTERED(c) ? (S) CONTAINER_OF(out_value_int(c < FLOAT_LANES
+              ? convert_int(v[c]) : 0, divide)) : keep[c];
+    STORE_PIX(LOAD_PIX(0, px), x, DST_ROW(y + o));
   }
 }
 #endif

@@ -112,6 +112,27 @@ add_taps (const ClfKernel * kernel, uint32_t tap_row,
   setup->n_coeffs += MAX (2 * t, 1);
 }
 
+/* Each column's span: its first row whose coefficient is not zero and
+ * one past its last, (0, 0) for a column of zeros, so that the float
+ * tiles skip the rows of zeros above and below (a motion blur is a band). */
+static void
+add_column_spans (const ClfKernel * kernel, ClfConvolveSetup * setup)
+{
+  const uint32_t n = kernel->size;
+  cl_int *spans = setup->coeffs + setup->n_coeffs;
+  for (uint32_t j = 0; j < n; j++) {
+    cl_int first = -1, end = 0;
+    for (uint32_t i = 0; i < n; i++)
+      if (kernel->coeffs[i * n + j] != 0) {
+        first = first < 0 ? (cl_int) i : first;
+        end = (cl_int) i + 1;
+      }
+    spans[2 * j] = MAX (first, 0);
+    spans[2 * j + 1] = end;
+  }
+  setup->n_coeffs += 2 * n;
+}
+
 void
 clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     bool cpu_kernels, ClfConvolveSetup * setup)
@@ -143,6 +164,7 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     setup->n_coeffs = 2 * area;
     add_taps (kernel, cpu_kernels ? CLF_CONV_TAP_ROW :
         CLF_CONV_GROUP + 2 * setup->radius, setup);
+    add_column_spans (kernel, setup);
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
   setup->half = setup->abs_divisor / 2;
@@ -158,6 +180,7 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     setup->shift = 31 + log2_ceil (setup->abs_divisor);
     setup->mul = ((UINT64_C (1) << setup->shift) + setup->abs_divisor - 1)
         / setup->abs_divisor;
+    g_assert (setup->mul < (UINT64_C (1) << 32));
   }
 }
 

@@ -10,7 +10,9 @@
  * for a rank-1 kernel k = u v^T on GPUs, else k in rows, k in rows as
  * floats, then the taps: where and k[i][j] of each coefficient that is
  * not zero, where = i * side + j for the GPUs' tiles, i *
- * CLF_CONV_TAP_ROW + j for the CPUs' strips; see convolve.cl), and the
+ * CLF_CONV_TAP_ROW + j for the CPUs' strips, then each column's span of
+ * rows from its first coefficient that is not zero to its last; see
+ * convolve.cl), and the
  * division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *
@@ -18,7 +20,8 @@
  * largest value of `depth` bits): the kernels then take int sums and
  * divide by a multiply and a shift, (n * mul) >> shift == n / |d| for
  * every n < 2^31 (mul = ceil(2^shift / |d|), shift = 31 + ceil(log2
- * |d|): n * mul < 2^63).  Otherwise (`wide`) they take long sums (|S| <=
+ * |d|): mul < 2^32, as |d| > 2^(shift - 32), so n * mul < 2^63 and the
+ * kernels multiply in 32-bit halves).  Otherwise (`wide`) they take long sums (|S| <=
  * 65535 * 225 * 2^31 < 2^55) and a 64-bit division. */
 typedef struct {
   uint32_t size;                /* K */
@@ -26,7 +29,7 @@ typedef struct {
   bool rank1;                   /* two passes of u and v */
   bool wide;
   bool float_sums;              /* max * sum |k| <= 2^24: exact in floats */
-  cl_int coeffs[4 * CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];
+  cl_int coeffs[(4 * CLF_MAX_KERNEL_SIZE + 2) * CLF_MAX_KERNEL_SIZE];
   uint32_t n_coeffs;
   cl_int n_taps;
   cl_ulong abs_divisor;         /* |d|: up to 225 * 2^31 */

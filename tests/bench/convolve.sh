@@ -38,7 +38,7 @@ clfilter_ms() {
     ! clfilter mode=convolve device="${DEVICE:-auto}" kernel="<$1>" \
       divisor=0 stats-interval=0 ! fakesink 2>&1 \
     | sed -n 's/.*clfilter-summary.*median-kernel-ns=(guint64)\([0-9]*\).*/\1/p' \
-    | awk '{ printf "%.2f", $1 / 1e6 }'
+    | awk '{ printf "%.3f", $1 / 1e6 }'
 }
 
 # OpenCV's median cv2.filter2D call (ms), same kernel, or "-".
