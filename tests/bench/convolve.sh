@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # mode=convolve's kernel times on RGBA frames, 7x7 (the seed's motion
-# blur) and 15x15 (a random kernel), with OpenCV's cv2.filter2D on the
-# same kernel in the same run where cv2 is importable (on the CPU, or with
-# OCL=1 through its OpenCL T-API, on the device OPENCV_OPENCL_DEVICE
-# names), FFmpeg's convolution filter (CPU, planar GBRAP frames) and
+# blur, and a dense random kernel) and 15x15 (a random kernel), with
+# OpenCV's cv2.filter2D on the same kernel in the same run where cv2 is
+# importable (on the CPU, or with OCL=1 through its OpenCL T-API, on the
+# device OPENCV_OPENCL_DEVICE names), FFmpeg's convolution filter (CPU, planar GBRAP frames) and
 # convolution_opencl (its first OpenCL device) where ffmpeg is installed
 # (both take kernels up to 7x7 only), and the device's copy floor
 # (clf-floor).  Prints one line a case: what, clfilter's median kernel
@@ -29,6 +29,10 @@ width=${size%x*} height=${size#*x}
 export GST_PLUGIN_PATH=$build/gst
 
 motion="0,0,0,0,0,145,0,0,0,0,0,376,1283,145,0,0,0,376,1283,376,0,0,376,1283,376,0,0,0,145,1283,376,0,0,0,0,0,145,0,0,0,0,0,0,0,0,0,0,0,0"
+# A dense kernel of K*K random integers in -8..8 (none zero).
+dense() {
+  awk -v n="$1" 'BEGIN { srand(n); for (i = 0; i < n * n; i++) { do v = int(rand() * 17) - 8; while (v == 0); printf "%s%d", i ? "," : "", v } }'
+}
 big=$(awk 'BEGIN { srand(15); for (i = 0; i < 225; i++) printf "%s%d", i ? "," : "", int(rand() * 17) - 8 }')
 
 # clfilter's median kernel time (ms) for a kernel.
@@ -101,7 +105,8 @@ ffmpeg_ms() {
 
 printf '%-28s %12s %12s %8s %12s %14s\n' case clfilter-ms opencv-ms ratio \
   ffmpeg-ms ffmpeg-ocl-ms
-for name in "7x7 motion blur:$motion" "15x15 random:$big"; do
+for name in "7x7 motion blur:$motion" "7x7 random dense:$(dense 7)" \
+  "15x15 random:$big"; do
   what=${name%%:*} kernel=${name#*:}
   clf=$(clfilter_ms "$kernel")
   cv=$(opencv_ms "$kernel")
