@@ -97,11 +97,17 @@ uint16 out_values_long16(long16 s, Divide d)
           (long16) VALUE_MAX));
 }
 
-/* One pixel's filtered samples from sums, the others from `keep`. */
+/* One pixel's filtered samples from sums, the others from `keep`, in one
+ * store. */
 #define STORE_CONVOLVED(ACC, out, keep, sum, d)                           \
-  for (int c = 0; c < BPP; c++)                                           \
-    (out)[c] = FILTERED(c) ?                                              \
-        (S) CONTAINER_OF(PASTE(out_value_, ACC)((sum)[c], d)) : (keep)[c]
+  do {                                                                    \
+    S px_[BPP];                                                           \
+    for (int c = 0; c < BPP; c++)                                         \
+      px_[c] = FILTERED(c) ?                                              \
+          (S) CONTAINER_OF(PASTE(out_value_, ACC)((sum)[c], d)) :         \
+          (keep)[c];                                                      \
+    STORE_PIX(LOAD_PIX(0, px_), 0, out);                                  \
+  } while (0)
 
 /* ---- GPUs: tiles in local memory --------------------------------------
  * A work-group of CONV_GROUP x CONV_GROUP work-items, one a pixel, stages
@@ -314,13 +320,11 @@ void convolve_tiles_float(CONVOLVE_ARGS)
 #else
     PASTE(vstore, FLOAT_LANES)(sums[o], 0, v);
 #endif
-    /* The pixel in one store. */
-    __global const S *keep = KEEP_ROW(y + o) + x * BPP;
-    S px[BPP];
+    int sum[BPP];
     for (int c = 0; c < BPP; c++)
-      px[c] = FILTERED(c) ? (S) CONTAINER_OF(out_value_int(c < FLOAT_LANES
-              ? convert_int(v[c]) : 0, divide)) : keep[c];
-    STORE_PIX(LOAD_PIX(0, px), x, DST_ROW(y + o));
+      sum[c] = c < FLOAT_LANES ? convert_int(v[c]) : 0;
+    STORE_CONVOLVED(int, DST_ROW(y + o) + x * BPP, KEEP_ROW(y + o) + x * BPP,
+        sum, divide);
   }
 }
 #endif

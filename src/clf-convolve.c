@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A plan's kernel as its passes take it: worked out, and copied to the
+ * device, when the kernel or the depth changes, not for every frame. */
 struct ClfConvolve {
-  cl_mem coeffs;                /* the coefficients of `kernel` */
+  cl_mem coeffs;                /* setup.coeffs on the device */
   ClfKernel kernel;
+  uint32_t depth;
+  ClfConvolveSetup setup;
 };
 
 bool
@@ -194,30 +198,35 @@ clf_convolve_free (ClfConvolve * convolve)
   g_free (convolve);
 }
 
-/* The device's copy of the kernel's coefficients (u and v, or the taps),
- * made anew when the kernel changes: a buffer made from host
- * memory with CL_MEM_COPY_HOST_PTR, so a frame in flight keeps the one it
- * was enqueued with (released, it lives until its commands end) and no
- * write waits for it. */
-static cl_mem
-coefficients (ClfPlan * plan, const ClfKernel * kernel,
-    const ClfConvolveSetup * setup, GError ** error)
+/* The plan's kernel for samples of `depth` bits, its setup and the
+ * device's copy of its coefficients made anew when either changes: a
+ * buffer made from host memory with CL_MEM_COPY_HOST_PTR, so a frame in
+ * flight keeps the one it was enqueued with (released, it lives until
+ * its commands end) and no write waits for it. */
+static const ClfConvolve *
+convolve_for (ClfPlan * plan, const ClfKernel * kernel, uint32_t depth,
+    GError ** error)
 {
   ClfConvolve *conv = plan->convolve;
   if (!conv)
     conv = plan->convolve = g_new0 (ClfConvolve, 1);
-  if (conv->coeffs && memcmp (&conv->kernel, kernel, sizeof *kernel) == 0)
-    return conv->coeffs;
+  if (conv->coeffs && conv->depth == depth
+      && memcmp (&conv->kernel, kernel, sizeof *kernel) == 0)
+    return conv;
+  ClfConvolveSetup setup;
+  clf_convolve_setup (kernel, depth, plan->cpu_kernels, &setup);
   cl_int status;
   cl_mem mem = clCreateBuffer (clf_engine_context (plan->engine),
       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-      setup->n_coeffs * sizeof (cl_int), (void *) setup->coeffs, &status);
+      setup.n_coeffs * sizeof (cl_int), setup.coeffs, &status);
   CLF_CHECK (status, "clCreateBuffer", error, fail);
   if (conv->coeffs)
     clReleaseMemObject (conv->coeffs);
   conv->coeffs = mem;
   conv->kernel = *kernel;
-  return mem;
+  conv->depth = depth;
+  conv->setup = setup;
+  return conv;
 
 fail:
   return NULL;
@@ -270,13 +279,13 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, GError ** error)
 {
-  ClfConvolveSetup s;
-  clf_convolve_setup (&params->kernel, p->depth, plan->cpu_kernels, &s);
-  cl_mem coeffs = coefficients (plan, &params->kernel, &s, error);
-  if (!coeffs)
+  const ClfConvolve *conv = convolve_for (plan, &params->kernel, p->depth,
+      error);
+  if (!conv)
     return false;
+  const ClfConvolveSetup *s = &conv->setup;
 
-  const KernelId id = convolve_kernel (plan->cpu_kernels, &s, p);
+  const KernelId id = convolve_kernel (plan->cpu_kernels, s, p);
   size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
   const size_t *local = local_size;
   cl_int seg = 1;
@@ -284,7 +293,7 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     /* Strips as the CPUs' blurs take them, for a window of K rows. */
     const Pass pass = { id, STRIP };
     ClfParams window = *params;
-    window.radius = s.radius;
+    window.radius = s->radius;
     seg = (cl_int) clf_work_shape_size (plan->compute_units,
         &set->spec.layout, 1, &pass, p, &window, global);
     local = clf_pass_local_size (true, 1, &pass, global, local_size);
@@ -298,7 +307,7 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;
   }
   if (!set_convolve_args (set->kernels[id], src, in, dst, out, p,
-          params->border, keep_from_dst, seg, coeffs, &s, error))
+          params->border, keep_from_dst, seg, conv->coeffs, s, error))
     return false;
 
   const cl_event *wait;
