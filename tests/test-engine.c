@@ -130,10 +130,17 @@ static void
 describe (char *buf, size_t size, const char *layout,
     const ClfFrameFormat * format, const ClfParams * params)
 {
-  snprintf (buf, size, "%s %ux%u mode=%s border=%s radius=%u", layout,
-      format->components[0].width, format->components[0].height,
-      clf_mode_name (params->mode), clf_border_name (params->border),
-      params->radius);
+  if (params->mode == CLF_MODE_CONVOLVE)
+    snprintf (buf, size, "%s %ux%u mode=convolve border=%s kernel %ux%u "
+        "divisor=%d bias=%d", layout, format->components[0].width,
+        format->components[0].height, clf_border_name (params->border),
+        params->kernel.size, params->kernel.size, params->kernel.divisor,
+        params->kernel.bias);
+  else
+    snprintf (buf, size, "%s %ux%u mode=%s border=%s radius=%u", layout,
+        format->components[0].width, format->components[0].height,
+        clf_mode_name (params->mode), clf_border_name (params->border),
+        params->radius);
 }
 
 static double
@@ -2070,6 +2077,34 @@ check_convolve_720p (void)
   clf_plan_free (plan);
 }
 
+/* Frames in device buffers and in host memory, planes at odd offsets
+ * with odd strides, where a pixel of 2 or 4 bytes lies unaligned (the
+ * other cases stage frames, pixels aligned): a dense and a sparse kernel
+ * on RGBA and on pixels of two samples. */
+static void
+check_convolve_frames (void)
+{
+  const struct {
+    const char *name;
+    ClfFrameFormat f;
+  } layouts[] = {
+    {"rgba", one_plane (37, 53, 4, 0x7, 0x7)},
+    {"gray+alpha", one_plane (29, 61, 2, 0x1, 0x1)},
+  };
+  const struct {
+    uint32_t size;
+    int kind;
+  } kernels[] = { {7, KERNEL_SMALL}, {15, KERNEL_SPARSE} };
+  for (size_t l = 0; l < N_OF (layouts); l++)
+    for (size_t i = 0; i < N_OF (kernels); i++) {
+      ClfParams params = {.mode = CLF_MODE_CONVOLVE,
+        .border = (ClfBorder) (i % 2),
+        .kernel = random_kernel (kernels[i].size, kernels[i].kind)
+      };
+      check_frame_pairings (layouts[l].name, &layouts[l].f, &params);
+    }
+}
+
 static void
 test_convolve (void)
 {
@@ -2079,6 +2114,7 @@ test_convolve (void)
   check_convolve_extremes ();
   check_convolve_float_bound ();
   check_convolve_720p ();
+  check_convolve_frames ();
 }
 
 /* ---- the on-disk cache of program binaries ---------------------------- */
