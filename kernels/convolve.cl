@@ -184,20 +184,26 @@ DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
 
 /* Float sums, where they are exact: every product and partial sum is an
  * integer of at most max * sum |k| <= 2^24, which a float holds exactly
- * (in any order of additions).  A work-group of CONV_GROUP x
- * CONV_FLOAT_GROUP_Y work-items takes a block of CONV_GROUP x 4
- * CONV_FLOAT_GROUP_Y pixels, each work-item 4 pixels of one column: the
- * tile holds FV values (converted once, read K^2 times; 29,760 bytes at
- * most, within the 32 KiB every device has), and down each of the
- * kernel's columns a work-item slides a window of 4 tile pixels, one local
- * read for 4 products.  Zero coefficients inside a column's span are
- * multiplied too: a branch on them gained nothing.  The host takes this
- * kernel for layouts of up to 4 samples a pixel. */
-#if CONV_FLOAT_ROWS != 4
-#error "convolve_tiles_float's window is written for 4 rows"
+ * (in any order of additions).  A work-group of CONV_FLOAT_GROUP_X x
+ * GROUP_Y work-items takes a block of CONV_FLOAT_GROUP_X x ROWS GROUP_Y
+ * pixels, each work-item ROWS pixels of one column: the tile, in local
+ * memory the host sizes (`tile`), holds FV values (converted once, read
+ * K^2 times), and down each of the kernel's columns a work-item slides a
+ * window of ROWS tile pixels, one local read for ROWS products.  Zero
+ * coefficients inside a column's span are multiplied too: a branch on
+ * them gained nothing.
+ *  convolve_tiles_float       4 rows a work-item, CONV_FLOAT_GROUP_Y of
+ *                             them a column: its tile fits the 32 KiB
+ *                             every device has
+ *  convolve_tiles_float_tall  8 rows, CONV_TALL_GROUP_Y a column: half
+ *                             the local reads a product, for kernels of
+ *                             CLF_CONV_TALL_MIN_SIZE and more, where the
+ *                             device's local memory holds its tile
+ * The host takes them for layouts of up to 4 samples a pixel. */
+#if CONV_FLOAT_ROWS != 4 || CONV_TALL_ROWS != 8
+#error "the float tiles' windows are written for 4 and 8 rows"
 #endif
-#define CONV_FLOAT_BLOCK (CONV_FLOAT_ROWS * CONV_FLOAT_GROUP_Y)
-#define CONV_FLOAT_SIDE (CONV_GROUP + 2 * CONV_MAX_RADIUS)
+#define CONV_FLOAT_SIDE (CONV_FLOAT_GROUP_X + 2 * CONV_MAX_RADIUS)
 
 /* The float lanes: up to the last filtered sample of a pixel, so that
  * gray takes scalars and RGBA, its alpha copied, float3s. */
@@ -230,12 +236,17 @@ FV float_pixel(__global const S *px)
 #endif
 }
 
-/* Kernel row i of column j: the window's rows, a (its top) to d, times
- * k[i][j] into sums s0 to s3; d is read first, from tile row i + 3. */
-#define FLOAT_STEP(i, a, b, c, d)                                         \
+/* Kernel row i of column j: reads the window's last row, tile row i +
+ * ROWS - 1 of the column, into `last`, and k[i][j] (k as floats). */
+#define FLOAT_READ(i, ROWS, last)                                         \
+  last = col[((i) + (ROWS) - 1) * CONV_FLOAT_SIDE];                       \
+  const float k = as_float(coeffs[k_side * k_side + (i) * k_side + j])
+
+/* A step of the 4-row window: the window's rows, a (its top) to d, times
+ * k[i][j] into sums s0 to s3. */
+#define FLOAT_STEP4(i, a, b, c, d)                                        \
   do {                                                                    \
-    d = col[((i) + 3) * CONV_FLOAT_SIDE];                                 \
-    const float k = as_float(coeffs[k_side * k_side + (i) * k_side + j]); \
+    FLOAT_READ(i, 4, d);                                                  \
     s0 = mad(k, a, s0);                                                   \
     s1 = mad(k, b, s1);                                                   \
     s2 = mad(k, c, s2);                                                   \
@@ -244,76 +255,107 @@ FV float_pixel(__global const S *px)
 
 /* Rows first .. end - 1 of kernel column j, four steps a turn, the
  * window's rows taking turns as its top. */
-#define FLOAT_COLUMN(first, end)                                          \
+#define FLOAT_COLUMN4(first, end)                                         \
   do {                                                                    \
-    __local const FV *col =                                               \
-        tile + ly * CONV_FLOAT_ROWS * CONV_FLOAT_SIDE + lx + j;           \
     int i = (first);                                                      \
     FV a = col[i * CONV_FLOAT_SIDE], b = col[(i + 1) * CONV_FLOAT_SIDE],  \
         c = col[(i + 2) * CONV_FLOAT_SIDE], d;                            \
     for (; i + 4 <= (end); i += 4) {                                      \
-      FLOAT_STEP(i, a, b, c, d);                                          \
-      FLOAT_STEP(i + 1, b, c, d, a);                                      \
-      FLOAT_STEP(i + 2, c, d, a, b);                                      \
-      FLOAT_STEP(i + 3, d, a, b, c);                                      \
+      FLOAT_STEP4(i, a, b, c, d);                                         \
+      FLOAT_STEP4(i + 1, b, c, d, a);                                     \
+      FLOAT_STEP4(i + 2, c, d, a, b);                                     \
+      FLOAT_STEP4(i + 3, d, a, b, c);                                     \
     }                                                                     \
     if (i < (end))                                                        \
-      FLOAT_STEP(i, a, b, c, d);                                          \
+      FLOAT_STEP4(i, a, b, c, d);                                         \
     if (i + 1 < (end))                                                    \
-      FLOAT_STEP(i + 1, b, c, d, a);                                      \
+      FLOAT_STEP4(i + 1, b, c, d, a);                                     \
     if (i + 2 < (end))                                                    \
-      FLOAT_STEP(i + 2, c, d, a, b);                                      \
+      FLOAT_STEP4(i + 2, c, d, a, b);                                     \
   } while (0)
 
-#ifdef WANT_convolve_tiles_float
-__kernel __attribute__((reqd_work_group_size(CONV_GROUP, CONV_FLOAT_GROUP_Y,
-        1)))
-void convolve_tiles_float(CONVOLVE_ARGS)
-{
-  __local FV tile[CONV_FLOAT_SIDE * (CONV_FLOAT_BLOCK
-          + 2 * CONV_MAX_RADIUS)];
-  const int lx = get_local_id(0), ly = get_local_id(1);
-  const int x0 = get_group_id(0) * CONV_GROUP - radius;
-  const int y0 = get_group_id(1) * CONV_FLOAT_BLOCK - radius;
-  /* Loops of constant counts, unrolled: each work-item's reads are all
-   * in flight at once.  A work-item stages one or two columns (2
-   * CONV_MAX_RADIUS < CONV_GROUP). */
-  const int rx0 = border_index(x0 + lx, width, border) * BPP;
-  const int rx1 = border_index(x0 + lx + CONV_GROUP, width, border) * BPP;
-#pragma unroll
-  for (int m = 0; m < (CONV_FLOAT_BLOCK + 2 * CONV_MAX_RADIUS
-          + CONV_FLOAT_GROUP_Y - 1) / CONV_FLOAT_GROUP_Y; m++) {
-    const int ty = ly + m * CONV_FLOAT_GROUP_Y;
-    if (ty < CONV_FLOAT_BLOCK + 2 * radius) {
-      __global const S *row = SRC_ROW(border_index(y0 + ty, height, border));
-      tile[ty * CONV_FLOAT_SIDE + lx] = float_pixel(row + rx0);
-      if (lx < 2 * radius)
-        tile[ty * CONV_FLOAT_SIDE + lx + CONV_GROUP] = float_pixel(row + rx1);
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
+/* The same for the 8-row window, a to h into s0 to s7. */
+#define FLOAT_STEP8(i, a, b, c, d, e, f, g, h)                            \
+  do {                                                                    \
+    FLOAT_READ(i, 8, h);                                                  \
+    s0 = mad(k, a, s0);                                                   \
+    s1 = mad(k, b, s1);                                                   \
+    s2 = mad(k, c, s2);                                                   \
+    s3 = mad(k, d, s3);                                                   \
+    s4 = mad(k, e, s4);                                                   \
+    s5 = mad(k, f, s5);                                                   \
+    s6 = mad(k, g, s6);                                                   \
+    s7 = mad(k, h, s7);                                                   \
+  } while (0)
 
-  const int x = get_global_id(0);
-  const int y = get_group_id(1) * CONV_FLOAT_BLOCK + ly * CONV_FLOAT_ROWS;
-  if (x >= width || y >= height)
-    return;
-  const int k_side = 2 * radius + 1;
-  FV s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  /* Each column's rows from its first coefficient that is not zero to
-   * its last (a motion blur's band: 14 of its 49 steps). */
-  __constant const int *spans = coeffs + 2 * k_side * k_side
-      + max(2 * n_taps, 1);
-  for (int j = 0; j < k_side; j++) {
-    const int first = spans[2 * j], end = spans[2 * j + 1];
-    /* A whole column (every dense kernel's) from a constant start. */
-    if (first == 0 && end == k_side)
-      FLOAT_COLUMN(0, k_side);
-    else if (first < end)
-      FLOAT_COLUMN(first, end);
-  }
-  const FV sums[CONV_FLOAT_ROWS] = { s0, s1, s2, s3 };
-  const Divide divide = DIVIDE_OF_ARGS;
-  for (int o = 0; o < CONV_FLOAT_ROWS && y + o < height; o++) {
+#define FLOAT_COLUMN8(first, end)                                         \
+  do {                                                                    \
+    int i = (first);                                                      \
+    FV a = col[i * CONV_FLOAT_SIDE], b = col[(i + 1) * CONV_FLOAT_SIDE],  \
+        c = col[(i + 2) * CONV_FLOAT_SIDE],                               \
+        d = col[(i + 3) * CONV_FLOAT_SIDE],                               \
+        e = col[(i + 4) * CONV_FLOAT_SIDE],                               \
+        f = col[(i + 5) * CONV_FLOAT_SIDE],                               \
+        g = col[(i + 6) * CONV_FLOAT_SIDE], h;                            \
+    for (; i + 8 <= (end); i += 8) {                                      \
+      FLOAT_STEP8(i, a, b, c, d, e, f, g, h);                             \
+      FLOAT_STEP8(i + 1, b, c, d, e, f, g, h, a);                         \
+      FLOAT_STEP8(i + 2, c, d, e, f, g, h, a, b);                         \
+      FLOAT_STEP8(i + 3, d, e, f, g, h, a, b, c);                         \
+      FLOAT_STEP8(i + 4, e, f, g, h, a, b, c, d);                         \
+      FLOAT_STEP8(i + 5, f, g, h, a, b, c, d, e);                         \
+      FLOAT_STEP8(i + 6, g, h, a, b, c, d, e, f);                         \
+      FLOAT_STEP8(i + 7, h, a, b, c, d, e, f, g);                         \
+    }                                                                     \
+    if (i < (end))                                                        \
+      FLOAT_STEP8(i, a, b, c, d, e, f, g, h);                             \
+    if (i + 1 < (end))                                                    \
+      FLOAT_STEP8(i + 1, b, c, d, e, f, g, h, a);                         \
+    if (i + 2 < (end))                                                    \
+      FLOAT_STEP8(i + 2, c, d, e, f, g, h, a, b);                         \
+    if (i + 3 < (end))                                                    \
+      FLOAT_STEP8(i + 3, d, e, f, g, h, a, b, c);                         \
+    if (i + 4 < (end))                                                    \
+      FLOAT_STEP8(i + 4, e, f, g, h, a, b, c, d);                         \
+    if (i + 5 < (end))                                                    \
+      FLOAT_STEP8(i + 5, f, g, h, a, b, c, d, e);                         \
+    if (i + 6 < (end))                                                    \
+      FLOAT_STEP8(i + 6, g, h, a, b, c, d, e, f);                         \
+  } while (0)
+
+/* The tile: rows of CONV_FLOAT_SIDE pixels from the block's top row less
+ * r, staged under the border rule, by a work-group of GROUP_Y rows for a
+ * block of BLOCK.  Loops of constant counts, unrolled: each work-item's
+ * reads are all in flight at once.  A work-item stages one or two
+ * columns (2 CONV_MAX_RADIUS < CONV_FLOAT_GROUP_X). */
+#define STAGE_FLOAT_TILE(GROUP_Y, BLOCK)                                  \
+  do {                                                                    \
+    const int x0 = get_group_id(0) * CONV_FLOAT_GROUP_X - radius;         \
+    const int y0 = get_group_id(1) * (BLOCK) - radius;                    \
+    const int rx0 = border_index(x0 + lx, width, border) * BPP;           \
+    const int rx1 = border_index(x0 + lx + CONV_FLOAT_GROUP_X, width,     \
+        border) * BPP;                                                    \
+    _Pragma("unroll")                                                     \
+    for (int m = 0; m < ((BLOCK) + 2 * CONV_MAX_RADIUS + (GROUP_Y) - 1)   \
+            / (GROUP_Y); m++) {                                           \
+      const int ty = ly + m * (GROUP_Y);                                  \
+      if (ty < (BLOCK) + 2 * radius) {                                    \
+        __global const S *row =                                           \
+            SRC_ROW(border_index(y0 + ty, height, border));               \
+        tile[ty * CONV_FLOAT_SIDE + lx] = float_pixel(row + rx0);         \
+        if (lx < 2 * radius)                                              \
+          tile[ty * CONV_FLOAT_SIDE + lx + CONV_FLOAT_GROUP_X] =          \
+              float_pixel(row + rx1);                                     \
+      }                                                                   \
+    }                                                                     \
+  } while (0)
+
+/* The sums of a work-item's ROWS pixels, divided and stored. */
+void store_float_sums(const FV *sums, int rows, __global uchar *dst,
+    uint dst_off, uint dst_stride, __global const uchar *src, uint src_off,
+    uint src_stride, int keep_dst, int x, int y, int height, Divide divide)
+{
+  for (int o = 0; o < rows && y + o < height; o++) {
     float v[4];
 #if FLOAT_LANES == 1
     v[0] = sums[o];
@@ -327,6 +369,67 @@ void convolve_tiles_float(CONVOLVE_ARGS)
         sum, divide);
   }
 }
+
+#define FLOAT_SUMS4 s0, s1, s2, s3
+#define FLOAT_SUMS8 s0, s1, s2, s3, s4, s5, s6, s7
+#define FLOAT_SUMS_FROM_04 s0 = 0, s1 = 0, s2 = 0, s3 = 0
+#define FLOAT_SUMS_FROM_08 FLOAT_SUMS_FROM_04, s4 = 0, s5 = 0, s6 = 0, s7 = 0
+
+/* A float tiles kernel of ROWS rows a work-item, GROUP_Y work-items a
+ * column.  Each kernel column runs over its span, the rows from its first
+ * coefficient that is not zero to its last (a motion blur's band: 14 of
+ * its 49 steps); a whole column from constant bounds, and, for the sizes
+ * FLOAT_WHOLE_COLUMNS<ROWS> lists, with its loop's turns known. */
+#define DEFINE_CONVOLVE_TILES_FLOAT(NAME, ROWS, GROUP_Y)                  \
+  __kernel __attribute__((reqd_work_group_size(CONV_FLOAT_GROUP_X,        \
+          GROUP_Y, 1)))                                                   \
+  void NAME(CONVOLVE_ARGS, __local FV *tile)                              \
+  {                                                                       \
+    const int lx = get_local_id(0), ly = get_local_id(1);                 \
+    STAGE_FLOAT_TILE(GROUP_Y, (ROWS) * (GROUP_Y));                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                         \
+    const int x = get_global_id(0);                                       \
+    const int y = get_group_id(1) * (ROWS) * (GROUP_Y) + ly * (ROWS);     \
+    if (x >= width || y >= height)                                        \
+      return;                                                             \
+    const int k_side = 2 * radius + 1;                                    \
+    FV PASTE(FLOAT_SUMS_FROM_0, ROWS);                                    \
+    __constant const int *spans = coeffs + 2 * k_side * k_side            \
+        + max(2 * n_taps, 1);                                             \
+    for (int j = 0; j < k_side; j++) {                                    \
+      __local const FV *col =                                             \
+          tile + ly * (ROWS) * CONV_FLOAT_SIDE + lx + j;                  \
+      const int first = spans[2 * j], end = spans[2 * j + 1];             \
+      if (first == 0 && end == k_side) {                                  \
+        switch (k_side) {                                                 \
+          FLOAT_WHOLE_COLUMNS##ROWS                                       \
+          default:                                                        \
+            PASTE(FLOAT_COLUMN, ROWS)(0, k_side);                         \
+        }                                                                 \
+      } else if (first < end) {                                           \
+        PASTE(FLOAT_COLUMN, ROWS)(first, end);                            \
+      }                                                                   \
+    }                                                                     \
+    const FV sums[ROWS] = { PASTE(FLOAT_SUMS, ROWS) };                    \
+    store_float_sums(sums, ROWS, dst, dst_off, dst_stride, src, src_off,  \
+        src_stride, keep_dst, x, y, height, DIVIDE_OF_ARGS);              \
+  }
+
+#define FLOAT_WHOLE_COLUMN(ROWS, K)                                       \
+  case K:                                                                 \
+    FLOAT_COLUMN##ROWS(0, K);                                             \
+    break;
+/* The sizes whose whole columns each kernel unrolls. */
+#define FLOAT_WHOLE_COLUMNS4 FLOAT_WHOLE_COLUMN(4, 7)
+#define FLOAT_WHOLE_COLUMNS8                                              \
+  FLOAT_WHOLE_COLUMN(8, 9) FLOAT_WHOLE_COLUMN(8, 11)                      \
+  FLOAT_WHOLE_COLUMN(8, 13) FLOAT_WHOLE_COLUMN(8, 15)
+
+#ifdef WANT_convolve_tiles_float
+DEFINE_CONVOLVE_TILES_FLOAT(convolve_tiles_float, 4, CONV_FLOAT_GROUP_Y)
+#endif
+#ifdef WANT_convolve_tiles_float_tall
+DEFINE_CONVOLVE_TILES_FLOAT(convolve_tiles_float_tall, 8, CONV_TALL_GROUP_Y)
 #endif
 
 /* Rank 1: the tile's side rows filtered by v along the group's

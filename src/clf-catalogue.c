@@ -17,6 +17,7 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "narrow_row_means", "convolve_tiles", "convolve_tiles_wide",
   "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
   "convolve_strips_wide", "convolve_tiles_float",
+  "convolve_tiles_float_tall",
 };
 
 /* The file that defines each kernel. */
@@ -41,6 +42,7 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_CONVOLVE_STRIPS] = clf_kernel_convolve,
   [K_CONVOLVE_STRIPS_WIDE] = clf_kernel_convolve,
   [K_CONVOLVE_TILES_FLOAT] = clf_kernel_convolve,
+  [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve,
 };
 
 bool
@@ -108,13 +110,15 @@ clf_program_options (const ClfProgramSpec * program,
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
       "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u "
       "-D CONV_GROUP=%u -D CONV_MAX_RADIUS=%u -D CONV_TAP_ROW=%u "
-      "-D CONV_FLOAT_GROUP_Y=%u -D CONV_FLOAT_ROWS=%u",
+      "-D CONV_FLOAT_GROUP_X=%u -D CONV_FLOAT_GROUP_Y=%u "
+      "-D CONV_FLOAT_ROWS=%u -D CONV_TALL_GROUP_Y=%u -D CONV_TALL_ROWS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
       clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
       CLF_NARROW_MAX_RADIUS, CLF_CONV_GROUP, CLF_MAX_KERNEL_SIZE / 2,
-      CLF_CONV_TAP_ROW, CLF_CONV_FLOAT_GROUP_Y, CLF_CONV_FLOAT_ROWS);
+      CLF_CONV_TAP_ROW, CLF_CONV_FLOAT_GROUP_X, CLF_CONV_FLOAT_GROUP_Y,
+      CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS);
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))
@@ -177,7 +181,7 @@ convolve_has_kernel (bool cpu_kernels, unsigned k)
     return k == K_CONVOLVE_STRIPS || k == K_CONVOLVE_STRIPS_WIDE;
   return k == K_CONVOLVE_TILES || k == K_CONVOLVE_TILES_WIDE
       || k == K_CONVOLVE_RANK1_TILES || k == K_CONVOLVE_RANK1_TILES_WIDE
-      || k == K_CONVOLVE_TILES_FLOAT;
+      || k == K_CONVOLVE_TILES_FLOAT || k == K_CONVOLVE_TILES_FLOAT_TALL;
 }
 
 bool

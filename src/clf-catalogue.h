@@ -84,10 +84,31 @@ clf_narrow_pixels (const ClfLayout * layout)
  * tile and its halo of up to CLF_MAX_KERNEL_SIZE / 2 pixels staged in
  * local memory. */
 #define CLF_CONV_GROUP 16
-/* The float tiles' work-groups are CLF_CONV_GROUP x CLF_CONV_FLOAT_GROUP_Y
- * work-items, each of CLF_CONV_FLOAT_ROWS pixels of a column. */
-#define CLF_CONV_FLOAT_GROUP_Y 12
+/* The float tiles' work-groups are CLF_CONV_FLOAT_GROUP_X x
+ * CLF_CONV_FLOAT_GROUP_Y work-items, each of CLF_CONV_FLOAT_ROWS pixels of
+ * a column; the tall ones' (kernels of CLF_CONV_TALL_MIN_SIZE and more,
+ * where the device's local memory holds their tile) CLF_CONV_FLOAT_GROUP_X
+ * x CLF_CONV_TALL_GROUP_Y, each of CLF_CONV_TALL_ROWS pixels. */
+#define CLF_CONV_FLOAT_GROUP_X 32
+#define CLF_CONV_FLOAT_GROUP_Y 6
 #define CLF_CONV_FLOAT_ROWS 4
+#define CLF_CONV_TALL_GROUP_Y 4
+#define CLF_CONV_TALL_ROWS 8
+#define CLF_CONV_TALL_MIN_SIZE 9
+
+/* The local memory of a float tile for a block `rows` high: its pixels
+ * and the halo of the largest kernel, each as the kernels' FV, the float
+ * lanes up to the layout's last filtered sample (a float3 takes 16
+ * bytes). */
+static inline size_t
+clf_conv_float_tile_bytes (const ClfLayout * layout, uint32_t rows)
+{
+  size_t lanes = layout->mask >= 8 ? 4 : layout->mask >= 4 ? 3 :
+      layout->mask >= 2 ? 2 : 1;
+  return (size_t) (CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1)
+      * (rows + CLF_MAX_KERNEL_SIZE - 1) * sizeof (float)
+      * (lanes == 3 ? 4 : lanes);
+}
 /* The CPUs' strips find a tap's row and column as where / CLF_CONV_TAP_ROW
  * and where % CLF_CONV_TAP_ROW (above any K). */
 #define CLF_CONV_TAP_ROW 256
@@ -114,11 +135,12 @@ typedef enum {
   K_CONVOLVE_STRIPS,
   K_CONVOLVE_STRIPS_WIDE,
   K_CONVOLVE_TILES_FLOAT,
+  K_CONVOLVE_TILES_FLOAT_TALL,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 20
+#define CLF_N_KERNELS 21
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */
@@ -187,7 +209,7 @@ unsigned clf_program_sources (const ClfProgramSpec * program,
 /* The build options of a program, into `buf`, which they always fit:
  * the layout's and the kernels' geometry, and a WANT_<kernel> for each
  * kernel it holds. */
-#define CLF_PROGRAM_OPTIONS_SIZE 480
+#define CLF_PROGRAM_OPTIONS_SIZE 640
 void clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 

@@ -232,11 +232,13 @@ fail:
   return NULL;
 }
 
+/* The kernel's arguments; the float tiles take their tile's local
+ * memory last (tile_bytes, else 0). */
 static bool
 set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, const ClfView * v, ClfBorder border,
     bool keep_from_dst, cl_int seg, cl_mem coeffs,
-    const ClfConvolveSetup * s, GError ** error)
+    const ClfConvolveSetup * s, size_t tile_bytes, GError ** error)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
@@ -254,22 +256,35 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof s->half, &s->half}, {sizeof s->abs_divisor, &s->abs_divisor},
     {sizeof s->mul, &s->mul}, {sizeof s->shift, &s->shift},
     {sizeof s->negative, &s->negative}, {sizeof s->bias, &s->bias},
+    {tile_bytes, NULL},
   };
-  return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
+  return clf_set_kernel_args (kernel, args,
+      G_N_ELEMENTS (args) - (tile_bytes ? 0 : 1), error);
 }
 
+/* The float tiles are taken wherever their sums are exact, so theirs
+ * must fit the 32 KiB of local memory every device has; the tall ones
+ * where the device's local memory holds them. */
+_Static_assert ((CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1)
+    * (CLF_CONV_FLOAT_ROWS * CLF_CONV_FLOAT_GROUP_Y + CLF_MAX_KERNEL_SIZE - 1)
+    * 4 * sizeof (float) <= 32768, "float tiles within 32 KiB");
+
 /* The kernel of a pass over view p: the CPUs' strips or the GPUs' tiles
- * (rank 1 in two passes), with float, int or long sums. */
+ * (rank 1 in two passes), with float, int or long sums; the float tiles
+ * tall for large kernels where the device's local memory holds them. */
 static KernelId
-convolve_kernel (bool cpu_kernels, const ClfConvolveSetup * s,
-    const ClfView * p)
+convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
+    const ClfConvolveSetup * s, const ClfView * p)
 {
-  if (cpu_kernels)
+  if (plan->cpu_kernels)
     return s->wide ? K_CONVOLVE_STRIPS_WIDE : K_CONVOLVE_STRIPS;
   if (s->rank1)
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
   if (s->float_sums && p->units <= 4)
-    return K_CONVOLVE_TILES_FLOAT;
+    return s->size >= CLF_CONV_TALL_MIN_SIZE && plan->local_mem
+        >= clf_conv_float_tile_bytes (layout, CLF_CONV_TALL_ROWS
+            * CLF_CONV_TALL_GROUP_Y) ? K_CONVOLVE_TILES_FLOAT_TALL :
+        K_CONVOLVE_TILES_FLOAT;
   return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
 }
 
@@ -285,29 +300,38 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     return false;
   const ClfConvolveSetup *s = &conv->setup;
 
-  const KernelId id = convolve_kernel (plan->cpu_kernels, s, p);
+  const ClfLayout *layout = &set->spec.layout;
+  const KernelId id = convolve_kernel (plan, layout, s, p);
   size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
   const size_t *local = local_size;
+  size_t tile_bytes = 0;
   cl_int seg = 1;
   if (plan->cpu_kernels) {
     /* Strips as the CPUs' blurs take them, for a window of K rows. */
     const Pass pass = { id, STRIP };
     ClfParams window = *params;
     window.radius = s->radius;
-    seg = (cl_int) clf_work_shape_size (plan->compute_units,
-        &set->spec.layout, 1, &pass, p, &window, global);
+    seg = (cl_int) clf_work_shape_size (plan->compute_units, layout, 1,
+        &pass, p, &window, global);
     local = clf_pass_local_size (true, 1, &pass, global, local_size);
-  } else if (id == K_CONVOLVE_TILES_FLOAT) {
-    local_size[1] = CLF_CONV_FLOAT_GROUP_Y;
-    global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
-    global[1] = clf_ceil_div (p->height,
-        CLF_CONV_FLOAT_ROWS * CLF_CONV_FLOAT_GROUP_Y) * CLF_CONV_FLOAT_GROUP_Y;
+  } else if (id == K_CONVOLVE_TILES_FLOAT
+      || id == K_CONVOLVE_TILES_FLOAT_TALL) {
+    const bool tall = id == K_CONVOLVE_TILES_FLOAT_TALL;
+    const size_t rows = tall ? CLF_CONV_TALL_ROWS : CLF_CONV_FLOAT_ROWS;
+    local_size[0] = CLF_CONV_FLOAT_GROUP_X;
+    local_size[1] = tall ? CLF_CONV_TALL_GROUP_Y : CLF_CONV_FLOAT_GROUP_Y;
+    global[0] = clf_ceil_div (p->width, local_size[0]) * local_size[0];
+    global[1] = clf_ceil_div (p->height, rows * local_size[1])
+        * local_size[1];
+    tile_bytes = clf_conv_float_tile_bytes (layout,
+        (uint32_t) (rows * local_size[1]));
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;
   }
   if (!set_convolve_args (set->kernels[id], src, in, dst, out, p,
-          params->border, keep_from_dst, seg, conv->coeffs, s, error))
+          params->border, keep_from_dst, seg, conv->coeffs, s, tile_bytes,
+          error))
     return false;
 
   const cl_event *wait;

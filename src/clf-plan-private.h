@@ -66,6 +66,7 @@ struct ClfPlan {
   ClfViews views;
   bool cpu_kernels;
   cl_uint compute_units;
+  cl_ulong local_mem;           /* bytes; CL_DEVICE_LOCAL_MEM_SIZE */
 
   /* The kernels of the programs the plan's frames have used, made on
  * first use: per view, laplace's, convolve's and each blur's, the blurs

@@ -304,6 +304,9 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
   CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
+  CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
+      CL_DEVICE_LOCAL_MEM_SIZE, sizeof plan->local_mem, &plan->local_mem,
+      NULL);
 
   layout_staged_frame (plan);
   if (!check_fits_device (plan, error))

@@ -2105,6 +2105,30 @@ check_convolve_frames (void)
     }
 }
 
+/* A device of 32 KiB of local memory, the least OpenCL grants, through
+ * the test layer (tests/layer): its large kernels take the float tiles
+ * that fit it, not the tall ones, whose launch the layer fails there as
+ * the device would. */
+static void
+check_convolve_small_local_memory (void)
+{
+  ClfFrameFormat f = one_plane (61, 37, 4, 0x7, 0x7);
+  setenv ("CLF_TEST_LOCAL_MEM", "32768", 1);
+  ClfPlan *plan = plan_for ("rgba, 32 KiB of local memory", &f);
+  if (plan) {
+    ClfHostFrame in;
+    test_frame_init (&in, &f, true);
+    for (uint32_t size = 9; size <= CLF_MAX_KERNEL_SIZE; size += 6) {
+      ClfKernel k = random_kernel (size, KERNEL_SMALL);
+      check_convolve (plan, "rgba, 32 KiB of local memory", &f, &in, &k,
+          "small");
+    }
+    test_frame_clear (&in);
+    clf_plan_free (plan);
+  }
+  unsetenv ("CLF_TEST_LOCAL_MEM");
+}
+
 static void
 test_convolve (void)
 {
@@ -2115,6 +2139,7 @@ test_convolve (void)
   check_convolve_float_bound ();
   check_convolve_720p ();
   check_convolve_frames ();
+  check_convolve_small_local_memory ();
 }
 
 /* ---- the on-disk cache of program binaries ---------------------------- */

@@ -21,6 +21,11 @@
  *   CLF_TEST_DEVICE_TYPE=cpu|gpu      devices say they are of this type
  *                                     (the engine runs that family of
  *                                     kernels)
+ *   CLF_TEST_LOCAL_MEM=bytes          devices say they have at most this
+ *                                     much local memory, and a launch of
+ *                                     a kernel that takes more fails with
+ *                                     CL_OUT_OF_RESOURCES, as on such a
+ *                                     device
  */
 #define _GNU_SOURCE
 /* The dispatch table's newer entries need their types. */
@@ -111,6 +116,14 @@ bad_source (void)
 
 /* ---- devices ---------------------------------------------------------- */
 
+/* CLF_TEST_LOCAL_MEM's bytes, else 0. */
+static cl_ulong
+local_mem_limit (void)
+{
+  const char *limit = getenv ("CLF_TEST_LOCAL_MEM");
+  return limit ? strtoull (limit, NULL, 10) : 0;
+}
+
 static cl_int CL_API_CALL
 layer_clGetDeviceInfo (cl_device_id device, cl_device_info param,
     size_t size, void *value, size_t *size_ret)
@@ -126,6 +139,9 @@ layer_clGetDeviceInfo (cl_device_id device, cl_device_info param,
   if (param == CL_DEVICE_HOST_UNIFIED_MEMORY && unified
       && strcmp (unified, "0") == 0 && size >= sizeof (cl_bool))
     *(cl_bool *) value = CL_FALSE;
+  if (param == CL_DEVICE_LOCAL_MEM_SIZE && local_mem_limit ()
+      && size >= sizeof (cl_ulong) && *(cl_ulong *) value > local_mem_limit ())
+    *(cl_ulong *) value = local_mem_limit ();
   if (param == CL_DEVICE_TYPE && type && size >= sizeof (cl_device_type)) {
     if (strcmp (type, "gpu") == 0)
       *(cl_device_type *) value = CL_DEVICE_TYPE_GPU;
@@ -277,7 +293,18 @@ layer_clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
     const size_t *local, cl_uint n_wait, const cl_event * wait,
     cl_event * event)
 {
+  cl_device_id device;
+  cl_ulong used;
+
   FAULT_STATUS (clEnqueueNDRangeKernel);
+  /* The kernel's local memory: its own and its __local arguments'. */
+  if (local_mem_limit ()
+      && next.clGetCommandQueueInfo (queue, CL_QUEUE_DEVICE, sizeof device,
+          &device, NULL) == CL_SUCCESS
+      && next.clGetKernelWorkGroupInfo (kernel, device,
+          CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used, NULL) == CL_SUCCESS
+      && used > local_mem_limit ())
+    return CL_OUT_OF_RESOURCES;
   return next.clEnqueueNDRangeKernel (queue, kernel, dims, offset, global,
       local, n_wait, wait, event);
 }
