@@ -13,6 +13,7 @@
  *                        2K products a pixel instead of K^2
  *  convolve_tiles_float  GPUs, where sums are exact in floats: a work-item
  *                        for 4 pixels of a column, the tile as floats
+ *                        (_tall: 8 pixels, for large kernels)
  *  convolve_strips       CPUs: a work-item per strip of rows; 16 samples
  *                        at a time between the left and right edges, a
  *                        pixel at a time near them
