@@ -96,17 +96,20 @@ clf_narrow_pixels (const ClfLayout * layout)
 #define CLF_CONV_TALL_ROWS 8
 #define CLF_CONV_TALL_MIN_SIZE 9
 
-/* The local memory of a float tile for a block `rows` high: its pixels
- * and the halo of the largest kernel, each as the kernels' FV, the float
- * lanes up to the layout's last filtered sample (a float3 takes 16
- * bytes). */
+/* The pixels of a float tile for a block `rows` high: the block and the
+ * halo of the largest kernel. */
+#define CLF_CONV_FLOAT_TILE_PIXELS(rows) \
+  ((size_t) (CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1) \
+      * ((rows) + CLF_MAX_KERNEL_SIZE - 1))
+
+/* Its local memory: a pixel as the kernels' FV, the float lanes up to
+ * the layout's last filtered sample (a float3 takes 16 bytes). */
 static inline size_t
 clf_conv_float_tile_bytes (const ClfLayout * layout, uint32_t rows)
 {
   size_t lanes = layout->mask >= 8 ? 4 : layout->mask >= 4 ? 3 :
       layout->mask >= 2 ? 2 : 1;
-  return (size_t) (CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1)
-      * (rows + CLF_MAX_KERNEL_SIZE - 1) * sizeof (float)
+  return CLF_CONV_FLOAT_TILE_PIXELS (rows) * sizeof (float)
       * (lanes == 3 ? 4 : lanes);
 }
 /* The CPUs' strips find a tap's row and column as where / CLF_CONV_TAP_ROW

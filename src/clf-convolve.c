@@ -265,9 +265,18 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
 /* The float tiles are taken wherever their sums are exact, so theirs
  * must fit the 32 KiB of local memory every device has; the tall ones
  * where the device's local memory holds them. */
-_Static_assert ((CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1)
-    * (CLF_CONV_FLOAT_ROWS * CLF_CONV_FLOAT_GROUP_Y + CLF_MAX_KERNEL_SIZE - 1)
-    * 4 * sizeof (float) <= 32768, "float tiles within 32 KiB");
+_Static_assert (CLF_CONV_FLOAT_TILE_PIXELS (CLF_CONV_FLOAT_ROWS
+        * CLF_CONV_FLOAT_GROUP_Y) * 4 * sizeof (float) <= 32768,
+    "float tiles within 32 KiB");
+
+/* The rows of pixels a work-group of the float tiles (or the tall ones)
+ * takes. */
+static uint32_t
+float_block (bool tall)
+{
+  return tall ? CLF_CONV_TALL_ROWS * CLF_CONV_TALL_GROUP_Y :
+      CLF_CONV_FLOAT_ROWS * CLF_CONV_FLOAT_GROUP_Y;
+}
 
 /* The kernel of a pass over view p: the CPUs' strips or the GPUs' tiles
  * (rank 1 in two passes), with float, int or long sums; the float tiles
@@ -282,9 +291,8 @@ convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
   if (s->float_sums && p->units <= 4)
     return s->size >= CLF_CONV_TALL_MIN_SIZE && plan->local_mem
-        >= clf_conv_float_tile_bytes (layout, CLF_CONV_TALL_ROWS
-            * CLF_CONV_TALL_GROUP_Y) ? K_CONVOLVE_TILES_FLOAT_TALL :
-        K_CONVOLVE_TILES_FLOAT;
+        >= clf_conv_float_tile_bytes (layout, float_block (true)) ?
+        K_CONVOLVE_TILES_FLOAT_TALL : K_CONVOLVE_TILES_FLOAT;
   return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
 }
 
@@ -317,14 +325,11 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
   } else if (id == K_CONVOLVE_TILES_FLOAT
       || id == K_CONVOLVE_TILES_FLOAT_TALL) {
     const bool tall = id == K_CONVOLVE_TILES_FLOAT_TALL;
-    const size_t rows = tall ? CLF_CONV_TALL_ROWS : CLF_CONV_FLOAT_ROWS;
     local_size[0] = CLF_CONV_FLOAT_GROUP_X;
     local_size[1] = tall ? CLF_CONV_TALL_GROUP_Y : CLF_CONV_FLOAT_GROUP_Y;
     global[0] = clf_ceil_div (p->width, local_size[0]) * local_size[0];
-    global[1] = clf_ceil_div (p->height, rows * local_size[1])
-        * local_size[1];
-    tile_bytes = clf_conv_float_tile_bytes (layout,
-        (uint32_t) (rows * local_size[1]));
+    global[1] = clf_ceil_div (p->height, float_block (tall)) * local_size[1];
+    tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall));
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;
