@@ -27,7 +27,8 @@
  * CONV_TAP_ROW + j in the strips) and k[i][j].  The kernels take the
  * taps where at most half the coefficients are not zero.  Then (for the
  * float tiles) each column's span: the first row and one past the last
- * whose coefficient is not zero (0, 0 for a column of zeros).  A new
+ * whose coefficient is not zero (0, 0 for a column of zeros), and 1 / |d|
+ * as a float's bits (the float tiles' quotients).  A new
  * kernel is a new buffer, not a new program.  Sums are
  * exact: int sums stay below 2^31 (the host checked max * sum |k|), long
  * ones below 2^55.
@@ -351,11 +352,40 @@ FV float_pixel(__global const S *px)
     }                                                                     \
   } while (0)
 
-/* The sums of a work-item's ROWS pixels, divided and stored. */
+/* clamp(q + bias, 0, VALUE_MAX) from a float sum s, where floats hold n =
+ * |s| + rounding (<= 2^24), |d| (< 2^23) and the bias (|bias| <= 2^24)
+ * exactly (the host checks): n times 1 / |d|, rounded to an integer by
+ * adding 2^23 and taking it away, is within one of floor(n / |d|) (the
+ * product's error is at most n / |d| 2^-23: 1/2 for |d| >= 4, 2/3 for 3,
+ * none for 1 and 2), then set right by the remainder r, exact as |r| < 2
+ * |d|.  Where q + bias passes an end of the clamp, its rounding does too. */
+float out_value_float(float s, float abs_divisor, float inv, float rounding,
+    int negative, float bias)
+{
+  const float n = fabs(s) + rounding;
+  float q = (n * inv + 0x1p23f) - 0x1p23f;
+  const float r = fma(-q, abs_divisor, n);
+  q += (r >= abs_divisor ? 1.0f : 0.0f) - (r < 0.0f ? 1.0f : 0.0f);
+  return clamp(((s < 0.0f) != negative ? -q : q) + bias, 0.0f,
+      (float) VALUE_MAX);
+}
+
+/* The sums of a work-item's ROWS pixels, divided and stored (inv: 1 /
+ * |d| as a float). */
 void store_float_sums(const FV *sums, int rows, __global uchar *dst,
     uint dst_off, uint dst_stride, __global const uchar *src, uint src_off,
-    uint src_stride, int keep_dst, int x, int y, int height, Divide divide)
+    uint src_stride, int keep_dst, int x, int y, int height, Divide divide,
+    float inv)
 {
+  const float abs_divisor = (float) divide.abs_divisor;
+  const float rounding = (float) divide.rounding, bias = (float) divide.bias;
+  /* The copied samples of every row first: their loads in flight at
+   * once, not each behind the stores before it. */
+  S kept[CONV_TALL_ROWS][BPP];
+  for (int o = 0; o < rows && y + o < height; o++)
+    for (int c = 0; c < BPP; c++)
+      if (!(c < FLOAT_LANES && FILTERED(c)))
+        kept[o][c] = KEEP_ROW(y + o)[x * BPP + c];
   for (int o = 0; o < rows && y + o < height; o++) {
     float v[4];
 #if FLOAT_LANES == 1
@@ -363,11 +393,12 @@ void store_float_sums(const FV *sums, int rows, __global uchar *dst,
 #else
     PASTE(vstore, FLOAT_LANES)(sums[o], 0, v);
 #endif
-    int sum[BPP];
+    S px[BPP];
     for (int c = 0; c < BPP; c++)
-      sum[c] = c < FLOAT_LANES ? convert_int(v[c]) : 0;
-    STORE_CONVOLVED(int, DST_ROW(y + o) + x * BPP, KEEP_ROW(y + o) + x * BPP,
-        sum, divide);
+      px[c] = c < FLOAT_LANES && FILTERED(c) ?
+          (S) CONTAINER_OF(convert_uint(out_value_float(v[c], abs_divisor,
+                      inv, rounding, divide.negative, bias))) : kept[o][c];
+    STORE_PIX(LOAD_PIX(0, px), 0, DST_ROW(y + o) + x * BPP);
   }
 }
 
@@ -413,7 +444,8 @@ void store_float_sums(const FV *sums, int rows, __global uchar *dst,
     }                                                                     \
     const FV sums[ROWS] = { PASTE(FLOAT_SUMS, ROWS) };                    \
     store_float_sums(sums, ROWS, dst, dst_off, dst_stride, src, src_off,  \
-        src_stride, keep_dst, x, y, height, DIVIDE_OF_ARGS);              \
+        src_stride, keep_dst, x, y, height, DIVIDE_OF_ARGS,               \
+        as_float(spans[2 * k_side]));                                     \
   }
 
 #define FLOAT_WHOLE_COLUMN(ROWS, K)                                       \

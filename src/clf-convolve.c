@@ -171,6 +171,11 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     add_column_spans (kernel, setup);
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
+  if (!setup->rank1) {
+    /* 1 / |d| for the float tiles' quotients, rounded once. */
+    float inv = (float) (1.0 / (double) setup->abs_divisor);
+    memcpy (&setup->coeffs[setup->n_coeffs++], &inv, sizeof inv);
+  }
   setup->half = setup->abs_divisor / 2;
   setup->negative = d < 0;
   setup->bias = kernel->bias;
@@ -178,7 +183,11 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
    * |u| sum |v|): below 2^55. */
   uint64_t largest = ((UINT64_C (1) << depth) - 1) * abs_sum + setup->half;
   setup->wide = largest >= (UINT64_C (1) << 31);
-  setup->float_sums = largest - setup->half <= (UINT64_C (1) << 24);
+  /* Floats hold every sum, |S| + half, the remainder of the quotient's
+   * estimate (|r| < 2 |d|) and the bias exactly (see out_value_float). */
+  setup->float_sums = largest <= (UINT64_C (1) << 24)
+      && setup->abs_divisor < (UINT64_C (1) << 23)
+      && llabs (setup->bias) <= (INT64_C (1) << 24);
   if (!setup->wide) {
     /* |d| <= 2 half + 1 < 2^32: shift <= 63. */
     setup->shift = 31 + log2_ceil (setup->abs_divisor);

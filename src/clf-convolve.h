@@ -11,8 +11,8 @@
  * floats, then the taps: where and k[i][j] of each coefficient that is
  * not zero, where = i * side + j for the GPUs' tiles, i *
  * CLF_CONV_TAP_ROW + j for the CPUs' strips, then each column's span of
- * rows from its first coefficient that is not zero to its last; see
- * convolve.cl), and the
+ * rows from its first coefficient that is not zero to its last, and 1 /
+ * |d| as a float; see convolve.cl), and the
  * division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *
@@ -28,8 +28,8 @@ typedef struct {
   uint32_t radius;              /* K / 2 */
   bool rank1;                   /* two passes of u and v */
   bool wide;
-  bool float_sums;              /* max * sum |k| <= 2^24: exact in floats */
-  cl_int coeffs[(4 * CLF_MAX_KERNEL_SIZE + 2) * CLF_MAX_KERNEL_SIZE];
+  bool float_sums;              /* sums and quotients exact in floats */
+  cl_int coeffs[(4 * CLF_MAX_KERNEL_SIZE + 2) * CLF_MAX_KERNEL_SIZE + 1];
   uint32_t n_coeffs;
   cl_int n_taps;
   cl_ulong abs_divisor;         /* |d|: up to 225 * 2^31 */

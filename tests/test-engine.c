@@ -2060,6 +2060,118 @@ check_convolve_float_bound (void)
   }
 }
 
+/* A 5x5 of positive coefficients summing to abs_sum, not rank 1 (the
+ * GPUs take it in one pass): their signs flipped every third one where
+ * `mixed`. */
+static ClfKernel
+kernel_of_sum (int64_t abs_sum, bool mixed)
+{
+  ClfKernel k = {.size = 5 };
+  for (uint32_t i = 0; i < 25; i++)
+    k.coeffs[i] = (int32_t) (abs_sum / 25);
+  k.coeffs[0] += (int32_t) (abs_sum % 25) + 7;
+  k.coeffs[1] -= 7;
+  for (uint32_t i = 0; mixed && i < 25; i += 3)
+    k.coeffs[i] = -k.coeffs[i];
+  return k;
+}
+
+/* The float tiles' quotients (out_value_float in convolve.cl) where
+ * floats just hold them: |S| + floor(|d| / 2) up to 2^24 for divisors of
+ * every size below 2^23, either sign, on a random frame and on one of
+ * 255s (the largest sums, a bias taking them back to 128); and biases of -+2^24 taking sums of about +-2^24
+ * into 0..255.  The host takes the float tiles there and not a step past
+ * (ClfConvolveSetup.float_sums). */
+static void
+check_convolve_float_quotient (void)
+{
+  static const int32_t divisors[] = { 1, 2, 3, 4, 5, 7, 255, 65535, -3,
+    (1 << 23) - 1, -((1 << 23) - 1)
+  };
+  const int64_t limit = INT64_C (1) << 24;
+  ClfConvolveSetup s;
+  for (size_t d = 0; d < N_OF (divisors); d++) {
+    const int64_t half = llabs (divisors[d]) / 2;
+    ClfKernel k = kernel_of_sum ((limit - half) / 255, false);
+    k.divisor = divisors[d];
+    clf_convolve_setup (&k, 8, false, &s);
+    CHECK (s.float_sums, "float sums for divisor %d", divisors[d]);
+    k = kernel_of_sum ((limit - half) / 255 + 1, false);
+    k.divisor = divisors[d];
+    clf_convolve_setup (&k, 8, false, &s);
+    CHECK (!s.float_sums, "no float sums past 2^24, divisor %d",
+        divisors[d]);
+  }
+  ClfKernel k = kernel_of_sum (9, false);
+  k.divisor = 1 << 23;
+  clf_convolve_setup (&k, 8, false, &s);
+  CHECK (!s.float_sums, "no float sums for a divisor of 2^23");
+  k.divisor = 0;
+  k.bias = (int32_t) limit;
+  clf_convolve_setup (&k, 8, false, &s);
+  CHECK (s.float_sums, "float sums for a bias of 2^24");
+  k.bias = (int32_t) -limit - 1;
+  clf_convolve_setup (&k, 8, false, &s);
+  CHECK (!s.float_sums, "no float sums for a bias past -2^24");
+
+  struct {
+    const char *name;
+    ClfFrameFormat f;
+  } formats[] = {
+    {"gray", one_plane (37, 29, 1, 1, 1)},
+    {"rgba", one_plane (23, 19, 4, 0x7, 0x7)},
+  };
+  for (size_t l = 0; l < N_OF (formats); l++) {
+    ClfFrameFormat *f = &formats[l].f;
+    ClfPlan *plan = plan_for (formats[l].name, f);
+    if (!plan)
+      continue;
+    for (int full = 0; full < 2; full++) {
+      ClfHostFrame in;
+      test_frame_init (&in, f, !full);
+      if (full)
+        memset (in.data[0], 0xff, in.size[0]);
+      for (size_t d = 0; d < N_OF (divisors); d++) {
+        const int64_t abs_d = llabs (divisors[d]), largest = (limit
+            - abs_d / 2) / 255;
+        if (!full) {
+          k = kernel_of_sum (largest, true);
+          k.divisor = divisors[d];
+          check_convolve (plan, formats[l].name, f, &in, &k,
+              "float quotient, random");
+          continue;
+        }
+        /* Sums of 255 (largest - o), o = 0..3, where the estimate rounds
+         * up or down, less their quotient by a bias: 128 where exact. */
+        for (int o = 0; o < 4; o++) {
+          k = kernel_of_sum (largest - o, false);
+          k.divisor = divisors[d];
+          const int64_t q = (255 * (largest - o) + abs_d / 2) / abs_d;
+          k.bias = (int32_t) (128 - (divisors[d] < 0 ? -q : q));
+          check_convolve (plan, formats[l].name, f, &in, &k,
+              "float quotient, maximum");
+        }
+      }
+      if (full) {
+        /* S = -+(2^24 - 1), divisor 1, biases of +-2^24 (float sums)
+         * and one past (int sums): 1 and 2, or clamped to 0. */
+        for (int sign = -1; sign <= 1; sign += 2)
+          for (int past = 0; past < 2; past++) {
+            k = kernel_of_sum (65793, false);
+            for (uint32_t i = 0; i < 25; i++)
+              k.coeffs[i] *= -sign;
+            k.divisor = 1;
+            k.bias = (int32_t) (sign * (limit + past));
+            check_convolve (plan, formats[l].name, f, &in, &k,
+                "float quotient, bias");
+          }
+      }
+      test_frame_clear (&in);
+    }
+    clf_plan_free (plan);
+  }
+}
+
 /* A 720p RGBA frame, 7x7: many work-groups and strips. */
 static void
 check_convolve_720p (void)
@@ -2137,6 +2249,7 @@ test_convolve (void)
   check_convolve_formats ();
   check_convolve_extremes ();
   check_convolve_float_bound ();
+  check_convolve_float_quotient ();
   check_convolve_720p ();
   check_convolve_frames ();
   check_convolve_small_local_memory ();
