@@ -189,19 +189,19 @@ DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
  * (in any order of additions).  A work-group of CONV_FLOAT_GROUP_X x
  * GROUP_Y work-items takes a block of CONV_FLOAT_GROUP_X x ROWS GROUP_Y
  * pixels, each work-item ROWS pixels of one column: the tile, in local
- * memory the host sizes (`tile`), holds FV values (converted once, read
- * K^2 times), and down each of the kernel's columns a work-item slides a
+ * memory the host sizes (`tile`), holds float values (converted once,
+ * read K^2 times), and down each of the kernel's columns a work-item slides a
  * window of ROWS tile pixels, one local read for ROWS products.  Zero
  * coefficients inside a column's span are multiplied too: a branch on
  * them gained nothing.
  *  convolve_tiles_float       4 rows a work-item, CONV_FLOAT_GROUP_Y of
- *                             them a column: its tile fits the 32 KiB
- *                             every device has
+ *                             them a column, the tile in planes (an RGBA
+ *                             one fits the 32 KiB every device has)
  *  convolve_tiles_float_tall  8 rows, CONV_TALL_GROUP_Y a column: half
  *                             the local reads a product, for kernels of
- *                             CLF_CONV_TALL_MIN_SIZE and more, where the
- *                             device's local memory holds its tile
- * The host takes them for layouts of up to 4 samples a pixel. */
+ *                             CLF_CONV_TALL_MIN_SIZE and more
+ * The host takes each for layouts of up to 4 samples a pixel, where the
+ * device's local memory holds its tile. */
 #if CONV_FLOAT_ROWS != 4 || CONV_TALL_ROWS != 8
 #error "the float tiles' windows are written for 4 and 8 rows"
 #endif
@@ -238,10 +238,44 @@ FV float_pixel(__global const S *px)
 #endif
 }
 
+/* The tiles' layouts.  The 4-row kernel's holds a plane of floats for
+ * each lane, FLOAT_PLANE floats apart: a pixel's read is FLOAT_LANES
+ * reads of 4 bytes (consecutive work-items, consecutive banks), an RGBA
+ * pixel 12 bytes, so that taller groups fit 32 KiB.  The tall kernel's
+ * holds FVs, one read a pixel (faster for it). */
+#define FLOAT_PLANE                                                       \
+  (CONV_FLOAT_SIDE * (4 * CONV_FLOAT_GROUP_Y + 2 * CONV_MAX_RADIUS))
+#define FLOAT_TILE4 float
+#define FLOAT_TILE8 FV
+
+/* Stages a pixel's values at `at` in the 4-row kernel's planes (copied
+ * lanes 0). */
+void stage_float_planes(__local float *at, __global const S *px)
+{
+  for (int c = 0; c < FLOAT_LANES; c++)
+    at[c * FLOAT_PLANE] = FILTERED(c) ? (float) VALUE_OF((uint) px[c]) : 0.0f;
+}
+#define STAGE_FLOAT4(at, px) stage_float_planes(at, px)
+#define STAGE_FLOAT8(at, px) (*(at) = float_pixel(px))
+
+/* Row r of the work-item's column of the tile, as an FV. */
+#define COL_FV8(r) col[(r) * CONV_FLOAT_SIDE]
+#define PLANE_AT(r, c) col[(r) * CONV_FLOAT_SIDE + (c) * FLOAT_PLANE]
+#if FLOAT_LANES == 1
+#define COL_FV4(r) PLANE_AT(r, 0)
+#elif FLOAT_LANES == 2
+#define COL_FV4(r) ((float2) (PLANE_AT(r, 0), PLANE_AT(r, 1)))
+#elif FLOAT_LANES == 3
+#define COL_FV4(r) ((float3) (PLANE_AT(r, 0), PLANE_AT(r, 1), PLANE_AT(r, 2)))
+#else
+#define COL_FV4(r)                                                        \
+  ((float4) (PLANE_AT(r, 0), PLANE_AT(r, 1), PLANE_AT(r, 2), PLANE_AT(r, 3)))
+#endif
+
 /* Kernel row i of column j: reads the window's last row, tile row i +
  * ROWS - 1 of the column, into `last`, and k[i][j] (k as floats). */
 #define FLOAT_READ(i, ROWS, last)                                         \
-  last = col[((i) + (ROWS) - 1) * CONV_FLOAT_SIDE];                       \
+  last = COL_FV##ROWS((i) + (ROWS) - 1);                                  \
   const float k = as_float(coeffs[k_side * k_side + (i) * k_side + j])
 
 /* A step of the 4-row window: the window's rows, a (its top) to d, times
@@ -260,8 +294,7 @@ FV float_pixel(__global const S *px)
 #define FLOAT_COLUMN4(first, end)                                         \
   do {                                                                    \
     int i = (first);                                                      \
-    FV a = col[i * CONV_FLOAT_SIDE], b = col[(i + 1) * CONV_FLOAT_SIDE],  \
-        c = col[(i + 2) * CONV_FLOAT_SIDE], d;                            \
+    FV a = COL_FV4(i), b = COL_FV4(i + 1), c = COL_FV4(i + 2), d;         \
     for (; i + 4 <= (end); i += 4) {                                      \
       FLOAT_STEP4(i, a, b, c, d);                                         \
       FLOAT_STEP4(i + 1, b, c, d, a);                                     \
@@ -293,12 +326,9 @@ FV float_pixel(__global const S *px)
 #define FLOAT_COLUMN8(first, end)                                         \
   do {                                                                    \
     int i = (first);                                                      \
-    FV a = col[i * CONV_FLOAT_SIDE], b = col[(i + 1) * CONV_FLOAT_SIDE],  \
-        c = col[(i + 2) * CONV_FLOAT_SIDE],                               \
-        d = col[(i + 3) * CONV_FLOAT_SIDE],                               \
-        e = col[(i + 4) * CONV_FLOAT_SIDE],                               \
-        f = col[(i + 5) * CONV_FLOAT_SIDE],                               \
-        g = col[(i + 6) * CONV_FLOAT_SIDE], h;                            \
+    FV a = COL_FV8(i), b = COL_FV8(i + 1), c = COL_FV8(i + 2),            \
+        d = COL_FV8(i + 3), e = COL_FV8(i + 4), f = COL_FV8(i + 5),       \
+        g = COL_FV8(i + 6), h;                                            \
     for (; i + 8 <= (end); i += 8) {                                      \
       FLOAT_STEP8(i, a, b, c, d, e, f, g, h);                             \
       FLOAT_STEP8(i + 1, b, c, d, e, f, g, h, a);                         \
@@ -327,10 +357,11 @@ FV float_pixel(__global const S *px)
 
 /* The tile: rows of CONV_FLOAT_SIDE pixels from the block's top row less
  * r, staged under the border rule, by a work-group of GROUP_Y rows for a
- * block of BLOCK.  Loops of constant counts, unrolled: each work-item's
+ * block of BLOCK, in the ROWS-row kernel's layout.  Loops of constant
+ * counts, unrolled: each work-item's
  * reads are all in flight at once.  A work-item stages one or two
  * columns (2 CONV_MAX_RADIUS < CONV_FLOAT_GROUP_X). */
-#define STAGE_FLOAT_TILE(GROUP_Y, BLOCK)                                  \
+#define STAGE_FLOAT_TILE(ROWS, GROUP_Y, BLOCK)                            \
   do {                                                                    \
     const int x0 = get_group_id(0) * CONV_FLOAT_GROUP_X - radius;         \
     const int y0 = get_group_id(1) * (BLOCK) - radius;                    \
@@ -344,10 +375,10 @@ FV float_pixel(__global const S *px)
       if (ty < (BLOCK) + 2 * radius) {                                    \
         __global const S *row =                                           \
             SRC_ROW(border_index(y0 + ty, height, border));               \
-        tile[ty * CONV_FLOAT_SIDE + lx] = float_pixel(row + rx0);         \
+        STAGE_FLOAT##ROWS(tile + ty * CONV_FLOAT_SIDE + lx, row + rx0);   \
         if (lx < 2 * radius)                                              \
-          tile[ty * CONV_FLOAT_SIDE + lx + CONV_FLOAT_GROUP_X] =          \
-              float_pixel(row + rx1);                                     \
+          STAGE_FLOAT##ROWS(tile + ty * CONV_FLOAT_SIDE + lx              \
+              + CONV_FLOAT_GROUP_X, row + rx1);                           \
       }                                                                   \
     }                                                                     \
   } while (0)
@@ -415,10 +446,10 @@ void store_float_sums(const FV *sums, int rows, __global uchar *dst,
 #define DEFINE_CONVOLVE_TILES_FLOAT(NAME, ROWS, GROUP_Y)                  \
   __kernel __attribute__((reqd_work_group_size(CONV_FLOAT_GROUP_X,        \
           GROUP_Y, 1)))                                                   \
-  void NAME(CONVOLVE_ARGS, __local FV *tile)                              \
+  void NAME(CONVOLVE_ARGS, __local FLOAT_TILE##ROWS *tile)                \
   {                                                                       \
     const int lx = get_local_id(0), ly = get_local_id(1);                 \
-    STAGE_FLOAT_TILE(GROUP_Y, (ROWS) * (GROUP_Y));                        \
+    STAGE_FLOAT_TILE(ROWS, GROUP_Y, (ROWS) * (GROUP_Y));                  \
     barrier(CLK_LOCAL_MEM_FENCE);                                         \
     const int x = get_global_id(0);                                       \
     const int y = get_group_id(1) * (ROWS) * (GROUP_Y) + ly * (ROWS);     \
@@ -429,7 +460,7 @@ void store_float_sums(const FV *sums, int rows, __global uchar *dst,
     __constant const int *spans = coeffs + 2 * k_side * k_side            \
         + max(2 * n_taps, 1);                                             \
     for (int j = 0; j < k_side; j++) {                                    \
-      __local const FV *col =                                             \
+      __local const FLOAT_TILE##ROWS *col =                               \
           tile + ly * (ROWS) * CONV_FLOAT_SIDE + lx + j;                  \
       const int first = spans[2 * j], end = spans[2 * j + 1];             \
       if (first == 0 && end == k_side) {                                  \

@@ -86,11 +86,12 @@ clf_narrow_pixels (const ClfLayout * layout)
 #define CLF_CONV_GROUP 16
 /* The float tiles' work-groups are CLF_CONV_FLOAT_GROUP_X x
  * CLF_CONV_FLOAT_GROUP_Y work-items, each of CLF_CONV_FLOAT_ROWS pixels of
- * a column; the tall ones' (kernels of CLF_CONV_TALL_MIN_SIZE and more,
- * where the device's local memory holds their tile) CLF_CONV_FLOAT_GROUP_X
- * x CLF_CONV_TALL_GROUP_Y, each of CLF_CONV_TALL_ROWS pixels. */
+ * a column; the tall ones' (kernels of CLF_CONV_TALL_MIN_SIZE and more)
+ * CLF_CONV_FLOAT_GROUP_X x CLF_CONV_TALL_GROUP_Y, each of
+ * CLF_CONV_TALL_ROWS pixels; each where the device's local memory holds
+ * its tile. */
 #define CLF_CONV_FLOAT_GROUP_X 32
-#define CLF_CONV_FLOAT_GROUP_Y 6
+#define CLF_CONV_FLOAT_GROUP_Y 8
 #define CLF_CONV_FLOAT_ROWS 4
 #define CLF_CONV_TALL_GROUP_Y 4
 #define CLF_CONV_TALL_ROWS 8
@@ -102,15 +103,17 @@ clf_narrow_pixels (const ClfLayout * layout)
   ((size_t) (CLF_CONV_FLOAT_GROUP_X + CLF_MAX_KERNEL_SIZE - 1) \
       * ((rows) + CLF_MAX_KERNEL_SIZE - 1))
 
-/* Its local memory: a pixel as the kernels' FV, the float lanes up to
- * the layout's last filtered sample (a float3 takes 16 bytes). */
+/* Its local memory: a float for each of the kernels' float lanes (those
+ * up to the layout's last filtered sample) a pixel, in planes, or as FVs
+ * (the tall tiles: a float3 takes 16 bytes). */
 static inline size_t
-clf_conv_float_tile_bytes (const ClfLayout * layout, uint32_t rows)
+clf_conv_float_tile_bytes (const ClfLayout * layout, uint32_t rows,
+    bool planes)
 {
   size_t lanes = layout->mask >= 8 ? 4 : layout->mask >= 4 ? 3 :
       layout->mask >= 2 ? 2 : 1;
   return CLF_CONV_FLOAT_TILE_PIXELS (rows) * sizeof (float)
-      * (lanes == 3 ? 4 : lanes);
+      * (lanes == 3 && !planes ? 4 : lanes);
 }
 /* The CPUs' strips find a tap's row and column as where / CLF_CONV_TAP_ROW
  * and where % CLF_CONV_TAP_ROW (above any K). */

@@ -271,12 +271,11 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
       G_N_ELEMENTS (args) - (tile_bytes ? 0 : 1), error);
 }
 
-/* The float tiles are taken wherever their sums are exact, so theirs
- * must fit the 32 KiB of local memory every device has; the tall ones
- * where the device's local memory holds them. */
+/* RGBA's float tiles (3 lanes, in planes) fit the 32 KiB of local memory
+ * every device has. */
 _Static_assert (CLF_CONV_FLOAT_TILE_PIXELS (CLF_CONV_FLOAT_ROWS
-        * CLF_CONV_FLOAT_GROUP_Y) * 4 * sizeof (float) <= 32768,
-    "float tiles within 32 KiB");
+        * CLF_CONV_FLOAT_GROUP_Y) * 3 * sizeof (float) <= 32768,
+    "RGBA's float tiles within 32 KiB");
 
 /* The rows of pixels a work-group of the float tiles (or the tall ones)
  * takes. */
@@ -289,7 +288,7 @@ float_block (bool tall)
 
 /* The kernel of a pass over view p: the CPUs' strips or the GPUs' tiles
  * (rank 1 in two passes), with float, int or long sums; the float tiles
- * tall for large kernels where the device's local memory holds them. */
+ * (tall for large kernels) where the device's local memory holds them. */
 static KernelId
 convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
     const ClfConvolveSetup * s, const ClfView * p)
@@ -298,10 +297,14 @@ convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
     return s->wide ? K_CONVOLVE_STRIPS_WIDE : K_CONVOLVE_STRIPS;
   if (s->rank1)
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
-  if (s->float_sums && p->units <= 4)
-    return s->size >= CLF_CONV_TALL_MIN_SIZE && plan->local_mem
-        >= clf_conv_float_tile_bytes (layout, float_block (true)) ?
-        K_CONVOLVE_TILES_FLOAT_TALL : K_CONVOLVE_TILES_FLOAT;
+  if (s->float_sums && p->units <= 4) {
+    if (s->size >= CLF_CONV_TALL_MIN_SIZE && plan->local_mem
+        >= clf_conv_float_tile_bytes (layout, float_block (true), false))
+      return K_CONVOLVE_TILES_FLOAT_TALL;
+    if (plan->local_mem
+        >= clf_conv_float_tile_bytes (layout, float_block (false), true))
+      return K_CONVOLVE_TILES_FLOAT;
+  }
   return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
 }
 
@@ -338,7 +341,8 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     local_size[1] = tall ? CLF_CONV_TALL_GROUP_Y : CLF_CONV_FLOAT_GROUP_Y;
     global[0] = clf_ceil_div (p->width, local_size[0]) * local_size[0];
     global[1] = clf_ceil_div (p->height, float_block (tall)) * local_size[1];
-    tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall));
+    tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall),
+        !tall);
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;

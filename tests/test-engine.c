@@ -2218,22 +2218,31 @@ check_convolve_frames (void)
 }
 
 /* A device of 32 KiB of local memory, the least OpenCL grants, through
- * the test layer (tests/layer): its large kernels take the float tiles
- * that fit it, not the tall ones, whose launch the layer fails there as
- * the device would. */
+ * the test layer (tests/layer), whose launches it fails where their local
+ * memory passes that, as the device would: RGBA's large kernels take the
+ * float tiles that fit it, not the tall ones, and xRGB's (4 float lanes)
+ * kernels the int tiles, not the float ones. */
 static void
 check_convolve_small_local_memory (void)
 {
-  ClfFrameFormat f = one_plane (61, 37, 4, 0x7, 0x7);
+  struct {
+    const char *name;
+    ClfFrameFormat f;
+  } formats[] = {
+    {"rgba, 32 KiB of local memory", one_plane (61, 37, 4, 0x7, 0x7)},
+    {"xrgb, 32 KiB of local memory", one_plane (45, 39, 4, 0xe, 0xe)},
+  };
   setenv ("CLF_TEST_LOCAL_MEM", "32768", 1);
-  ClfPlan *plan = plan_for ("rgba, 32 KiB of local memory", &f);
-  if (plan) {
+  for (size_t l = 0; l < N_OF (formats); l++) {
+    ClfFrameFormat *f = &formats[l].f;
+    ClfPlan *plan = plan_for (formats[l].name, f);
+    if (!plan)
+      continue;
     ClfHostFrame in;
-    test_frame_init (&in, &f, true);
-    for (uint32_t size = 9; size <= CLF_MAX_KERNEL_SIZE; size += 6) {
+    test_frame_init (&in, f, true);
+    for (uint32_t size = 3; size <= CLF_MAX_KERNEL_SIZE; size += 6) {
       ClfKernel k = random_kernel (size, KERNEL_SMALL);
-      check_convolve (plan, "rgba, 32 KiB of local memory", &f, &in, &k,
-          "small");
+      check_convolve (plan, formats[l].name, f, &in, &k, "small");
     }
     test_frame_clear (&in);
     clf_plan_free (plan);
