@@ -95,7 +95,7 @@ log2_ceil (uint64_t n)
 }
 
 /* The taps of the kernel's coefficients that are not zero: the products
- * of zeros are not worth their loads (the seed's motion blur has 17 of
+ * of zeros are not worth their loads (the seed's motion blur has 14 of
  * 49). */
 static void
 add_taps (const ClfKernel * kernel, uint32_t tap_row,
