@@ -190,10 +190,10 @@ DEFINE_CONVOLVE_TILES(convolve_tiles_wide, long)
  * GROUP_Y work-items takes a block of CONV_FLOAT_GROUP_X x ROWS GROUP_Y
  * pixels, each work-item ROWS pixels of one column: the tile, in local
  * memory the host sizes (`tile`), holds float values (converted once,
- * read K^2 times), and down each of the kernel's columns a work-item slides a
- * window of ROWS tile pixels, one local read for ROWS products.  Zero
- * coefficients inside a column's span are multiplied too: a branch on
- * them gained nothing.
+ * read K^2 times), and down each of the kernel's columns a work-item
+ * slides a window of ROWS tile pixels, one local read for ROWS products.
+ * Zero coefficients inside a column's span are multiplied too: a branch
+ * on them gained nothing.
  *  convolve_tiles_float       4 rows a work-item, CONV_FLOAT_GROUP_Y of
  *                             them a column, the tile in planes (an RGBA
  *                             one fits the 32 KiB every device has)
@@ -358,9 +358,9 @@ void stage_float_planes(__local float *at, __global const S *px)
 /* The tile: rows of CONV_FLOAT_SIDE pixels from the block's top row less
  * r, staged under the border rule, by a work-group of GROUP_Y rows for a
  * block of BLOCK, in the ROWS-row kernel's layout.  Loops of constant
- * counts, unrolled: each work-item's
- * reads are all in flight at once.  A work-item stages one or two
- * columns (2 CONV_MAX_RADIUS < CONV_FLOAT_GROUP_X). */
+ * counts, unrolled: each work-item's reads are all in flight at once.  A
+ * work-item stages one or two columns (2 CONV_MAX_RADIUS <
+ * CONV_FLOAT_GROUP_X). */
 #define STAGE_FLOAT_TILE(ROWS, GROUP_Y, BLOCK)                            \
   do {                                                                    \
     const int x0 = get_group_id(0) * CONV_FLOAT_GROUP_X - radius;         \
