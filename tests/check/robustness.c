@@ -992,6 +992,31 @@ first_out_of_epoch (FrameLog * log, guint epoch)
   return NULL;
 }
 
+/* The frames out of an epoch (the log's lock held). */
+static guint
+frames_of_epoch (FrameLog * log, guint epoch)
+{
+  guint n = 0;
+
+  for (guint j = 0; j < log->out->len; j++)
+    n += ((LoggedFrame *) g_ptr_array_index (log->out, j))->epoch == epoch;
+  return n;
+}
+
+/* Waits for n frames out of an epoch, however many came out before. */
+static void
+frame_log_wait_epoch_out (FrameLog * log, guint epoch, guint n)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
+
+  g_mutex_lock (&log->lock);
+  while (frames_of_epoch (log, epoch) < n)
+    fail_unless (g_cond_wait_until (&log->cond, &log->lock, end),
+        "%u of %u frames of epoch %u came out", frames_of_epoch (log, epoch),
+        n, epoch);
+  g_mutex_unlock (&log->lock);
+}
+
 static gboolean
 pad_is_flushing (GstPad * pad)
 {
@@ -1003,13 +1028,19 @@ pad_is_flushing (GstPad * pad)
   return flushing;
 }
 
-/* Once armed, holds the next frame at the element's sink pad (after the
- * log saw it) until a flush reaches the source pad: the frame is filtered
- * and then refused there, caught by the flush between the pads. */
+/* Holds the HOLD_NTH frame of the segment that starts at arm_at, at the
+ * element's sink pad (after the log saw it), until a flush reaches the
+ * source pad: the frame is filtered and then refused there, caught by the
+ * flush between the pads.  Counted from the segment, in the streaming
+ * thread, not armed by the test's thread: a segment's frames cannot all
+ * pass before the hold, however slow that thread is. */
+#define HOLD_NTH 8
+
 typedef struct
 {
   GstPad *src;
-  gint armed, holding;
+  GstClockTime arm_at;
+  gint countdown, holding;
 } FlushCatch;
 
 static GstPadProbeReturn
@@ -1018,7 +1049,19 @@ hold_for_flush (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   FlushCatch *c = data;
   gint64 end = g_get_monotonic_time () + WAIT_TIMEOUT / GST_USECOND;
 
-  if (!g_atomic_int_compare_and_exchange (&c->armed, 1, 0))
+  if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+    GstEvent *event = GST_PAD_PROBE_INFO_EVENT (info);
+    const GstSegment *segment;
+
+    if (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT) {
+      gst_event_parse_segment (event, &segment);
+      if (segment->start == c->arm_at)
+        g_atomic_int_set (&c->countdown, HOLD_NTH);
+    }
+    return GST_PAD_PROBE_OK;
+  }
+  if (g_atomic_int_get (&c->countdown) <= 0
+      || !g_atomic_int_dec_and_test (&c->countdown))
     return GST_PAD_PROBE_OK;
   g_atomic_int_set (&c->holding, 1);
   while (!pad_is_flushing (c->src) && g_get_monotonic_time () < end)
@@ -1056,26 +1099,26 @@ GST_START_TEST (test_flushing_seeks)
       "fakesink sync=%d", sync);
   FrameLog *log;
   GstElement *pipeline = logged_pipeline (desc, &log);
-  FlushCatch hold = { log->src };
+  /* The second seek's flush catches a frame of the first seek's segment
+   * inside the element. */
+  FlushCatch hold = { log->src, seeks[0].start };
   guint lost;
 
-  gst_pad_add_probe (log->sink, GST_PAD_PROBE_TYPE_BUFFER, hold_for_flush,
-      &hold, NULL);
+  gst_pad_add_probe (log->sink, GST_PAD_PROBE_TYPE_BUFFER
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, hold_for_flush, &hold, NULL);
   set_state (pipeline, GST_STATE_PLAYING);
   frame_log_wait_out (log, 8);
   for (guint s = 0; s < G_N_ELEMENTS (seeks); s++) {
-    /* The second seek's flush catches a frame inside the element. */
-    if (s == 1) {
-      g_atomic_int_set (&hold.armed, 1);
-      wait_holding (&hold);
-    }
     fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
             GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET,
             seeks[s].start, GST_SEEK_TYPE_SET, seeks[s].stop));
     drop_stale_eos (pipeline);
-    /* The next seek while this segment's frames flow. */
-    if (s + 1 < G_N_ELEMENTS (seeks))
-      frame_log_wait_out (log, frame_log_n_out (log) + 4);
+    /* The next seek while this segment's frames flow (its first, with
+     * one held). */
+    if (s == 0)
+      wait_holding (&hold);
+    else if (s + 1 < G_N_ELEMENTS (seeks))
+      frame_log_wait_epoch_out (log, s + 1, 4);
   }
   wait_eos (pipeline);
 
@@ -1087,15 +1130,13 @@ GST_START_TEST (test_flushing_seeks)
   fail_unless_equals_int (log->epoch, G_N_ELEMENTS (seeks));
   for (guint s = 0; s < G_N_ELEMENTS (seeks); s++) {
     const LoggedFrame *head = first_out_of_epoch (log, s + 1);
-    guint n = 0;
+    guint n = frames_of_epoch (log, s + 1);
 
     fail_unless (head != NULL, "no frame after seek %u", s);
     fail_unless_equals_uint64 (head->pts, seeks[s].start);
     fail_unless_equals_uint64 (head->segment.start, seeks[s].start);
     fail_unless_equals_uint64 (head->segment.stop, seeks[s].stop);
     fail_unless (head->flags & GST_BUFFER_FLAG_DISCONT);
-    for (guint j = 0; j < log->out->len; j++)
-      n += ((LoggedFrame *) g_ptr_array_index (log->out, j))->epoch == s + 1;
     /* The last segment plays to its end. */
     if (s + 1 == G_N_ELEMENTS (seeks))
       fail_unless_equals_int (n, (seeks[s].stop - seeks[s].start) * 30 /
