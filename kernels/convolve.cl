@@ -545,33 +545,71 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
 
 /* ---- CPUs: strips ------------------------------------------------------
  * A work-item takes `seg` rows.  For each, the K source rows its windows
- * read (the border rule applied to the rows once); then 16 samples at a
- * time, a vector product a coefficient (a tap, where the kernel is
- * sparse), where every window lies inside the row,
- * and a pixel at a time (the border rule along the row) near its ends.
- * Copied lanes (alpha, padding) are computed and dropped. */
+ * read (the border rule applied to the rows once) and each tap's line in
+ * them; then 64 samples at a time (four vectors of 16), and 16 at a time,
+ * where every window lies inside the row, the last 16 ending where the
+ * inside does; a pixel at a time (the border rule along the row) near its
+ * ends.  The host sorts the taps by coefficient: the values of a run of
+ * taps with one coefficient are added, then multiplied once (a motion
+ * blur's 14 taps have 3 coefficients).  Copied lanes (alpha, padding) are
+ * computed and dropped. */
 
 /* The K rows the windows of row y read. */
 #define CONVOLVE_STRIP_ROWS(rows, y)                                      \
   for (int i = 0; i < k_side; i++)                                        \
     rows[i] = SRC_ROW(border_index((y) + i - radius, height, border))
 
-#define DEFINE_CONVOLVE_STRIPS(NAME, ACC)                                 \
+/* out_value_float for 16 int sums (exact in floats: the host checked). */
+uint16 out_values_float16(int16 s, Divide d, float inv)
+{
+  const float16 sum = convert_float16(s);
+  const float16 n = fabs(sum) + (float) d.rounding;
+  const float abs_divisor = (float) d.abs_divisor;
+  float16 q = convert_float16(convert_int16(n * inv));
+  const float16 r = fma(-q, abs_divisor, n);
+  q += select((float16) 0.0f, (float16) 1.0f, r >= abs_divisor)
+      - select((float16) 0.0f, (float16) 1.0f, r < 0.0f);
+  /* q >= 0: its sign is the sum's, flipped for a negative divisor. */
+  q = as_float16(as_uint16(q) ^ (as_uint16(sum) & 0x80000000u)
+      ^ (d.negative ? 0x80000000u : 0u));
+  return convert_uint16(clamp(q + (float) d.bias, 0.0f, (float) VALUE_MAX));
+}
+
+/* The strips' quotients of 16 sums (d and inv their kernel's). */
+#define INT_QUOTIENTS(sum) out_values_int16(sum, d)
+#define FLOAT_QUOTIENTS(sum) out_values_float16(sum, d, inv)
+#define LONG_QUOTIENTS(sum) out_values_long16(sum, d)
+
+/* Filtered (-1) or copied lanes of the 16 samples from sample `at`: a
+ * constant where every run of 16 starts at a pixel. */
+#define STRIP_LANES(at) filtered_lanes(16 % BPP == 0 ? 0 : (at))
+
+#define STRIP_VALUES(ACC, p)                                              \
+  PASTE(convert_, PASTE(ACC, 16))(LINE_VALUES(16, p))
+
+/* Stores 16 samples from `at` of the row: quotients of `sum` where
+ * filtered, `keep`'s samples elsewhere. */
+#define STRIP_STORE(QUOTIENTS, sum, at)                                   \
+  any_store16(select(any_load16(keep + (at)),                             \
+          PASTE(convert_, SN(16))(CONTAINER_OF(QUOTIENTS(sum))),          \
+          STRIP_LANES(at)), out + (at))
+
+#define DEFINE_CONVOLVE_STRIPS(NAME, ACC, QUOTIENTS)                      \
   void PASTE(NAME, _pixel)(__global S *out, __global const S *keep,       \
-      __global const S *const *rows, int x, int k_side, int radius,       \
-      int width, int border, __constant int *coeffs, Divide d)            \
+      __global const S *const *rows, int x, int radius, int width,        \
+      int border, __constant const int *taps, int n_taps, Divide d)       \
   {                                                                       \
     ACC sum[BPP];                                                         \
     for (int c = 0; c < BPP; c++)                                         \
       sum[c] = 0;                                                         \
-    for (int j = 0; j < k_side; j++) {                                    \
-      const int at = border_index(x + j - radius, width, border) * BPP;   \
-      for (int i = 0; i < k_side; i++) {                                  \
-        const ACC k = coeffs[i * k_side + j];                             \
-        for (int c = 0; c < BPP; c++)                                     \
-          if (FILTERED(c))                                                \
-            sum[c] += k * (ACC) VALUE_OF((uint) rows[i][at + c]);         \
-      }                                                                   \
+    for (int t = 0; t < n_taps; t++) {                                    \
+      const int where = taps[2 * t];                                      \
+      __global const S *px = rows[where / CONV_TAP_ROW] + BPP             \
+          * border_index(x + where % CONV_TAP_ROW - radius, width, border);\
+      const ACC k = taps[2 * t + 1];                                      \
+      for (int c = 0; c < BPP; c++)                                       \
+        if (FILTERED(c))                                                  \
+          sum[c] += k * (ACC) VALUE_OF((uint) px[c]);                     \
     }                                                                     \
     STORE_CONVOLVED(ACC, out + x * BPP, keep + x * BPP, sum, d);          \
   }                                                                       \
@@ -580,53 +618,70 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
   {                                                                       \
     const int k_side = 2 * radius + 1;                                    \
     __constant const int *taps = coeffs + 2 * k_side * k_side;            \
-    const bool sparse = 2 * n_taps <= k_side * k_side;                    \
+    const float inv = as_float(taps[max(2 * n_taps, 1) + 2 * k_side]);   \
     const Divide d = DIVIDE_OF_ARGS;                                      \
     const int first = get_global_id(0) * seg;                             \
     const int end = min(first + seg, height);                             \
     const int inner_first = min(radius, width);                           \
     const int inner_end = max(inner_first, width - radius);               \
+    const int b_first = inner_first * BPP, b_end = inner_end * BPP;       \
     __global const S *rows[2 * CONV_MAX_RADIUS + 1];                      \
+    __global const S *lines[(2 * CONV_MAX_RADIUS + 1)                     \
+        * (2 * CONV_MAX_RADIUS + 1)];                                     \
     for (int y = first; y < end; y++) {                                   \
       CONVOLVE_STRIP_ROWS(rows, y);                                       \
+      for (int t = 0; t < n_taps; t++)                                    \
+        lines[t] = rows[taps[2 * t] / CONV_TAP_ROW]                       \
+            + (taps[2 * t] % CONV_TAP_ROW - radius) * BPP;                \
       __global S *out = DST_ROW(y);                                       \
       __global const S *keep = KEEP_ROW(y);                               \
-      int x = 0;                                                          \
-      for (; x < inner_first; x++)                                        \
-        PASTE(NAME, _pixel)(out, keep, rows, x, k_side, radius, width,    \
-            border, coeffs, d);                                           \
-      int b = x * BPP;                                                    \
-      for (; b + 16 <= inner_end * BPP; b += 16) {                        \
-        PASTE(ACC, 16) sum = 0;                                           \
-        if (sparse)                                                       \
-          for (int t = 0; t < n_taps; t++) {                              \
-            const int where = taps[2 * t];                                \
-            __global const S *line = rows[where / CONV_TAP_ROW] + b       \
-                + (where % CONV_TAP_ROW - radius) * BPP;                  \
-            sum += (ACC) taps[2 * t + 1] * PASTE(convert_,                \
-                PASTE(ACC, 16))(LINE_VALUES(16, line));                   \
-          }                                                               \
-        else                                                              \
-          for (int i = 0; i < k_side; i++) {                              \
-            __global const S *line = rows[i] + b - radius * BPP;          \
-            for (int j = 0; j < k_side; j++)                              \
-              sum += (ACC) coeffs[i * k_side + j] * PASTE(convert_,       \
-                  PASTE(ACC, 16))(LINE_VALUES(16, line + j * BPP));       \
-          }                                                               \
-        const SN(16) values = PASTE(convert_, SN(16))(CONTAINER_OF(       \
-                PASTE(PASTE(out_values_, ACC), 16)(sum, d)));             \
-        any_store16(select(any_load16(keep + b), values,                  \
-                filtered_lanes(b)), out + b);                             \
+      for (int x = 0; x < inner_first; x++)                               \
+        PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
+            taps, n_taps, d);                                             \
+      int b = b_first;                                                    \
+      for (; b + 64 <= b_end; b += 64) {                                  \
+        PASTE(ACC, 16) s0 = 0, s1 = 0, s2 = 0, s3 = 0;                    \
+        for (int t = 0; t < n_taps;) {                                    \
+          const ACC k = taps[2 * t + 1];                                  \
+          PASTE(ACC, 16) v0 = 0, v1 = 0, v2 = 0, v3 = 0;                  \
+          do {                                                            \
+            __global const S *line = lines[t] + b;                        \
+            v0 += STRIP_VALUES(ACC, line);                                \
+            v1 += STRIP_VALUES(ACC, line + 16);                           \
+            v2 += STRIP_VALUES(ACC, line + 32);                           \
+            v3 += STRIP_VALUES(ACC, line + 48);                           \
+          } while (++t < n_taps && taps[2 * t + 1] == k);                 \
+          s0 += k * v0;                                                   \
+          s1 += k * v1;                                                   \
+          s2 += k * v2;                                                   \
+          s3 += k * v3;                                                   \
+        }                                                                 \
+        STRIP_STORE(QUOTIENTS, s0, b);                                          \
+        STRIP_STORE(QUOTIENTS, s1, b + 16);                                     \
+        STRIP_STORE(QUOTIENTS, s2, b + 32);                                     \
+        STRIP_STORE(QUOTIENTS, s3, b + 48);                                     \
       }                                                                   \
-      for (x = b / BPP; x < width; x++)                                   \
-        PASTE(NAME, _pixel)(out, keep, rows, x, k_side, radius, width,    \
-            border, coeffs, d);                                           \
+      /* The last run of 16 overlaps the one before rather than leave     \
+       * its samples to the pixels' path. */                              \
+      for (; b < b_end && b_end - b_first >= 16; b += 16) {               \
+        b = min(b, b_end - 16);                                           \
+        PASTE(ACC, 16) sum = 0;                                           \
+        for (int t = 0; t < n_taps; t++)                                  \
+          sum += (ACC) taps[2 * t + 1] * STRIP_VALUES(ACC, lines[t] + b); \
+        STRIP_STORE(QUOTIENTS, sum, b);                                         \
+      }                                                                   \
+      for (int x = b / BPP; x < width; x++)                               \
+        PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
+            taps, n_taps, d);                                             \
     }                                                                     \
   }
 
 #ifdef WANT_convolve_strips
-DEFINE_CONVOLVE_STRIPS(convolve_strips, int)
+DEFINE_CONVOLVE_STRIPS(convolve_strips, int, INT_QUOTIENTS)
+#endif
+#ifdef WANT_convolve_strips_float
+DEFINE_CONVOLVE_STRIPS(convolve_strips_float, int, FLOAT_QUOTIENTS)
 #endif
 #ifdef WANT_convolve_strips_wide
-DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long)
+DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long, LONG_QUOTIENTS)
 #endif

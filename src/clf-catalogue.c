@@ -17,7 +17,7 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "narrow_row_means", "convolve_tiles", "convolve_tiles_wide",
   "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
   "convolve_strips_wide", "convolve_tiles_float",
-  "convolve_tiles_float_tall",
+  "convolve_tiles_float_tall", "convolve_strips_float",
 };
 
 /* The file that defines each kernel. */
@@ -43,6 +43,7 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_CONVOLVE_STRIPS_WIDE] = clf_kernel_convolve,
   [K_CONVOLVE_TILES_FLOAT] = clf_kernel_convolve,
   [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve,
+  [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve,
 };
 
 bool
@@ -178,7 +179,8 @@ static bool
 convolve_has_kernel (bool cpu_kernels, unsigned k)
 {
   if (cpu_kernels)
-    return k == K_CONVOLVE_STRIPS || k == K_CONVOLVE_STRIPS_WIDE;
+    return k == K_CONVOLVE_STRIPS || k == K_CONVOLVE_STRIPS_WIDE
+        || k == K_CONVOLVE_STRIPS_FLOAT;
   return k == K_CONVOLVE_TILES || k == K_CONVOLVE_TILES_WIDE
       || k == K_CONVOLVE_RANK1_TILES || k == K_CONVOLVE_RANK1_TILES_WIDE
       || k == K_CONVOLVE_TILES_FLOAT || k == K_CONVOLVE_TILES_FLOAT_TALL;

@@ -142,11 +142,12 @@ typedef enum {
   K_CONVOLVE_STRIPS_WIDE,
   K_CONVOLVE_TILES_FLOAT,
   K_CONVOLVE_TILES_FLOAT_TALL,
+  K_CONVOLVE_STRIPS_FLOAT,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 21
+#define CLF_N_KERNELS 22
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */

@@ -97,6 +97,19 @@ log2_ceil (uint64_t n)
 /* The taps of the kernel's coefficients that are not zero: the products
  * of zeros are not worth their loads (the seed's motion blur has 14 of
  * 49). */
+/* Taps in order of coefficient, then of place. */
+static int
+compare_taps (const void *a, const void *b)
+{
+  const cl_int *x = a, *y = b;
+  if (x[1] != y[1])
+    return x[1] < y[1] ? -1 : 1;
+  return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* The taps: where and k[i][j] of each coefficient that is not zero, in
+ * rows for the GPUs' tiles, by coefficient for the CPUs' strips (which
+ * add the values of a run of taps with one coefficient, then multiply). */
 static void
 add_taps (const ClfKernel * kernel, uint32_t tap_row,
     ClfConvolveSetup * setup)
@@ -111,6 +124,8 @@ add_taps (const ClfKernel * kernel, uint32_t tap_row,
         taps[2 * t + 1] = kernel->coeffs[i * n + j];
         t++;
       }
+  if (tap_row == CLF_CONV_TAP_ROW)
+    qsort (taps, t, 2 * sizeof *taps, compare_taps);
   setup->n_taps = (cl_int) t;
   /* A kernel of zeros has no taps, and a buffer no size of 0. */
   setup->n_coeffs += MAX (2 * t, 1);
@@ -294,7 +309,8 @@ convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
     const ClfConvolveSetup * s, const ClfView * p)
 {
   if (plan->cpu_kernels)
-    return s->wide ? K_CONVOLVE_STRIPS_WIDE : K_CONVOLVE_STRIPS;
+    return s->wide ? K_CONVOLVE_STRIPS_WIDE : s->float_sums ?
+        K_CONVOLVE_STRIPS_FLOAT : K_CONVOLVE_STRIPS;
   if (s->rank1)
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;
   if (s->float_sums && p->units <= 4) {

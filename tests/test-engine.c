@@ -1833,7 +1833,8 @@ check_convolve (ClfPlan * plan, const char *layout,
 
 /* Every odd K from 1 to 15 and every kind of kernel on planes of odd
  * sizes (widths no multiple of 4 or 16, planes smaller than the kernel,
- * a frame of several work-groups), gray, RGB, RGBx and xRGB; in the quick
+ * a frame of several work-groups), gray, RGB, RGBx, xRGB and pixels of 3
+ * samples with the middle one copied; in the quick
  * tier a sixth of size x K x kind, each K and kind still on every size. */
 static void
 check_convolve_sizes (void)
@@ -1851,6 +1852,9 @@ check_convolve_sizes (void)
       {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
       {"rgbx", one_plane (w, h, 4, 0x7, 0x7)},
       {"xrgb", one_plane (w, h, 4, 0xE, 0xE)},
+      /* A copied sample in pixels of 3: runs of 16 samples start at
+       * any sample of a pixel. */
+      {"r-b", one_plane (w, h, 3, 0x5, 0x5)},
     };
     for (size_t l = 0; l < N_OF (layouts); l++) {
       ClfPlan *plan = plan_for (layouts[l].name, &layouts[l].f);
