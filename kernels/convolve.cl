@@ -559,20 +559,17 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
   for (int i = 0; i < k_side; i++)                                        \
     rows[i] = SRC_ROW(border_index((y) + i - radius, height, border))
 
-/* out_value_float for 16 int sums (exact in floats: the host checked). */
-uint16 out_values_float16(int16 s, Divide d, float inv)
+/* 16 quotients as truncated products: n c, c = 1 / |d| rounded up, is
+ * within an ulp above n / |d|, which truncates to floor(n / |d|) where
+ * 3 n + |d| + 1 < 2^24 (the host checked; clf-convolve.c says why). */
+uint16 out_values_float16(int16 s, Divide d, float c)
 {
-  const float16 sum = convert_float16(s);
-  const float16 n = fabs(sum) + (float) d.rounding;
-  const float abs_divisor = (float) d.abs_divisor;
-  float16 q = convert_float16(convert_int16(n * inv));
-  const float16 r = fma(-q, abs_divisor, n);
-  q += select((float16) 0.0f, (float16) 1.0f, r >= abs_divisor)
-      - select((float16) 0.0f, (float16) 1.0f, r < 0.0f);
-  /* q >= 0: its sign is the sum's, flipped for a negative divisor. */
-  q = as_float16(as_uint16(q) ^ (as_uint16(sum) & 0x80000000u)
-      ^ (d.negative ? 0x80000000u : 0u));
-  return convert_uint16(clamp(q + (float) d.bias, 0.0f, (float) VALUE_MAX));
+  const float16 n = fabs(convert_float16(s)) + (float) d.rounding;
+  const int16 q = convert_int16(n * c);
+  /* |q| < 2^23: a bias past 2^25 clamps as the kernel's does. */
+  const int bias = (int) clamp(d.bias, -(1L << 25), 1L << 25);
+  return convert_uint16(clamp(select(q, -q, (s < 0) ^ (d.negative ? -1 : 0))
+          + bias, 0, (int) VALUE_MAX));
 }
 
 /* The strips' quotients of 16 sums (d and inv their kernel's). */

@@ -97,6 +97,17 @@ log2_ceil (uint64_t n)
 /* The taps of the kernel's coefficients that are not zero: the products
  * of zeros are not worth their loads (the seed's motion blur has 14 of
  * 49). */
+/* The next float above a positive normal one. */
+static float
+next_float_up (float f)
+{
+  uint32_t bits;
+  memcpy (&bits, &f, sizeof bits);
+  bits++;
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
 /* Taps in order of coefficient, then of place. */
 static int
 compare_taps (const void *a, const void *b)
@@ -187,8 +198,11 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
   if (!setup->rank1) {
-    /* 1 / |d| for the float tiles' quotients, rounded once. */
+    /* 1 / |d| for the float quotients: rounded to nearest for the GPUs'
+     * tiles, up for the CPUs' strips (c |d| is exact in doubles). */
     float inv = (float) (1.0 / (double) setup->abs_divisor);
+    if (cpu_kernels && (double) inv * (double) setup->abs_divisor < 1.0)
+      inv = next_float_up (inv);
     memcpy (&setup->coeffs[setup->n_coeffs++], &inv, sizeof inv);
   }
   setup->half = setup->abs_divisor / 2;
@@ -203,6 +217,13 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
   setup->float_sums = largest <= (UINT64_C (1) << 24)
       && setup->abs_divisor < (UINT64_C (1) << 23)
       && llabs (setup->bias) <= (INT64_C (1) << 24);
+  /* The strips' truncated quotients: with c = 1 / |d| rounded up, n c is
+   * below n / |d| + n 2^-23 / |d|, and n = q |d| + r with r <= |d| - 1,
+   * so n c < q + 1 - (1 - n 2^-23) / |d|; rounded to a float (half an
+   * ulp, at most (q + 1) 2^-24) it stays below q + 1 where 3 n + |d| + 1
+   * < 2^24, and it is at least q. */
+  setup->float_quotients = 3 * largest + setup->abs_divisor + 1
+      < (UINT64_C (1) << 24);
   if (!setup->wide) {
     /* |d| <= 2 half + 1 < 2^32: shift <= 63. */
     setup->shift = 31 + log2_ceil (setup->abs_divisor);
@@ -309,7 +330,7 @@ convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
     const ClfConvolveSetup * s, const ClfView * p)
 {
   if (plan->cpu_kernels)
-    return s->wide ? K_CONVOLVE_STRIPS_WIDE : s->float_sums ?
+    return s->wide ? K_CONVOLVE_STRIPS_WIDE : s->float_quotients ?
         K_CONVOLVE_STRIPS_FLOAT : K_CONVOLVE_STRIPS;
   if (s->rank1)
     return s->wide ? K_CONVOLVE_RANK1_TILES_WIDE : K_CONVOLVE_RANK1_TILES;

@@ -29,6 +29,7 @@ typedef struct {
   bool rank1;                   /* two passes of u and v */
   bool wide;
   bool float_sums;              /* sums and quotients exact in floats */
+  bool float_quotients;         /* the strips' truncated quotients exact */
   cl_int coeffs[(4 * CLF_MAX_KERNEL_SIZE + 2) * CLF_MAX_KERNEL_SIZE + 1];
   uint32_t n_coeffs;
   cl_int n_taps;

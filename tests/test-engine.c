@@ -2176,6 +2176,103 @@ check_convolve_float_quotient (void)
   }
 }
 
+/* The largest sum of |k| (a kernel_of_sum) whose 8-bit sums the strips
+ * divide as truncated float products, for divisor d. */
+static int64_t
+strip_float_sum (int32_t d)
+{
+  const int64_t abs_d = llabs (d);
+  return ((INT64_C (1) << 24) - 2 - abs_d - 3 * (abs_d / 2)) / (3 * 255);
+}
+
+/* The CPUs' strips' quotients (out_values_float16 in convolve.cl): n c
+ * truncated, c = 1 / |d| rounded up (the host's), exact where 3 n + |d| +
+ * 1 < 2^24 (ClfConvolveSetup.float_quotients).  On the host, the
+ * arithmetic at both ends of every quotient's run of n up to that bound,
+ * for every divisor up to 4096 and random ones up to 2^23, and the bound
+ * itself; on the device, frames of 255s whose sums sit at the bound
+ * (a bias taking each quotient back to 128), and random frames. */
+static void
+check_convolve_strip_quotients (void)
+{
+  const uint64_t limit = UINT64_C (1) << 24;
+  ClfConvolveSetup s;
+  uint64_t wrong = 0;
+  for (uint32_t round = 0; round < 4096 + 20000; round++) {
+    const uint32_t d = round < 4096 ? round + 1 :
+        4097 + (uint32_t) (next_random () % ((1u << 23) - 4097));
+    ClfKernel one = {.size = 1,.coeffs = {1},.divisor = (int32_t) d };
+    clf_convolve_setup (&one, 8, true, &s);
+    float c;
+    memcpy (&c, &s.coeffs[s.n_coeffs - 1], sizeof c);
+    const uint64_t n_max = (limit - d - 2) / 3;
+    for (uint64_t q = 0; q * d <= n_max; q++) {
+      const float first = (float) (q * d), last = (float) MIN (q * d + d - 1,
+          n_max);
+      wrong += (uint64_t) (first * c) != q || (uint64_t) (last * c) != q;
+    }
+  }
+  CHECK (wrong == 0, "%" G_GUINT64_FORMAT " truncated float quotients "
+      "wrong", wrong);
+
+  static const int32_t divisors[] = { 1, 2, 3, 7, 255, 10000, 65535, -3,
+    (1 << 22) + 1, -((1 << 22) + 1)
+  };
+  for (size_t d = 0; d < N_OF (divisors); d++) {
+    ClfKernel k = kernel_of_sum (strip_float_sum (divisors[d]), false);
+    k.divisor = divisors[d];
+    clf_convolve_setup (&k, 8, true, &s);
+    CHECK (s.float_quotients, "truncated quotients for divisor %d",
+        divisors[d]);
+    k = kernel_of_sum (strip_float_sum (divisors[d]) + 1, false);
+    k.divisor = divisors[d];
+    clf_convolve_setup (&k, 8, true, &s);
+    CHECK (!s.float_quotients, "no truncated quotients a step past, "
+        "divisor %d", divisors[d]);
+  }
+
+  struct {
+    const char *name;
+    ClfFrameFormat f;
+  } formats[] = {
+    {"gray", one_plane (37, 29, 1, 1, 1)},
+    {"rgba", one_plane (43, 19, 4, 0x7, 0x7)},
+  };
+  for (size_t l = 0; l < N_OF (formats); l++) {
+    ClfFrameFormat *f = &formats[l].f;
+    ClfPlan *plan = plan_for (formats[l].name, f);
+    if (!plan)
+      continue;
+    for (int full = 0; full < 2; full++) {
+      ClfHostFrame in;
+      test_frame_init (&in, f, !full);
+      if (full)
+        memset (in.data[0], 0xff, in.size[0]);
+      for (size_t d = 0; d < N_OF (divisors); d++) {
+        const int64_t abs_d = llabs (divisors[d]);
+        const int64_t largest = strip_float_sum (divisors[d]);
+        if (!full) {
+          ClfKernel k = kernel_of_sum (largest, true);
+          k.divisor = divisors[d];
+          check_convolve (plan, formats[l].name, f, &in, &k,
+              "truncated quotient, random");
+          continue;
+        }
+        for (int o = 0; o < 4 && o < largest; o++) {
+          ClfKernel k = kernel_of_sum (largest - o, false);
+          k.divisor = divisors[d];
+          const int64_t q = (255 * (largest - o) + abs_d / 2) / abs_d;
+          k.bias = (int32_t) (128 - (divisors[d] < 0 ? -q : q));
+          check_convolve (plan, formats[l].name, f, &in, &k,
+              "truncated quotient, maximum");
+        }
+      }
+      test_frame_clear (&in);
+    }
+    clf_plan_free (plan);
+  }
+}
+
 /* A 720p RGBA frame, 7x7: many work-groups and strips. */
 static void
 check_convolve_720p (void)
@@ -2263,6 +2360,7 @@ test_convolve (void)
   check_convolve_extremes ();
   check_convolve_float_bound ();
   check_convolve_float_quotient ();
+  check_convolve_strip_quotients ();
   check_convolve_720p ();
   check_convolve_frames ();
   check_convolve_small_local_memory ();
