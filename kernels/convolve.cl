@@ -581,6 +581,15 @@ uint16 out_values_float16(int16 s, Divide d, float c)
  * constant where every run of 16 starts at a pixel. */
 #define STRIP_LANES(at) filtered_lanes(16 % BPP == 0 ? 0 : (at))
 
+/* A pixel's values, in one load where its samples make a vector type
+ * (PoCL loads a vload4 of bytes in pieces). */
+#if BPP == 1 || BPP == 2 || BPP == 4 || BPP == 8 || BPP == 16
+typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
+#define PIXEL_AT(p) VALUE_OF(CONVERT_PIX(uint)(*(__global const AnyPix *)(p)))
+#else
+#define PIXEL_AT(p) PIXEL_VALUES(p)
+#endif
+
 #define STRIP_VALUES(ACC, p)                                              \
   PASTE(convert_, PASTE(ACC, 16))(LINE_VALUES(16, p))
 
@@ -596,18 +605,16 @@ uint16 out_values_float16(int16 s, Divide d, float c)
       __global const S *const *rows, int x, int radius, int width,        \
       int border, __constant const int *taps, int n_taps, Divide d)       \
   {                                                                       \
-    ACC sum[BPP];                                                         \
-    for (int c = 0; c < BPP; c++)                                         \
-      sum[c] = 0;                                                         \
+    PIX(ACC) pixel = 0;                                                   \
     for (int t = 0; t < n_taps; t++) {                                    \
       const int where = taps[2 * t];                                      \
-      __global const S *px = rows[where / CONV_TAP_ROW] + BPP             \
-          * border_index(x + where % CONV_TAP_ROW - radius, width, border);\
-      const ACC k = taps[2 * t + 1];                                      \
-      for (int c = 0; c < BPP; c++)                                       \
-        if (FILTERED(c))                                                  \
-          sum[c] += k * (ACC) VALUE_OF((uint) px[c]);                     \
+      __global const S *px = rows[(uint) where / CONV_TAP_ROW] + BPP      \
+          * border_index(x + (uint) where % CONV_TAP_ROW - radius, width,  \
+              border);                                                    \
+      pixel += (ACC) taps[2 * t + 1] * CONVERT_PIX(ACC)(PIXEL_AT(px));    \
     }                                                                     \
+    ACC sum[BPP];                                                         \
+    STORE_PIX(pixel, 0, sum);                                             \
     STORE_CONVOLVED(ACC, out + x * BPP, keep + x * BPP, sum, d);          \
   }                                                                       \
                                                                           \
