@@ -14,24 +14,25 @@
  *  convolve_tiles_float  GPUs, where sums are exact in floats: a work-item
  *                        for 4 pixels of a column, the tile as floats
  *                        (_tall: 8 pixels, for large kernels)
- *  convolve_strips       CPUs: a work-item per strip of rows; 16 samples
+ *  convolve_strips       CPUs: a work-item per strip of rows; 64 samples
  *                        at a time between the left and right edges, a
- *                        pixel at a time near them
- * Each comes twice: with int sums, and (the _wide kernels) with long sums
- * for the kernels whose |S| + |d|/2 can reach 2^31 (the host decides per
+ *                        pixel at a time near them (_float: quotients as
+ *                        truncated float products, where exact)
+ * Each comes with int sums, and (the _wide kernels) with long sums for
+ * the kernels whose |S| + |d|/2 can reach 2^31 (the host decides per
  * kernel and depth).  The coefficients lie in constant memory: a rank-1
  * kernel's u and v (K each) for its tiles, any other's k in rows (K^2),
  * k in rows as floats (their bits, K^2), then its n_taps taps: the
- * coefficients that are not zero, two ints
- * each, in rows, where (i side + j in the tiles, side the tile's; i
- * CONV_TAP_ROW + j in the strips) and k[i][j].  The kernels take the
- * taps where at most half the coefficients are not zero.  Then (for the
- * float tiles) each column's span: the first row and one past the last
- * whose coefficient is not zero (0, 0 for a column of zeros), and 1 / |d|
- * as a float's bits (the float tiles' quotients).  A new
- * kernel is a new buffer, not a new program.  Sums are
- * exact: int sums stay below 2^31 (the host checked max * sum |k|), long
- * ones below 2^55.
+ * coefficients that are not zero, two ints each, where (i side + j in
+ * the tiles, side the tile's; i CONV_TAP_ROW + j in the strips) and
+ * k[i][j], in rows for the tiles (which take them where at most half the
+ * coefficients are not zero), by coefficient for the strips (which take
+ * them always).  Then each column's span (for the float tiles): the
+ * first row and one past the last whose coefficient is not zero (0, 0
+ * for a column of zeros), and 1 / |d| as a float's bits (rounded to
+ * nearest for the float tiles, up for the strips).  A new kernel is a
+ * new buffer, not a new program.  Sums are exact: int sums stay below
+ * 2^31 (the host checked max * sum |k|), long ones below 2^55.
  * mode=convolve's programs are built from common.cl and this file alone,
  * with a WANT_<kernel> for each kernel of their kind of device. */
 

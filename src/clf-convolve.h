@@ -9,10 +9,10 @@
  * family of kernels: the coefficients as the device reads them (u then v
  * for a rank-1 kernel k = u v^T on GPUs, else k in rows, k in rows as
  * floats, then the taps: where and k[i][j] of each coefficient that is
- * not zero, where = i * side + j for the GPUs' tiles, i *
- * CLF_CONV_TAP_ROW + j for the CPUs' strips, then each column's span of
- * rows from its first coefficient that is not zero to its last, and 1 /
- * |d| as a float; see convolve.cl), and the
+ * not zero, where = i * side + j for the GPUs' tiles (in rows), i *
+ * CLF_CONV_TAP_ROW + j for the CPUs' strips (by coefficient), then each
+ * column's span of rows from its first coefficient that is not zero to
+ * its last, and 1 / |d| as a float; see convolve.cl), and the
  * division q = sign(S) sign(d) floor((|S| +
  * half) / |d|) with half = floor(|d| / 2).
  *

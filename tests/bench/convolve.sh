@@ -7,8 +7,8 @@
 # convolution_opencl (its first OpenCL device) where ffmpeg is installed
 # (both take kernels up to 7x7 only), and the device's copy floor
 # (clf-floor).  Prints one line a case: what, clfilter's median kernel
-# time (clfilter-summary's median-kernel-ns over FRAMES frames, on the
-# element's device), OpenCV's median call time and their ratio, and
+# time (clfilter-summary's median-kernel-ns over FRAMES frames of one
+# frame of snow, on the element's device), OpenCV's median call time and their ratio, and
 # FFmpeg's time a frame: a run of FF_FRAMES frames with the filter less one
 # without it (for convolution_opencl, both with hwupload and hwdownload),
 # from ffmpeg -benchmark's rtime, so a whole filter's time, threads and
@@ -35,11 +35,13 @@ dense() {
 }
 big=$(awk 'BEGIN { srand(15); for (i = 0; i < 225; i++) printf "%s%d", i ? "," : "", int(rand() * 17) - 8 }')
 
-# clfilter's median kernel time (ms) for a kernel.
+# clfilter's median kernel time (ms) for a kernel, on one frame of snow
+# repeated (imagefreeze), so that no source draws frames on the cores the
+# kernels run on while they run, as OpenCV's calls run alone.
 clfilter_ms() {
-  gst-launch-1.0 -m videotestsrc num-buffers="$frames" pattern=snow \
+  gst-launch-1.0 -m videotestsrc num-buffers=1 pattern=snow \
     ! video/x-raw,format=RGBA,width="$width",height="$height" \
-    ! clfilter mode=convolve device="${DEVICE:-auto}" kernel="<$1>" \
+    ! imagefreeze num-buffers="$frames" ! clfilter mode=convolve device="${DEVICE:-auto}" kernel="<$1>" \
       divisor=0 stats-interval=0 ! fakesink 2>&1 \
     | sed -n 's/.*clfilter-summary.*median-kernel-ns=(guint64)\([0-9]*\).*/\1/p' \
     | awk '{ printf "%.3f", $1 / 1e6 }'
