@@ -601,7 +601,7 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
           PASTE(convert_, SN(16))(CONTAINER_OF(QUOTIENTS(sum))),          \
           STRIP_LANES(at)), out + (at))
 
-#define DEFINE_CONVOLVE_STRIPS(NAME, ACC, QUOTIENTS)                      \
+#define DEFINE_CONVOLVE_STRIPS(NAME, ACC, QUOTIENTS, VECTORS)             \
   void PASTE(NAME, _pixel)(__global S *out, __global const S *keep,       \
       __global const S *const *rows, int x, int radius, int width,        \
       int border, __constant const int *taps, int n_taps, Divide d)       \
@@ -644,27 +644,30 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
             taps, n_taps, d);                                             \
       int b = b_first;                                                    \
-      for (; b + 64 <= b_end; b += 64) {                                  \
-        PASTE(ACC, 16) s0 = 0, s1 = 0, s2 = 0, s3 = 0;                    \
+      for (; b + 16 * (VECTORS) <= b_end; b += 16 * (VECTORS)) {         \
+        PASTE(ACC, 16) sum[VECTORS];                                      \
+        _Pragma("unroll")                                                 \
+        for (int v = 0; v < (VECTORS); v++)                               \
+          sum[v] = 0;                                                     \
         for (int t = 0; t < n_taps;) {                                    \
           const ACC k = taps[2 * t + 1];                                  \
-          PASTE(ACC, 16) v0 = 0, v1 = 0, v2 = 0, v3 = 0;                  \
+          PASTE(ACC, 16) run[VECTORS];                                    \
+          _Pragma("unroll")                                               \
+          for (int v = 0; v < (VECTORS); v++)                             \
+            run[v] = 0;                                                   \
           do {                                                            \
             __global const S *line = lines[t] + b;                        \
-            v0 += STRIP_VALUES(ACC, line);                                \
-            v1 += STRIP_VALUES(ACC, line + 16);                           \
-            v2 += STRIP_VALUES(ACC, line + 32);                           \
-            v3 += STRIP_VALUES(ACC, line + 48);                           \
+            _Pragma("unroll")                                             \
+            for (int v = 0; v < (VECTORS); v++)                           \
+              run[v] += STRIP_VALUES(ACC, line + 16 * v);                 \
           } while (++t < n_taps && taps[2 * t + 1] == k);                 \
-          s0 += k * v0;                                                   \
-          s1 += k * v1;                                                   \
-          s2 += k * v2;                                                   \
-          s3 += k * v3;                                                   \
+          _Pragma("unroll")                                               \
+          for (int v = 0; v < (VECTORS); v++)                             \
+            sum[v] += k * run[v];                                         \
         }                                                                 \
-        STRIP_STORE(QUOTIENTS, s0, b);                                          \
-        STRIP_STORE(QUOTIENTS, s1, b + 16);                                     \
-        STRIP_STORE(QUOTIENTS, s2, b + 32);                                     \
-        STRIP_STORE(QUOTIENTS, s3, b + 48);                                     \
+        _Pragma("unroll")                                                 \
+        for (int v = 0; v < (VECTORS); v++)                               \
+          STRIP_STORE(QUOTIENTS, sum[v], b + 16 * v);                     \
       }                                                                   \
       /* The last run of 16 overlaps the one before rather than leave     \
        * its samples to the pixels' path. */                              \
@@ -682,11 +685,11 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
   }
 
 #ifdef WANT_convolve_strips
-DEFINE_CONVOLVE_STRIPS(convolve_strips, int, INT_QUOTIENTS)
+DEFINE_CONVOLVE_STRIPS(convolve_strips, int, INT_QUOTIENTS, 8)
 #endif
 #ifdef WANT_convolve_strips_float
-DEFINE_CONVOLVE_STRIPS(convolve_strips_float, int, FLOAT_QUOTIENTS)
+DEFINE_CONVOLVE_STRIPS(convolve_strips_float, int, FLOAT_QUOTIENTS, 8)
 #endif
 #ifdef WANT_convolve_strips_wide
-DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long, LONG_QUOTIENTS)
+DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long, LONG_QUOTIENTS, 4)
 #endif
