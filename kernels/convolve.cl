@@ -100,15 +100,19 @@ uint16 out_values_long16(long16 s, Divide d)
           (long16) VALUE_MAX));
 }
 
+/* A sum's value by each kind of division (with the Divide d, and for
+ * truncated quotients the strips' reciprocal inv, in scope). */
+#define VALUE_int(s) out_value_int(s, d)
+#define VALUE_long(s) out_value_long(s, d)
+#define VALUE_truncated(s) out_value_truncated(s, d, inv)
+
 /* One pixel's filtered samples from sums, the others from `keep`, in one
  * store. */
-#define STORE_CONVOLVED(ACC, out, keep, sum, d)                           \
+#define STORE_CONVOLVED(VALUE, out, keep, sum)                            \
   do {                                                                    \
     S px_[BPP];                                                           \
     for (int c = 0; c < BPP; c++)                                         \
-      px_[c] = FILTERED(c) ?                                              \
-          (S) CONTAINER_OF(PASTE(out_value_, ACC)((sum)[c], d)) :         \
-          (keep)[c];                                                      \
+      px_[c] = FILTERED(c) ? (S) CONTAINER_OF(VALUE((sum)[c])) : (keep)[c];\
     STORE_PIX(LOAD_PIX(0, px_), 0, out);                                  \
   } while (0)
 
@@ -174,8 +178,9 @@ void stage_tile(__local ushort *tile, __global const uchar *src,
               sum[c] += k * (ACC) line[j * BPP + c];                      \
         }                                                                 \
       }                                                                   \
-    STORE_CONVOLVED(ACC, DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP,     \
-        sum, DIVIDE_OF_ARGS);                                             \
+    const Divide d = DIVIDE_OF_ARGS;                                      \
+    STORE_CONVOLVED(PASTE(VALUE_, ACC), DST_ROW(y) + x * BPP,             \
+        KEEP_ROW(y) + x * BPP, sum);                                      \
   }
 
 #ifdef WANT_convolve_tiles
@@ -533,8 +538,9 @@ DEFINE_CONVOLVE_TILES_FLOAT(convolve_tiles_float_tall, 8, CONV_TALL_GROUP_Y)
           sum[c] += (ACC) u[i]                                            \
               * rows[((ly + i) * CONV_GROUP + lx) * BPP + c];             \
     }                                                                     \
-    STORE_CONVOLVED(ACC, DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP,     \
-        sum, DIVIDE_OF_ARGS);                                             \
+    const Divide d = DIVIDE_OF_ARGS;                                      \
+    STORE_CONVOLVED(PASTE(VALUE_, ACC), DST_ROW(y) + x * BPP,             \
+        KEEP_ROW(y) + x * BPP, sum);                                      \
   }
 
 #ifdef WANT_convolve_rank1_tiles
@@ -573,6 +579,15 @@ uint16 out_values_float16(int16 s, Divide d, float c)
           + bias, 0, (int) VALUE_MAX));
 }
 
+/* The same for one sum. */
+uint out_value_truncated(int s, Divide d, float c)
+{
+  const int q = convert_int((fabs((float) s) + (float) d.rounding) * c);
+  const int bias = (int) clamp(d.bias, -(1L << 25), 1L << 25);
+  return (uint) clamp(((s < 0) != d.negative ? -q : q) + bias, 0,
+      (int) VALUE_MAX);
+}
+
 /* The strips' quotients of 16 sums (d and inv their kernel's). */
 #define INT_QUOTIENTS(sum) out_values_int16(sum, d)
 #define FLOAT_QUOTIENTS(sum) out_values_float16(sum, d, inv)
@@ -601,10 +616,11 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
           PASTE(convert_, SN(16))(CONTAINER_OF(QUOTIENTS(sum))),          \
           STRIP_LANES(at)), out + (at))
 
-#define DEFINE_CONVOLVE_STRIPS(NAME, ACC, QUOTIENTS, VECTORS)             \
+#define DEFINE_CONVOLVE_STRIPS(NAME, ACC, VALUE, QUOTIENTS, VECTORS)      \
   void PASTE(NAME, _pixel)(__global S *out, __global const S *keep,       \
       __global const S *const *rows, int x, int radius, int width,        \
-      int border, __constant const int *taps, int n_taps, Divide d)       \
+      int border, __constant const int *taps, int n_taps, Divide d,       \
+      float inv)                                                          \
   {                                                                       \
     PIX(ACC) pixel = 0;                                                   \
     for (int t = 0; t < n_taps; t++) {                                    \
@@ -616,7 +632,7 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
     }                                                                     \
     ACC sum[BPP];                                                         \
     STORE_PIX(pixel, 0, sum);                                             \
-    STORE_CONVOLVED(ACC, out + x * BPP, keep + x * BPP, sum, d);          \
+    STORE_CONVOLVED(VALUE, out + x * BPP, keep + x * BPP, sum);           \
   }                                                                       \
                                                                           \
   __kernel void NAME(CONVOLVE_ARGS)                                       \
@@ -642,7 +658,7 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
       __global const S *keep = KEEP_ROW(y);                               \
       for (int x = 0; x < inner_first; x++)                               \
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
-            taps, n_taps, d);                                             \
+            taps, n_taps, d, inv);                                        \
       int b = b_first;                                                    \
       for (; b + 16 * (VECTORS) <= b_end; b += 16 * (VECTORS)) {         \
         PASTE(ACC, 16) sum[VECTORS];                                      \
@@ -680,16 +696,18 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
       }                                                                   \
       for (int x = b / BPP; x < width; x++)                               \
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
-            taps, n_taps, d);                                             \
+            taps, n_taps, d, inv);                                        \
     }                                                                     \
   }
 
 #ifdef WANT_convolve_strips
-DEFINE_CONVOLVE_STRIPS(convolve_strips, int, INT_QUOTIENTS, 8)
+DEFINE_CONVOLVE_STRIPS(convolve_strips, int, VALUE_int, INT_QUOTIENTS, 8)
 #endif
 #ifdef WANT_convolve_strips_float
-DEFINE_CONVOLVE_STRIPS(convolve_strips_float, int, FLOAT_QUOTIENTS, 8)
+DEFINE_CONVOLVE_STRIPS(convolve_strips_float, int, VALUE_truncated,
+    FLOAT_QUOTIENTS, 8)
 #endif
 #ifdef WANT_convolve_strips_wide
-DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long, LONG_QUOTIENTS, 4)
+DEFINE_CONVOLVE_STRIPS(convolve_strips_wide, long, VALUE_long, LONG_QUOTIENTS,
+    4)
 #endif
