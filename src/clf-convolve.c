@@ -94,9 +94,6 @@ log2_ceil (uint64_t n)
   return l;
 }
 
-/* The taps of the kernel's coefficients that are not zero: the products
- * of zeros are not worth their loads (the seed's motion blur has 14 of
- * 49). */
 /* The next float above a positive normal one. */
 static float
 next_float_up (float f)
@@ -118,11 +115,12 @@ compare_taps (const void *a, const void *b)
   return (x[0] > y[0]) - (x[0] < y[0]);
 }
 
-/* The taps: where and k[i][j] of each coefficient that is not zero, in
- * rows for the GPUs' tiles, by coefficient for the CPUs' strips (which
- * add the values of a run of taps with one coefficient, then multiply). */
+/* The taps: where and k[i][j] of each coefficient that is not zero (the
+ * products of zeros are not worth their loads: the seed's motion blur has
+ * 14 of 49), in rows, or by coefficient for the CPUs' strips (which add
+ * the values of a run of taps with one coefficient, then multiply). */
 static void
-add_taps (const ClfKernel * kernel, uint32_t tap_row,
+add_taps (const ClfKernel * kernel, uint32_t tap_row, bool by_coefficient,
     ClfConvolveSetup * setup)
 {
   const uint32_t n = kernel->size;
@@ -135,7 +133,7 @@ add_taps (const ClfKernel * kernel, uint32_t tap_row,
         taps[2 * t + 1] = kernel->coeffs[i * n + j];
         t++;
       }
-  if (tap_row == CLF_CONV_TAP_ROW)
+  if (by_coefficient)
     qsort (taps, t, 2 * sizeof *taps, compare_taps);
   setup->n_taps = (cl_int) t;
   /* A kernel of zeros has no taps, and a buffer no size of 0. */
@@ -193,7 +191,7 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     }
     setup->n_coeffs = 2 * area;
     add_taps (kernel, cpu_kernels ? CLF_CONV_TAP_ROW :
-        CLF_CONV_GROUP + 2 * setup->radius, setup);
+        CLF_CONV_GROUP + 2 * setup->radius, cpu_kernels, setup);
     add_column_spans (kernel, setup);
   }
   setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;

@@ -22,7 +22,10 @@
  * every n < 2^31 (mul = ceil(2^shift / |d|), shift = 31 + ceil(log2
  * |d|): mul < 2^32, as |d| > 2^(shift - 32), so n * mul < 2^63 and the
  * kernels multiply in 32-bit halves).  Otherwise (`wide`) they take long sums (|S| <=
- * 65535 * 225 * 2^31 < 2^55) and a 64-bit division. */
+ * 65535 * 225 * 2^31 < 2^55) and a 64-bit division.  Where floats hold
+ * every step exactly, the GPUs' float tiles sum and divide in floats
+ * (`float_sums`), and the CPUs' strips divide by a truncated float
+ * product (`float_quotients`). */
 typedef struct {
   uint32_t size;                /* K */
   uint32_t radius;              /* K / 2 */
