@@ -2080,6 +2080,97 @@ kernel_of_sum (int64_t abs_sum, bool mixed)
   return k;
 }
 
+/* The largest sum of |k| (a kernel_of_sum) whose 8-bit sums and their
+ * rounding stay within 2^24, for divisor d: the float tiles' bound. */
+static int64_t
+float_tile_sum (int32_t d)
+{
+  return ((INT64_C (1) << 24) - llabs (d) / 2) / 255;
+}
+
+/* The largest sum of |k| whose 8-bit sums the strips divide as truncated
+ * float products, for divisor d. */
+static int64_t
+strip_float_sum (int32_t d)
+{
+  const int64_t abs_d = llabs (d);
+  return ((INT64_C (1) << 24) - 2 - abs_d - 3 * (abs_d / 2)) / (3 * 255);
+}
+
+/* S = -+(2^24 - 1), divisor 1, biases of +-2^24 (float sums) and one past
+ * (int sums): 1 and 2, or clamped to 0 (on a frame of 255s). */
+static void
+check_float_bias (ClfPlan * plan, const char *name,
+    const ClfFrameFormat * f, const ClfHostFrame * in)
+{
+  for (int sign = -1; sign <= 1; sign += 2)
+    for (int past = 0; past < 2; past++) {
+      ClfKernel k = kernel_of_sum (65793, false);
+      for (uint32_t i = 0; i < 25; i++)
+        k.coeffs[i] *= -sign;
+      k.divisor = 1;
+      k.bias = (int32_t) (sign * ((INT64_C (1) << 24) + past));
+      check_convolve (plan, name, f, in, &k, "float quotient, bias");
+    }
+}
+
+/* Kernels whose 8-bit sums sit at a float bound (`bound`: the largest sum
+ * of |k| for a divisor), on gray and RGBA: for each divisor, one of that
+ * sum on a random frame, signs mixed; and on a frame of 255s (the largest
+ * sums) ones of that sum less o, o = 0..3, where the estimate rounds up
+ * or down, less their quotient by a bias: 128 where exact.  `also`, where
+ * given, adds its own kernels on the frame of 255s. */
+static void
+check_sums_at_bound (const char *what, const int32_t * divisors,
+    size_t n_divisors, int64_t (*bound) (int32_t),
+    void (*also) (ClfPlan *, const char *, const ClfFrameFormat *,
+        const ClfHostFrame *))
+{
+  struct {
+    const char *name;
+    ClfFrameFormat f;
+  } formats[] = {
+    {"gray", one_plane (37, 29, 1, 1, 1)},
+    {"rgba", one_plane (43, 19, 4, 0x7, 0x7)},
+  };
+  char random_what[64], maximum_what[64];
+  snprintf (random_what, sizeof random_what, "%s, random", what);
+  snprintf (maximum_what, sizeof maximum_what, "%s, maximum", what);
+  for (size_t l = 0; l < N_OF (formats); l++) {
+    ClfFrameFormat *f = &formats[l].f;
+    ClfPlan *plan = plan_for (formats[l].name, f);
+    if (!plan)
+      continue;
+    for (int full = 0; full < 2; full++) {
+      ClfHostFrame in;
+      test_frame_init (&in, f, !full);
+      if (full)
+        memset (in.data[0], 0xff, in.size[0]);
+      for (size_t d = 0; d < n_divisors; d++) {
+        const int64_t abs_d = llabs (divisors[d]);
+        const int64_t largest = bound (divisors[d]);
+        if (!full) {
+          ClfKernel k = kernel_of_sum (largest, true);
+          k.divisor = divisors[d];
+          check_convolve (plan, formats[l].name, f, &in, &k, random_what);
+          continue;
+        }
+        for (int o = 0; o < 4 && o < largest; o++) {
+          ClfKernel k = kernel_of_sum (largest - o, false);
+          k.divisor = divisors[d];
+          const int64_t q = (255 * (largest - o) + abs_d / 2) / abs_d;
+          k.bias = (int32_t) (128 - (divisors[d] < 0 ? -q : q));
+          check_convolve (plan, formats[l].name, f, &in, &k, maximum_what);
+        }
+      }
+      if (full && also)
+        also (plan, formats[l].name, f, &in);
+      test_frame_clear (&in);
+    }
+    clf_plan_free (plan);
+  }
+}
+
 /* The float tiles' quotients (out_value_float in convolve.cl) where
  * floats just hold them: |S| + floor(|d| / 2) up to 2^24 for divisors of
  * every size below 2^23, either sign, on a random frame and on one of
@@ -2095,12 +2186,11 @@ check_convolve_float_quotient (void)
   const int64_t limit = INT64_C (1) << 24;
   ClfConvolveSetup s;
   for (size_t d = 0; d < N_OF (divisors); d++) {
-    const int64_t half = llabs (divisors[d]) / 2;
-    ClfKernel k = kernel_of_sum ((limit - half) / 255, false);
+    ClfKernel k = kernel_of_sum (float_tile_sum (divisors[d]), false);
     k.divisor = divisors[d];
     clf_convolve_setup (&k, 8, false, &s);
     CHECK (s.float_sums, "float sums for divisor %d", divisors[d]);
-    k = kernel_of_sum ((limit - half) / 255 + 1, false);
+    k = kernel_of_sum (float_tile_sum (divisors[d]) + 1, false);
     k.divisor = divisors[d];
     clf_convolve_setup (&k, 8, false, &s);
     CHECK (!s.float_sums, "no float sums past 2^24, divisor %d",
@@ -2118,71 +2208,8 @@ check_convolve_float_quotient (void)
   clf_convolve_setup (&k, 8, false, &s);
   CHECK (!s.float_sums, "no float sums for a bias past -2^24");
 
-  struct {
-    const char *name;
-    ClfFrameFormat f;
-  } formats[] = {
-    {"gray", one_plane (37, 29, 1, 1, 1)},
-    {"rgba", one_plane (23, 19, 4, 0x7, 0x7)},
-  };
-  for (size_t l = 0; l < N_OF (formats); l++) {
-    ClfFrameFormat *f = &formats[l].f;
-    ClfPlan *plan = plan_for (formats[l].name, f);
-    if (!plan)
-      continue;
-    for (int full = 0; full < 2; full++) {
-      ClfHostFrame in;
-      test_frame_init (&in, f, !full);
-      if (full)
-        memset (in.data[0], 0xff, in.size[0]);
-      for (size_t d = 0; d < N_OF (divisors); d++) {
-        const int64_t abs_d = llabs (divisors[d]), largest = (limit
-            - abs_d / 2) / 255;
-        if (!full) {
-          k = kernel_of_sum (largest, true);
-          k.divisor = divisors[d];
-          check_convolve (plan, formats[l].name, f, &in, &k,
-              "float quotient, random");
-          continue;
-        }
-        /* Sums of 255 (largest - o), o = 0..3, where the estimate rounds
-         * up or down, less their quotient by a bias: 128 where exact. */
-        for (int o = 0; o < 4; o++) {
-          k = kernel_of_sum (largest - o, false);
-          k.divisor = divisors[d];
-          const int64_t q = (255 * (largest - o) + abs_d / 2) / abs_d;
-          k.bias = (int32_t) (128 - (divisors[d] < 0 ? -q : q));
-          check_convolve (plan, formats[l].name, f, &in, &k,
-              "float quotient, maximum");
-        }
-      }
-      if (full) {
-        /* S = -+(2^24 - 1), divisor 1, biases of +-2^24 (float sums)
-         * and one past (int sums): 1 and 2, or clamped to 0. */
-        for (int sign = -1; sign <= 1; sign += 2)
-          for (int past = 0; past < 2; past++) {
-            k = kernel_of_sum (65793, false);
-            for (uint32_t i = 0; i < 25; i++)
-              k.coeffs[i] *= -sign;
-            k.divisor = 1;
-            k.bias = (int32_t) (sign * (limit + past));
-            check_convolve (plan, formats[l].name, f, &in, &k,
-                "float quotient, bias");
-          }
-      }
-      test_frame_clear (&in);
-    }
-    clf_plan_free (plan);
-  }
-}
-
-/* The largest sum of |k| (a kernel_of_sum) whose 8-bit sums the strips
- * divide as truncated float products, for divisor d. */
-static int64_t
-strip_float_sum (int32_t d)
-{
-  const int64_t abs_d = llabs (d);
-  return ((INT64_C (1) << 24) - 2 - abs_d - 3 * (abs_d / 2)) / (3 * 255);
+  check_sums_at_bound ("float quotient", divisors, N_OF (divisors),
+      float_tile_sum, check_float_bias);
 }
 
 /* The CPUs' strips' quotients (out_values_float16 in convolve.cl): n c
@@ -2231,46 +2258,8 @@ check_convolve_strip_quotients (void)
         "divisor %d", divisors[d]);
   }
 
-  struct {
-    const char *name;
-    ClfFrameFormat f;
-  } formats[] = {
-    {"gray", one_plane (37, 29, 1, 1, 1)},
-    {"rgba", one_plane (43, 19, 4, 0x7, 0x7)},
-  };
-  for (size_t l = 0; l < N_OF (formats); l++) {
-    ClfFrameFormat *f = &formats[l].f;
-    ClfPlan *plan = plan_for (formats[l].name, f);
-    if (!plan)
-      continue;
-    for (int full = 0; full < 2; full++) {
-      ClfHostFrame in;
-      test_frame_init (&in, f, !full);
-      if (full)
-        memset (in.data[0], 0xff, in.size[0]);
-      for (size_t d = 0; d < N_OF (divisors); d++) {
-        const int64_t abs_d = llabs (divisors[d]);
-        const int64_t largest = strip_float_sum (divisors[d]);
-        if (!full) {
-          ClfKernel k = kernel_of_sum (largest, true);
-          k.divisor = divisors[d];
-          check_convolve (plan, formats[l].name, f, &in, &k,
-              "truncated quotient, random");
-          continue;
-        }
-        for (int o = 0; o < 4 && o < largest; o++) {
-          ClfKernel k = kernel_of_sum (largest - o, false);
-          k.divisor = divisors[d];
-          const int64_t q = (255 * (largest - o) + abs_d / 2) / abs_d;
-          k.bias = (int32_t) (128 - (divisors[d] < 0 ? -q : q));
-          check_convolve (plan, formats[l].name, f, &in, &k,
-              "truncated quotient, maximum");
-        }
-      }
-      test_frame_clear (&in);
-    }
-    clf_plan_free (plan);
-  }
+  check_sums_at_bound ("truncated quotient", divisors, N_OF (divisors),
+      strip_float_sum, NULL);
 }
 
 /* A 720p RGBA frame, 7x7: many work-groups and strips. */
