@@ -14,7 +14,7 @@
  *  convolve_tiles_float  GPUs, where sums are exact in floats: a work-item
  *                        for 4 pixels of a column, the tile as floats
  *                        (_tall: 8 pixels, for large kernels)
- *  convolve_strips       CPUs: a work-item per strip of rows; 64 samples
+ *  convolve_strips       CPUs: a work-item per strip of rows; 128 samples
  *                        at a time between the left and right edges, a
  *                        pixel at a time near them (_float: quotients as
  *                        truncated float products, where exact)
@@ -553,12 +553,13 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
 /* ---- CPUs: strips ------------------------------------------------------
  * A work-item takes `seg` rows.  For each, the K source rows its windows
  * read (the border rule applied to the rows once) and each tap's line in
- * them; then 64 samples at a time (four vectors of 16), and 16 at a time,
- * where every window lies inside the row, the last 16 ending where the
- * inside does; a pixel at a time (the border rule along the row) near its
- * ends.  The host sorts the taps by coefficient: the values of a run of
- * taps with one coefficient are added, then multiplied once (a motion
- * blur's 14 taps have 3 coefficients).  Copied lanes (alpha, padding) are
+ * them; then VECTORS runs of 16 samples at a time (8 with int sums, 4
+ * with long ones: their sums fill the registers), and 16 at a time, where
+ * every window lies inside the row, the last 16 ending where the inside
+ * does; a pixel at a time (the border rule along the row) near its ends.
+ * The host sorts the taps by coefficient: the values of a run of taps
+ * with one coefficient are added, then multiplied once (a motion blur's
+ * 14 taps have 3 coefficients).  Copied lanes (alpha, padding) are
  * computed and dropped. */
 
 /* The K rows the windows of row y read. */
@@ -692,7 +693,7 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
         PASTE(ACC, 16) sum = 0;                                           \
         for (int t = 0; t < n_taps; t++)                                  \
           sum += (ACC) taps[2 * t + 1] * STRIP_VALUES(ACC, lines[t] + b); \
-        STRIP_STORE(QUOTIENTS, sum, b);                                         \
+        STRIP_STORE(QUOTIENTS, sum, b);                                   \
       }                                                                   \
       for (int x = b / BPP; x < width; x++)                               \
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
