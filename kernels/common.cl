@@ -254,7 +254,14 @@ void store_mean(__global S *out, __global const S *keep, const SUM *sum,
 #define LOAD_PIX(i, p) PASTE(vload, BPP)(i, p)
 #define STORE_PIX(v, i, p) PASTE(vstore, BPP)(v, i, p)
 #define CONVERT_PIX(T) PASTE(convert_, PIX(T))
+#if BPP == 3
 #define PIXEL_VALUES(p) LINE_VALUES(BPP, p)
+#else
+/* In one access (PoCL loads a vload4 of bytes in pieces). */
+typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
+#define PIXEL_VALUES(p)                                                   \
+  VALUE_OF(CONVERT_PIX(uint)(*(__global const AnyPix *) (p)))
+#endif
 #endif
 
 /* All ones in the lanes of filtered samples, zero in the copied ones. */

@@ -598,15 +598,6 @@ uint out_value_truncated(int s, Divide d, float c)
  * constant where every run of 16 starts at a pixel. */
 #define STRIP_LANES(at) filtered_lanes(16 % BPP == 0 ? 0 : (at))
 
-/* A pixel's values, in one load where its samples make a vector type
- * (PoCL loads a vload4 of bytes in pieces). */
-#if BPP == 1 || BPP == 2 || BPP == 4 || BPP == 8 || BPP == 16
-typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
-#define PIXEL_AT(p) VALUE_OF(CONVERT_PIX(uint)(*(__global const AnyPix *)(p)))
-#else
-#define PIXEL_AT(p) PIXEL_VALUES(p)
-#endif
-
 #define STRIP_VALUES(ACC, p)                                              \
   PASTE(convert_, PASTE(ACC, 16))(LINE_VALUES(16, p))
 
@@ -629,7 +620,8 @@ typedef PIX(S) __attribute__((aligned(SAMPLE_BYTES))) AnyPix;
       __global const S *px = rows[(uint) where / CONV_TAP_ROW] + BPP      \
           * border_index(x + (uint) where % CONV_TAP_ROW - radius, width,  \
               border);                                                    \
-      pixel += (ACC) taps[2 * t + 1] * CONVERT_PIX(ACC)(PIXEL_AT(px));    \
+      pixel += (ACC) taps[2 * t + 1]                                      \
+          * CONVERT_PIX(ACC)(PIXEL_VALUES(px));                           \
     }                                                                     \
     ACC sum[BPP];                                                         \
     STORE_PIX(pixel, 0, sum);                                             \
