@@ -131,13 +131,14 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
       | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
 
+  /* Not controllable: no control binding takes an array. */
   conv_props[CONV_PROP_KERNEL] = gst_param_spec_array ("kernel", "Kernel",
       "mode=convolve: K*K integer coefficients in rows, K odd, 1 to 15, "
       "e.g. \"<0,-1,0,-1,5,-1,0,-1,0>\"; correlated as OpenCV's filter2D. "
       "Another size is refused with a warning",
       g_param_spec_int ("coefficient", "Coefficient", "A coefficient",
           G_MININT, G_MAXINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
-      flags);
+      flags & ~GST_PARAM_CONTROLLABLE);
   conv_props[CONV_PROP_DIVISOR] = g_param_spec_int ("divisor", "Divisor",
       "mode=convolve: the sum is divided by this, rounded half away from "
       "zero; 0 = the sum of the coefficients (1 where that is 0)",

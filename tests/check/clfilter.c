@@ -1832,6 +1832,43 @@ GST_START_TEST (test_radius_zero_passes_through)
 
 GST_END_TEST;
 
+/* Every property that says it is controllable takes a direct control
+ * binding, and a value from its control source reaches it; the others
+ * (an array has no binding) do not say so. */
+GST_START_TEST (test_controllable_flags_true)
+{
+  GstElement *e = gst_element_factory_make ("clfilter", NULL);
+  guint n, bound = 0;
+  GParamSpec **specs = g_object_class_list_properties (G_OBJECT_GET_CLASS (e),
+      &n);
+
+  for (guint i = 0; i < n; i++) {
+    GstControlSource *source;
+    GstControlBinding *binding;
+
+    if (!(specs[i]->flags & GST_PARAM_CONTROLLABLE))
+      continue;
+    source = gst_interpolation_control_source_new ();
+    g_object_set (source, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+    fail_unless (gst_timed_value_control_source_set
+        (GST_TIMED_VALUE_CONTROL_SOURCE (source), 0, 0.0));
+    binding = gst_direct_control_binding_new (GST_OBJECT (e),
+        specs[i]->name, source);
+    fail_unless (binding->pspec != NULL, "%s says it is controllable, but no "
+        "direct control binding takes it", specs[i]->name);
+    fail_unless (gst_object_add_control_binding (GST_OBJECT (e), binding));
+    fail_unless (gst_object_sync_values (GST_OBJECT (e), 0));
+    gst_object_unref (source);
+    bound++;
+  }
+  /* mode, radius, border, divisor, bias, preset. */
+  fail_unless_equals_int (bound, 6);
+  g_free (specs);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* mode, radius and border are controllable: a control source animates
  * the radius over stream time, and each frame is blurred with the value
  * at its time (1, then 6, then 0: passed through). */
@@ -2404,6 +2441,7 @@ clfilter_suite (void)
   tcase_add_test (tc, test_metas_kept_by_tags);
   tcase_add_test (tc, test_radius_zero_passes_through);
   tcase_add_test (tc, test_radius_controllable);
+  tcase_add_test (tc, test_controllable_flags_true);
   tcase_add_test (tc, test_frames_in_flight);
   tcase_add_test (tc, test_frames_in_flight_input_reused);
   tcase_add_test (tc, test_frames_in_flight_lowered);
