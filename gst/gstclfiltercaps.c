@@ -220,10 +220,18 @@ gst_cl_filter_kernels_building (ClfMode mode, void *data)
 {
   GstClFilter *self = data;
   const gchar *format = gst_video_format_to_string (self->plans_format);
-  const gchar *device = clf_engine_device_name (self->engine);
+  /* A build started by an allocation query runs in upstream's thread,
+   * where stop() may let the element's engine go at any moment. */
+  ClfEngine *engine = gst_cl_filter_ref_engine (self);
+  const gchar *device;
 
-  if (g_atomic_int_or (&self->building_told, 1u << mode) & (1u << mode))
+  if (!engine)
     return;
+  if (g_atomic_int_or (&self->building_told, 1u << mode) & (1u << mode)) {
+    clf_engine_unref (engine);
+    return;
+  }
+  device = clf_engine_device_name (engine);
   GST_INFO_OBJECT (self, "building the OpenCL kernels of mode %s for %s on "
       "%s: the first time takes seconds, later starts load them from the "
       "cache", clf_mode_name (mode), format, device);
@@ -233,6 +241,7 @@ gst_cl_filter_kernels_building (ClfMode mode, void *data)
               "device", G_TYPE_STRING, device,
               "format", G_TYPE_STRING, format,
               "mode", G_TYPE_STRING, clf_mode_name (mode), NULL)));
+  clf_engine_unref (engine);
 }
 
 /* A plan for `format` that can filter with `params` now, its kernels
