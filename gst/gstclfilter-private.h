@@ -159,7 +159,8 @@ void gst_cl_filter_plan_frame (GstClFilter * self, GstBuffer * inbuf,
     GstClFlightFrame * f);
 
 /* gstclfilterpassthrough.c: each frame's settings; a blur of radius 0. */
-void gst_cl_filter_read_params (GstClFilter * self, ClfParams * params);
+void gst_cl_filter_read_params (GstClFilter * self,
+    const ClfFrameFormat * format, ClfParams * params);
 void gst_cl_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
@@ -174,6 +175,11 @@ void gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
     const GValue * value);
 void gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
     GValue * value);
+/* The kernel frames of `depth`-bit samples (0: not known yet) are filtered
+ * with: a preset's mid-grey bias is the mid value of that depth.  Called
+ * with the object lock. */
+void gst_cl_filter_convolve_kernel_for_depth (GstClFilter * self,
+    guint depth, ClfKernel * kernel);
 
 /* gstclfilterstats.c: figures, messages and metas. */
 /* A frame filtered: counted, said in the INFO log and (every

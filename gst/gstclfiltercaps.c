@@ -278,7 +278,7 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   ClfParams params;
 
   gst_cl_filter_field_format (format, &fields);
-  gst_cl_filter_read_params (self, &params);
+  gst_cl_filter_read_params (self, format, &params);
   self->plans_format = GST_VIDEO_INFO_FORMAT (info);
   g_atomic_int_set (&self->building_told, 0);
   /* An allocation query renegotiates in upstream's thread: a reference
@@ -510,7 +510,7 @@ gst_cl_filter_build_at_start (GstClFilter * self)
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     goto done;
-  gst_cl_filter_read_params (self, &params);
+  gst_cl_filter_read_params (self, &frame, &params);
   plan = clf_plan_new (engine, &frame, &err);
   if (!plan || !clf_plan_start_builds (plan, &params, &err))
     goto not_started;

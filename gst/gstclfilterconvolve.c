@@ -35,12 +35,16 @@ static GParamSpec *conv_props[N_CONV_PROPS];
 
 #define DEFAULT_PRESET GST_CL_FILTER_PRESET_SHARPEN
 
+/* `mid_bias`: the bias is the mid value of the samples' depth (128 for
+ * 8 bits, the `bias` property's value; 512 for 10 bits, 32768 for 16), so
+ * that a flat picture, luma or chroma, comes out mid grey at any depth. */
 typedef struct
 {
   guint size;
   gint divisor;
   gint bias;
   const gint *coeffs;
+  gboolean mid_bias;
 } Preset;
 
 static const gint sharpen[] = { 0, -1, 0, -1, 5, -1, 0, -1, 0 };
@@ -77,9 +81,9 @@ static const Preset presets[] = {
   [GST_CL_FILTER_PRESET_GAUSSIAN_3X3] = {3, 0, 0, gaussian3},
   [GST_CL_FILTER_PRESET_GAUSSIAN_5X5] = {5, 0, 0, gaussian5},
   [GST_CL_FILTER_PRESET_MOTION_BLUR] = {7, 0, 0, motion_blur},
-  [GST_CL_FILTER_PRESET_EMBOSS] = {3, 1, 128, emboss},
-  [GST_CL_FILTER_PRESET_SOBEL_X] = {3, 1, 128, sobel_x},
-  [GST_CL_FILTER_PRESET_SOBEL_Y] = {3, 1, 128, sobel_y},
+  [GST_CL_FILTER_PRESET_EMBOSS] = {3, 1, 128, emboss, TRUE},
+  [GST_CL_FILTER_PRESET_SOBEL_X] = {3, 1, 128, sobel_x, TRUE},
+  [GST_CL_FILTER_PRESET_SOBEL_Y] = {3, 1, 128, sobel_y, TRUE},
 };
 
 GType
@@ -97,10 +101,12 @@ gst_cl_filter_preset_get_type (void)
           "256", "gaussian-5x5"},
     {GST_CL_FILTER_PRESET_MOTION_BLUR, "7x7 motion blur at 45 degrees",
         "motion-blur"},
-    {GST_CL_FILTER_PRESET_EMBOSS, "3x3 emboss, bias 128", "emboss"},
-    {GST_CL_FILTER_PRESET_SOBEL_X, "Sobel x: vertical edges, bias 128",
+    {GST_CL_FILTER_PRESET_EMBOSS, "3x3 emboss, bias mid grey (128 at 8 "
+          "bits, 2^(depth-1) above)", "emboss"},
+    {GST_CL_FILTER_PRESET_SOBEL_X, "Sobel x: vertical edges, bias mid grey",
         "sobel-x"},
-    {GST_CL_FILTER_PRESET_SOBEL_Y, "Sobel y: horizontal edges, bias 128",
+    {GST_CL_FILTER_PRESET_SOBEL_Y, "Sobel y: horizontal edges, bias mid "
+          "grey",
         "sobel-y"},
     {0, NULL, NULL},
   };
@@ -145,7 +151,8 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
       G_MININT, G_MAXINT, presets[DEFAULT_PRESET].divisor, flags);
   conv_props[CONV_PROP_BIAS] = g_param_spec_int ("bias", "Bias",
       "mode=convolve: added after the division, then the value is clamped "
-      "to the component's range", G_MININT, G_MAXINT,
+      "to the component's range; in the component's own units (mid grey: "
+      "128 at 8 bits, 512 at 10, 32768 at 16)", G_MININT, G_MAXINT,
       presets[DEFAULT_PRESET].bias, flags);
   conv_props[CONV_PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
       "mode=convolve: sets kernel, divisor and bias to a named kernel; "
@@ -260,6 +267,16 @@ gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
   } else if (!was_custom) {
     notify_kernel (self, FALSE);
   }
+}
+
+void
+gst_cl_filter_convolve_kernel_for_depth (GstClFilter * self, guint depth,
+    ClfKernel * kernel)
+{
+  *kernel = self->kernel;
+  if (self->preset != GST_CL_FILTER_PRESET_CUSTOM
+      && presets[self->preset].mid_bias && depth > 0)
+    kernel->bias = 1 << (depth - 1);
 }
 
 void

@@ -19,15 +19,23 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
 
-/* The filter's settings now (the properties may change from any thread). */
+/* The filter's settings now (the properties may change from any thread),
+ * for frames of `format`. */
 void
-gst_cl_filter_read_params (GstClFilter * self, ClfParams * params)
+gst_cl_filter_read_params (GstClFilter * self, const ClfFrameFormat * format,
+    ClfParams * params)
 {
+  guint depth = 0;
+
+  /* A format's filtered components share one depth. */
+  for (guint i = 0; i < format->n_components && !depth; i++)
+    if (format->components[i].role != CLF_COMPONENT_COPIED)
+      depth = format->components[i].depth;
   GST_OBJECT_LOCK (self);
   params->mode = (ClfMode) self->mode;
   params->radius = self->radius;
   params->border = (ClfBorder) self->border;
-  params->kernel = self->kernel;
+  gst_cl_filter_convolve_kernel_for_depth (self, depth, &params->kernel);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -72,7 +80,7 @@ gst_cl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
 
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
-  gst_cl_filter_read_params (self, &self->frame_params);
+  gst_cl_filter_read_params (self, &self->format, &self->frame_params);
   identity = gst_cl_filter_is_identity (self, params);
   if (identity == gst_base_transform_is_passthrough (trans))
     return;

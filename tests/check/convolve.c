@@ -195,6 +195,78 @@ GST_START_TEST (test_kernels_while_playing)
 
 GST_END_TEST;
 
+/* The presets with a mid-grey bias (emboss, Sobel) add the mid value of
+ * the samples' depth, to luma and chroma alike, so a flat picture comes
+ * out mid grey with neutral chroma at any depth: random frames against
+ * the reference with bias 2^(depth-1), and a flat 10-bit I420 frame whose
+ * every sample comes out 512. */
+GST_START_TEST (test_mid_bias_at_every_depth)
+{
+  static const struct {
+    const gchar *format;
+    guint depth;
+  } cases[] = {
+    {"RGBA", 8}, {"YUY2", 8}, {"I420_10LE", 10}, {"P010_10LE", 10},
+    {"Y444_12LE", 12}, {"GRAY16_LE", 16}, {"RGBA64_LE", 16},
+  };
+  static const gchar *const mid_presets[] = { "emboss", "sobel-x",
+    "sobel-y"
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    GstBus *bus;
+    GstHarness *h = harness_with_bus (TRUE, &bus);
+    GstVideoInfo info;
+    const FormatCase *fc = format_case (cases[c].format);
+    ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = CLF_BORDER_CLAMP };
+
+    set_caps (h, cases[c].format, 29, 17, &info);
+    gst_util_set_object_arg (G_OBJECT (h->element), "preset",
+        mid_presets[c % G_N_ELEMENTS (mid_presets)]);
+    params.kernel = element_kernel (h->element);
+    /* The property keeps the 8-bit value. */
+    fail_unless_equals_int (params.kernel.bias, 128);
+    params.kernel.bias = 1 << (cases[c].depth - 1);
+    push_and_check (h, fc, &info, &params, INPUT_PADDED);
+    harness_free (h, bus);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mid_bias_flat_frame)
+{
+  GstHarness *h = gst_harness_new ("clfilter");
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *in, *out;
+
+  set_caps (h, "I420_10LE", 23, 13, &info);
+  gst_util_set_object_arg (G_OBJECT (h->element), "mode", "convolve");
+  gst_util_set_object_arg (G_OBJECT (h->element), "preset", "emboss");
+  in = gst_buffer_new_and_alloc (GST_VIDEO_INFO_SIZE (&info));
+  /* Every sample 0x0101: 257, flat. */
+  gst_buffer_memset (in, 0, 0x01, GST_VIDEO_INFO_SIZE (&info));
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    guint w = GST_VIDEO_FRAME_COMP_WIDTH (&frame, p);
+    guint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p);
+    for (guint y = 0; y < rows; y++)
+      for (guint x = 0; x < w; x++) {
+        const guint8 *s = data + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame,
+            p) + 2 * x;
+        fail_unless_equals_int (GST_READ_UINT16_LE (s), 512);
+      }
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A preset through a pipeline: the seed's motion blur on RGBA, every
  * frame against the reference. */
 GST_START_TEST (test_preset_through_pipeline)
@@ -229,6 +301,8 @@ convolve_suite (void)
   tcase_add_test (tc, test_bad_kernel_refused);
   tcase_add_test (tc, test_kernels_while_playing);
   tcase_add_test (tc, test_preset_through_pipeline);
+  tcase_add_test (tc, test_mid_bias_at_every_depth);
+  tcase_add_test (tc, test_mid_bias_flat_frame);
   return s;
 }
 
