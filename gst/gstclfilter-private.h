@@ -43,6 +43,11 @@ struct _GstClFilter
   GstClFilterBorder border;
   ClfKernel kernel;             /* mode=convolve, with divisor and bias */
   GstClFilterPreset preset;
+  /* A refused kernel not yet posted (set before the element had a bus). */
+  gchar *refused_kernel;
+  /* A convolve property was set since the element started, and whether
+   * its going unused (mode not convolve) was said. */
+  gboolean convolve_set, convolve_unused_said;
   gchar *device;
   guint stats_interval;
   gboolean zero_copy;
@@ -180,6 +185,12 @@ void gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
  * with the object lock. */
 void gst_cl_filter_convolve_kernel_for_depth (GstClFilter * self,
     guint depth, ClfKernel * kernel);
+/* Posts what set_property() could not: a kernel refused before the element
+ * had a bus. */
+void gst_cl_filter_convolve_post_pending (GstClFilter * self);
+/* Before a frame with `mode`: a convolve property set while the mode is
+ * another is said once a start, as a warning message. */
+void gst_cl_filter_convolve_check_used (GstClFilter * self, ClfMode mode);
 
 /* gstclfilterstats.c: figures, messages and metas. */
 /* A frame filtered: counted, said in the INFO log and (every

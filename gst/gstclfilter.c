@@ -461,6 +461,7 @@ gst_cl_filter_finalize (GObject * object)
   gst_clear_caps (&self->unplanned_caps);
   g_free (self->device);
   g_free (self->device_name);
+  g_free (self->refused_kernel);
   g_free (self->kernel_times);
   gst_cl_flight_free (self->flight);
 
@@ -643,6 +644,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
   self->sharing = self->zero_copy;
   self->slow_known = FALSE;
+  self->convolve_unused_said = FALSE;
   self->frames = 0;
   self->last_kernel_ns = 0;
   clf_time_stats_reset (self->kernel_times);
@@ -729,6 +731,8 @@ gst_cl_filter_change_state (GstElement * element, GstStateChange transition)
 
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY)
     gst_cl_flight_set_stopping (self->flight, TRUE);
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    gst_cl_filter_convolve_post_pending (self);
   ret = GST_ELEMENT_CLASS (gst_cl_filter_parent_class)->change_state (element,
       transition);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_READY

@@ -11,7 +11,9 @@
  * `divisor`, `bias`, and `preset`, which sets the three from a named
  * kernel.  A kernel of a size the engine cannot take is refused when set,
  * as GObject refuses a value out of range: a g_warning that says why, and
- * the property keeps its kernel. */
+ * the property keeps its kernel; applications are told by a warning
+ * message on the bus (once the element has one).  Setting any of them
+ * while `mode` is another is said once a start, also as a warning. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -232,6 +234,7 @@ gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
   GST_OBJECT_LOCK (self);
   kernel = self->kernel;
   was_custom = self->preset == GST_CL_FILTER_PRESET_CUSTOM;
+  self->convolve_set = TRUE;
   switch (prop) {
     case CONV_PROP_KERNEL:
       if (!kernel_from_array (value, &kernel, &why))
@@ -257,10 +260,17 @@ gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
   GST_OBJECT_UNLOCK (self);
 
   if (why) {
+    gchar *text = g_strdup_printf ("kernel refused: %s; it stays %ux%u",
+        why, kernel.size, kernel.size);
+
     /* As GObject refuses a value out of range. */
-    g_warning ("%s: kernel refused: %s; it stays %ux%u",
-        GST_OBJECT_NAME (self), why, kernel.size, kernel.size);
+    g_warning ("%s: %s", GST_OBJECT_NAME (self), text);
+    GST_OBJECT_LOCK (self);
+    g_free (self->refused_kernel);
+    self->refused_kernel = text;
+    GST_OBJECT_UNLOCK (self);
     g_free (why);
+    gst_cl_filter_convolve_post_pending (self);
   } else if (prop == CONV_PROP_PRESET) {
     if (g_value_get_enum (value) != GST_CL_FILTER_PRESET_CUSTOM)
       notify_kernel (self, TRUE);
@@ -277,6 +287,42 @@ gst_cl_filter_convolve_kernel_for_depth (GstClFilter * self, guint depth,
   if (self->preset != GST_CL_FILTER_PRESET_CUSTOM
       && presets[self->preset].mid_bias && depth > 0)
     kernel->bias = 1 << (depth - 1);
+}
+
+void
+gst_cl_filter_convolve_post_pending (GstClFilter * self)
+{
+  GstBus *bus = gst_element_get_bus (GST_ELEMENT (self));
+  gchar *text;
+
+  if (!bus)
+    return;
+  gst_object_unref (bus);
+  GST_OBJECT_LOCK (self);
+  text = g_steal_pointer (&self->refused_kernel);
+  GST_OBJECT_UNLOCK (self);
+  if (text)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", text),
+        ("the kernel property takes K*K integers with K odd, 1 to %d, in "
+            "rows", CLF_MAX_KERNEL_SIZE));
+  g_free (text);
+}
+
+void
+gst_cl_filter_convolve_check_used (GstClFilter * self, ClfMode mode)
+{
+  gboolean say;
+
+  GST_OBJECT_LOCK (self);
+  say = self->convolve_set && mode != CLF_MODE_CONVOLVE
+      && !self->convolve_unused_said;
+  self->convolve_unused_said |= say;
+  GST_OBJECT_UNLOCK (self);
+  if (say)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("kernel, divisor, bias and preset apply to mode=convolve only; "
+            "mode is %s, so they do nothing: set mode=convolve to use them",
+            clf_mode_name (mode)), (NULL));
 }
 
 void

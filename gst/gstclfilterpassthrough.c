@@ -81,6 +81,7 @@ gst_cl_filter_before_transform (GstBaseTransform * trans, GstBuffer * buffer)
   if (GST_CLOCK_TIME_IS_VALID (stream_time))
     gst_object_sync_values (GST_OBJECT (self), stream_time);
   gst_cl_filter_read_params (self, &self->format, &self->frame_params);
+  gst_cl_filter_convolve_check_used (self, params->mode);
   identity = gst_cl_filter_is_identity (self, params);
   if (identity == gst_base_transform_is_passthrough (trans))
     return;

@@ -145,6 +145,109 @@ GST_START_TEST (test_bad_kernel_refused)
 
 GST_END_TEST;
 
+/* Plays `pipeline` to EOS (no error) and returns the texts of the warning
+ * messages of its element `f`, in order. */
+static GPtrArray *
+warnings_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GPtrArray *texts = g_ptr_array_new_with_free_func (g_free);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING)
+      != GST_STATE_CHANGE_FAILURE);
+  while ((msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+    if (type == GST_MESSAGE_WARNING
+        && g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "f")) {
+      GError *err = NULL;
+      gst_message_parse_warning (msg, &err, NULL);
+      g_ptr_array_add (texts, g_strdup (err->message));
+      g_error_free (err);
+    }
+    gst_message_unref (msg);
+    fail_unless (type != GST_MESSAGE_ERROR);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  fail_unless (msg != NULL, "no EOS in 60 s");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  return texts;
+}
+
+/* A refused kernel is also a warning message naming the property, for
+ * applications, whether it was set before the element had a bus (the
+ * launch line) or while it plays; the old kernel stays. */
+GST_START_TEST (test_bad_kernel_posts_warning)
+{
+  GstElement *pipeline = NULL, *f;
+  GPtrArray *texts;
+
+  ASSERT_WARNING (pipeline = gst_parse_launch ("videotestsrc num-buffers=2 "
+          "! video/x-raw,format=RGBA,width=16,height=8 ! clfilter name=f "
+          "mode=convolve kernel=\"<1,2,3,4>\" ! fakesink", NULL));
+  fail_unless (pipeline != NULL);
+  texts = warnings_to_eos (pipeline);
+  fail_unless_equals_int (texts->len, 1);
+  fail_unless (strstr (g_ptr_array_index (texts, 0), "kernel refused: 4 "
+          "values") != NULL, "%s", (gchar *) g_ptr_array_index (texts, 0));
+  g_ptr_array_unref (texts);
+
+  /* In a bin: posted at once (in NULL, the bus flushes). */
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_READY)
+      == GST_STATE_CHANGE_SUCCESS);
+  f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  ASSERT_WARNING (set_array (f, 16, G_TYPE_INT));
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  GError *err = NULL;
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "kernel refused: 16 values") != NULL);
+  g_error_free (err);
+  gst_message_unref (msg);
+  fail_unless_equals_int (element_kernel (f).size, 3);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* A convolve property set while the mode is another is said once, as a
+ * warning that says to set mode=convolve; with mode=convolve, nothing. */
+GST_START_TEST (test_convolve_property_without_mode)
+{
+  static const struct {
+    const gchar *settings;
+    guint warnings;
+  } cases[] = {
+    {"preset=emboss", 1}, {"divisor=3", 1}, {"kernel=\"<1>\"", 1},
+    {"mode=convolve preset=emboss", 0}, {"preset=emboss mode=convolve", 0},
+    {"mode=sliding", 0},
+  };
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    gchar *description = g_strdup_printf ("videotestsrc num-buffers=4 ! "
+        "video/x-raw,format=GRAY8,width=16,height=8 ! clfilter name=f %s ! "
+        "fakesink", cases[c].settings);
+    GstElement *pipeline = gst_parse_launch (description, NULL);
+    GPtrArray *texts = warnings_to_eos (pipeline);
+
+    fail_unless_equals_int (texts->len, cases[c].warnings);
+    if (cases[c].warnings)
+      fail_unless (strstr (g_ptr_array_index (texts, 0), "set "
+              "mode=convolve") != NULL);
+    g_ptr_array_unref (texts);
+    gst_object_unref (pipeline);
+    g_free (description);
+  }
+}
+
+GST_END_TEST;
+
 /* A random kernel of size K: small coefficients, or coefficients,
  * divisor and bias anywhere in 32 bits. */
 static ClfKernel
@@ -299,6 +402,8 @@ convolve_suite (void)
   tcase_add_test (tc, test_kernel_from_launch_line);
   tcase_add_test (tc, test_presets);
   tcase_add_test (tc, test_bad_kernel_refused);
+  tcase_add_test (tc, test_bad_kernel_posts_warning);
+  tcase_add_test (tc, test_convolve_property_without_mode);
   tcase_add_test (tc, test_kernels_while_playing);
   tcase_add_test (tc, test_preset_through_pipeline);
   tcase_add_test (tc, test_mid_bias_at_every_depth);
