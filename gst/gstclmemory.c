@@ -152,14 +152,29 @@ device_wait_list (const ClStore * store, GstMapFlags access,
 }
 
 /* Records a read: it replaces the last read on the same queue (which it
- * follows there), or takes a free slot. */
+ * follows there), or takes a free slot.  A read whose queue cannot be
+ * known is waited for here instead: in another queue's slot it would
+ * drop that queue's read, which a later write would then overtake. */
 static void
 add_reader (ClStore * store, cl_event event)
 {
   cl_command_queue queue = NULL;
   guint slot = 0;
+  cl_int status = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE,
+      sizeof queue, &queue, NULL);
 
-  clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL);
+  if (status != CL_SUCCESS) {
+    GST_WARNING ("clGetEventInfo (CL_EVENT_COMMAND_QUEUE) on a read of a "
+        "memory failed: %s; waiting for the read", clf_cl_status_name
+        (status));
+    /* Where even the wait fails (the read ended in an error, or the
+     * driver is failing), the read is dropped, and said. */
+    status = clWaitForEvents (1, &event);
+    if (status != CL_SUCCESS)
+      GST_ERROR ("clWaitForEvents on a read of a memory failed: %s",
+          clf_cl_status_name (status));
+    return;
+  }
   for (guint q = 0; q < N_QUEUES; q++) {
     if (!store->readers[q] || store->reader_queues[q] == queue) {
       slot = q;

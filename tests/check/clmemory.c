@@ -910,6 +910,61 @@ GST_START_TEST (test_cpu_write_waits_for_device_read)
 
 GST_END_TEST;
 
+/* Reads recorded on three queues, the first still gated; then a read on
+ * the second queue whose queue cannot be known (libgstcl-1.0's
+ * clGetEventInfo fails): the first queue's read is not forgotten, so a
+ * device write (or a CPU write, on resident memory) still waits for it.
+ * (Seen failing with the query unchecked: the read took the first queue's
+ * slot, and the gated read was no longer waited for.) */
+GST_START_TEST (test_read_of_unknown_queue)
+{
+  GstMemory *mem = gst_allocator_alloc (allocator, 4096, NULL);
+  cl_context context = clf_engine_context (engine);
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], reads[3], unknown, gate;
+  cl_command_queue queues[3];
+  gboolean waited = FALSE;
+  GError *err = NULL;
+  cl_int status;
+  guint n;
+
+  gate = clCreateUserEvent (context, &status);
+  fail_unless_equals_int (status, CL_SUCCESS);
+  for (guint q = 0; q < 3; q++) {
+    queues[q] = clCreateCommandQueue (context, clf_engine_device (engine), 0,
+        &status);
+    fail_unless_equals_int (status, CL_SUCCESS);
+    fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[q], q ? 0 : 1,
+            q ? NULL : &gate, &reads[q]), CL_SUCCESS);
+    gst_cl_memory_device_done (mem, GST_MAP_READ, reads[q]);
+  }
+  fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[1], 0, NULL,
+          &unknown), CL_SUCCESS);
+  fail_gstcl_calls ("clGetEventInfo:1");
+  gst_cl_memory_device_done (mem, GST_MAP_READ, unknown);
+  fail_gstcl_calls (NULL);
+
+  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_WRITE, wait, &n,
+          &err), "%s", err ? err->message : "");
+  for (guint i = 0; i < n; i++) {
+    waited |= wait[i] == reads[0];
+    clReleaseEvent (wait[i]);
+  }
+  fail_unless (waited, "the read still gated is no longer waited for");
+
+  fail_unless_equals_int (clSetUserEventStatus (gate, CL_COMPLETE),
+      CL_SUCCESS);
+  for (guint q = 0; q < 3; q++) {
+    fail_unless_equals_int (clFinish (queues[q]), CL_SUCCESS);
+    clReleaseEvent (reads[q]);
+    clReleaseCommandQueue (queues[q]);
+  }
+  clReleaseEvent (unknown);
+  clReleaseEvent (gate);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
 /* The glue is one shared library: a program that links it (as this test
  * does) and loads the plugin has each type once, so the plugin's memory is
  * the memory this program knows.  With the glue compiled into both, the
@@ -964,6 +1019,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   tcase_add_test (tc, test_upload_ways);
   tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
+  tcase_add_test (tc, test_read_of_unknown_queue);
 
   /* The staged memory of discrete devices: a pinned staging buffer beside
    * the device's, whose transfers wait for the memory's events (seen
@@ -986,6 +1042,7 @@ clmemory_suite (void)
   tcase_add_loop_test (tc, test_failed_download_retried, 0, 2);
   tcase_add_test (tc, test_failed_zero_fill);
   tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
+  tcase_add_test (tc, test_read_of_unknown_queue);
   return s;
 }
 
