@@ -465,17 +465,23 @@ GST_START_TEST (test_kernel_build_failure)
 
 GST_END_TEST;
 
-/* An OpenCL call that fails mid-stream, and how frames reach it. */
+/* An OpenCL call that fails mid-stream, how frames reach it, and whether
+ * zero copy is off (frames copied in and out by the engine).  The ways in
+ * and out (gst/gstclupload.c): a wrap of host memory, and the engine's
+ * copies to and from host memory. */
 static const struct
 {
   const gchar *fault;
   InputKind input;
+  gboolean copied;
 } stream_faults[] = {
   {"clEnqueueNDRangeKernel:20", INPUT_FROM_POOL},
   {"clWaitForEvents:3", INPUT_FROM_POOL},
   {"clGetEventProfilingInfo:30", INPUT_FROM_POOL},
   {"clSetKernelArg:200", INPUT_PADDED},
   {"clEnqueueWriteBufferRect:5", INPUT_UNALIGNED},
+  {"clCreateBuffer:8", INPUT_PADDED},
+  {"clEnqueueReadBufferRect:5", INPUT_PADDED, TRUE},
 };
 
 /* The next frame out within 10 s, or NULL once an error was posted (in
@@ -507,6 +513,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   const guint in_flight = (guint) __i__ < n_faults ? 1 : 3;
   const gchar *fault = stream_faults[(guint) __i__ % n_faults].fault;
   const InputKind input = stream_faults[(guint) __i__ % n_faults].input;
+  const gboolean copied = stream_faults[(guint) __i__ % n_faults].copied;
   const FormatCase *fc = format_case ("I420");
   ClfParams params = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_CLAMP };
   gchar **call = g_strsplit (fault, ":", 2);
@@ -520,7 +527,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   guint frames = 0;
 
   g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
-  h = harness_with_bus (TRUE, &bus);
+  h = harness_with_bus (!copied, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       "frames-in-flight", in_flight, NULL);
   set_caps (h, "I420", 33, 17, &info);
