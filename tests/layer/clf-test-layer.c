@@ -13,10 +13,10 @@
  *                                     CL_OUT_OF_RESOURCES; with `+`, the
  *                                     Nth and every later one (a retry
  *                                     fails too); a new @tag counts again
- *                                     with the same name:N.  Every entry
- *                                     point wrapped below can fail but the
- *                                     releases (a failed release would be
- *                                     the fault's leak)
+ *                                     with the same name:N.  Any entry
+ *                                     point wrapped below can fail; the
+ *                                     releases are not wrapped (a failed
+ *                                     release would be the fault's leak)
  *   CLF_TEST_FAIL_CALLER=library      the library whose calls are counted,
  *                                     by its file name without ".so":
  *                                     libclf (the engine, the default) or
