@@ -45,11 +45,14 @@ typedef struct
 
   /* Staged only: the last download into the staging buffer (its writer)
    * and the last upload from it (its reader), which the CPU waits for
-   * before it reads or writes there; and whether the device wrote bytes
-   * the staging buffer has not downloaded yet. */
+   * before it reads or writes there; whether the device wrote bytes the
+   * staging buffer has not downloaded yet; and whether the device's
+   * buffer lacks a CPU write whose upload failed (the staging buffer
+   * still holds it: the device's next access uploads it first). */
   cl_event staging_writer;
   cl_event staging_reader;
   gboolean host_stale;
+  gboolean device_stale;
 } ClStore;
 
 struct _GstClMemory
@@ -149,14 +152,29 @@ device_wait_list (const ClStore * store, GstMapFlags access,
 }
 
 /* Records a read: it replaces the last read on the same queue (which it
- * follows there), or takes a free slot. */
+ * follows there), or takes a free slot.  A read whose queue cannot be
+ * known is waited for here instead: in another queue's slot it would
+ * drop that queue's read, which a later write would then overtake. */
 static void
 add_reader (ClStore * store, cl_event event)
 {
   cl_command_queue queue = NULL;
   guint slot = 0;
+  cl_int status = clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE,
+      sizeof queue, &queue, NULL);
 
-  clGetEventInfo (event, CL_EVENT_COMMAND_QUEUE, sizeof queue, &queue, NULL);
+  if (status != CL_SUCCESS) {
+    GST_WARNING ("clGetEventInfo (CL_EVENT_COMMAND_QUEUE) on a read of a "
+        "memory failed: %s; waiting for the read", clf_cl_status_name
+        (status));
+    /* Where even the wait fails (the read ended in an error, or the
+     * driver is failing), the read is dropped, and said. */
+    status = clWaitForEvents (1, &event);
+    if (status != CL_SUCCESS)
+      GST_ERROR ("clWaitForEvents on a read of a memory failed: %s",
+          clf_cl_status_name (status));
+    return;
+  }
   for (guint q = 0; q < N_QUEUES; q++) {
     if (!store->readers[q] || store->reader_queues[q] == queue) {
       slot = q;
@@ -180,9 +198,11 @@ set_writer (ClStore * store, cl_event event)
  * buffer, without waiting for it, and records it: `to_device`, the upload
  * of the CPU's bytes (transfer queue), after every device command on the
  * buffer; else the download of the device's (download queue), after its
- * last write. */
+ * last write.  FALSE with `error` set where it could not be enqueued: the
+ * store is then as it was. */
 static gboolean
-transfer (ClStore * store, ClfEngine * engine, gboolean to_device)
+transfer (ClStore * store, ClfEngine * engine, gboolean to_device,
+    GError ** error)
 {
   cl_command_queue queue = to_device ? clf_engine_transfer_queue (engine) :
       clf_engine_download_queue (engine);
@@ -198,26 +218,53 @@ transfer (ClStore * store, ClfEngine * engine, gboolean to_device)
       store->host, n, n ? wait : NULL, &done);
 
   release_events (wait, n);
-  if (status == CL_SUCCESS) {
-    if (to_device) {
-      set_writer (store, done);
-      set_event (&store->staging_reader, done);
-    } else {
-      add_reader (store, done);
-      set_event (&store->staging_writer, done);
-    }
-    /* Either way both copies will hold the same bytes. */
-    store->host_stale = FALSE;
-    clReleaseEvent (done);
-    /* Started now, not when something waits for it. */
-    call = "clFlush";
-    status = clFlush (queue);
-  }
-  if (status != CL_SUCCESS)
-    GST_ERROR ("%s of %" G_GSIZE_FORMAT " bytes %s the staging buffer "
-        "failed: %s", call, store->maxsize, to_device ? "from" : "into",
+  if (status != CL_SUCCESS) {
+    g_set_error (error, CLF_ERROR, CLF_ERROR_OPENCL, "%s of %"
+        G_GSIZE_FORMAT " bytes %s the staging buffer failed: %s", call,
+        store->maxsize, to_device ? "from" : "into",
         clf_cl_status_name (status));
-  return status == CL_SUCCESS;
+    return FALSE;
+  }
+  if (to_device) {
+    set_writer (store, done);
+    set_event (&store->staging_reader, done);
+  } else {
+    add_reader (store, done);
+    set_event (&store->staging_writer, done);
+  }
+  /* Either way both copies will hold the same bytes. */
+  store->host_stale = store->device_stale = FALSE;
+  clReleaseEvent (done);
+  /* Started now, not when something waits for it; the copy is enqueued
+   * either way, and a wait for it flushes the queue. */
+  status = clFlush (queue);
+  if (status != CL_SUCCESS)
+    GST_WARNING ("clFlush after %s failed: %s", call,
+        clf_cl_status_name (status));
+  return TRUE;
+}
+
+/* Before the device accesses the store (to read, or to write: a kernel
+ * may write only part of the buffer), a CPU write whose upload failed is
+ * uploaded again: the staging buffer still holds it.  FALSE with `error`
+ * set where that fails too: the device's bytes are not the memory's, and
+ * the access must not happen. */
+static gboolean
+upload_failed_write (ClStore * store, ClfEngine * engine, GError ** error)
+{
+  if (!store->device_stale || transfer (store, engine, TRUE, error))
+    return TRUE;
+  g_prefix_error (error, "bytes the CPU wrote did not reach the device "
+      "(their upload failed at the unmap and again before the device used "
+      "them): ");
+  if (error)
+    clf_error_set_detail (*error, "The CPU (an element upstream) wrote "
+        "the frame into clfilter's memory, but copying it to the device "
+        "failed at the unmap and again before the kernels, so the frame is "
+        "not filtered.  The device may be short of memory: lower "
+        "frames-in-flight, the frame size or the number of streams on the "
+        "device.");
+  return FALSE;
 }
 
 /* The events a CPU access to `host` waits for.  Resident: the device's
@@ -248,6 +295,7 @@ static gboolean
 ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
 {
   cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  GError *err = NULL;
   guint n;
   cl_int status;
 
@@ -255,8 +303,11 @@ ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
    * undefined until written, as in GStreamer's GL and CUDA memories, and a
    * producer filling a frame does not download it first. */
   if ((access & GST_MAP_READ) && store->host_stale
-      && !transfer (store, engine, FALSE))
+      && !transfer (store, engine, FALSE, &err)) {
+    GST_ERROR ("%s", err->message);
+    g_error_free (err);
     return FALSE;
+  }
   n = host_wait_list (store, access, wait);
   status = n ? clWaitForEvents (n, wait) : CL_SUCCESS;
   release_events (wait, n);
@@ -312,16 +363,25 @@ access_denied:
 }
 
 /* Nothing waits here: the upload of a staged CPU write is enqueued, and
- * device commands wait for it as the buffer's last writer. */
+ * device commands wait for it as the buffer's last writer.  An unmap
+ * cannot fail: an upload that could not be enqueued is made again before
+ * the device's next access (upload_failed_write), which fails where it
+ * cannot be. */
 static void
 gst_cl_memory_unmap (GstMemory * mem, GstMapInfo * info)
 {
   GstClMemory *root = root_of (mem);
+  GError *err = NULL;
 
   g_mutex_lock (&root->lock);
   if (root->map_count > 0 && --root->map_count == 0 && root->store.staging
-      && (root->map_access & GST_MAP_WRITE))
-    transfer (&root->store, engine_of (mem), TRUE);
+      && (root->map_access & GST_MAP_WRITE)
+      && !transfer (&root->store, engine_of (mem), TRUE, &err)) {
+    root->store.device_stale = TRUE;
+    GST_WARNING ("%s; tried again before the device uses the memory",
+        err->message);
+    g_error_free (err);
+  }
   g_mutex_unlock (&root->lock);
 }
 
@@ -656,27 +716,31 @@ gst_cl_memory_is_mapped (GstMemory * mem)
 }
 
 /* The memory's device wait list for `access`, once the writes promised
- * before `ticket` (0: every write promised) are enqueued. */
-static guint
+ * before `ticket` (0: every write promised) are enqueued and the device
+ * holds the CPU's last write. */
+static gboolean
 wait_list_behind_promises (GstMemory * mem, guint64 ticket,
-    GstMapFlags access, cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+    GstMapFlags access, cl_event wait[GST_CL_MEMORY_MAX_WAIT],
+    guint * n_wait, GError ** error)
 {
   GstClMemory *root = root_of (mem);
-  guint n;
+  gboolean current;
 
   g_mutex_lock (&root->lock);
   wait_for_promises (root, ticket ? ticket - 1 : root->promised);
-  n = device_wait_list (&root->store, access, wait);
+  current = upload_failed_write (&root->store, engine_of (mem), error);
+  *n_wait = current ? device_wait_list (&root->store, access, wait) : 0;
   g_mutex_unlock (&root->lock);
-  return n;
+  return current;
 }
 
-guint
+gboolean
 gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error)
 {
-  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
-  return wait_list_behind_promises (mem, 0, access, wait);
+  *n_wait = 0;
+  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
+  return wait_list_behind_promises (mem, 0, access, wait, n_wait, error);
 }
 
 /* Records the last writer; the staging buffer lacks its bytes until
@@ -709,13 +773,18 @@ void
 gst_cl_memory_prefetch (GstMemory * mem)
 {
   GstClMemory *root;
+  GError *err = NULL;
 
   g_return_if_fail (gst_is_cl_memory (mem));
   root = root_of (mem);
   g_mutex_lock (&root->lock);
+  /* A download that could not be enqueued is made at the map. */
   if (root->store.host_stale && root->map_count == 0
-      && root->kept == root->promised)
-    transfer (&root->store, engine_of (mem), FALSE);
+      && root->kept == root->promised
+      && !transfer (&root->store, engine_of (mem), FALSE, &err)) {
+    GST_WARNING ("%s; tried again at the map", err->message);
+    g_error_free (err);
+  }
   g_mutex_unlock (&root->lock);
 }
 
@@ -734,13 +803,15 @@ gst_cl_memory_promise_write (GstMemory * mem)
   return ticket;
 }
 
-guint
+gboolean
 gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT])
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error)
 {
-  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
-  g_return_val_if_fail (ticket > 0, 0);
-  return wait_list_behind_promises (mem, ticket, GST_MAP_WRITE, wait);
+  *n_wait = 0;
+  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
+  g_return_val_if_fail (ticket > 0, FALSE);
+  return wait_list_behind_promises (mem, ticket, GST_MAP_WRITE, wait,
+      n_wait, error);
 }
 
 void

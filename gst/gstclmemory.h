@@ -65,9 +65,14 @@ gboolean gst_cl_memory_is_mapped (GstMemory * mem);
 
 /* The events a device command that reads (GST_MAP_READ) or writes
  * (GST_MAP_WRITE) `mem`'s buffer must wait for, as new references in
- * `wait` (release them with clReleaseEvent); returns how many. */
-guint gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT]);
+ * `wait` (release them with clReleaseEvent), and how many in `n_wait`.
+ * On a discrete device a CPU write whose upload failed at the unmap is
+ * uploaded again first (the staging buffer still holds it); where that
+ * fails too, FALSE with `error` set (CLF_ERROR_OPENCL, naming the call)
+ * and no events: the device's bytes are stale, and the command must not
+ * be enqueued. */
+gboolean gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error);
 /* Records `event` (a reference is taken) as the last device command that
  * read or wrote `mem`'s buffer, once it is enqueued after the wait list. */
 void gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
@@ -81,12 +86,13 @@ void gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
  * gst_cl_memory_promise_write() takes a reference to `mem` and returns
  * the promise's ticket; the write itself takes its wait list from
  * gst_cl_memory_promised_wait_list(), which waits only for the promises
- * made before it, and gst_cl_memory_keep_promise() records it (`event`,
+ * made before it (and fails as gst_cl_memory_device_wait_list() does),
+ * and gst_cl_memory_keep_promise() records it (`event`,
  * or none where it was not enqueued) and drops the reference.  Promises
  * on a memory are kept in the order they were made. */
 guint64 gst_cl_memory_promise_write (GstMemory * mem);
-guint gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT]);
+gboolean gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
+    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error);
 void gst_cl_memory_keep_promise (GstMemory * mem, guint64 ticket,
     cl_event event);
 

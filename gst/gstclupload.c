@@ -63,6 +63,13 @@ add_device_memory (GstClUpload * upload, GstMemory * mem)
   upload->device[upload->n_device++] = mem;
 }
 
+static void
+release_events (cl_event * events, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (events[i]);
+}
+
 /* ---- cuda-memory ------------------------------------------------------ */
 
 static gboolean
@@ -365,18 +372,31 @@ gst_cl_upload_device_copies (const GstClUpload * upload)
 
 /* The device readiness of the frame's memories: the events a command that
  * accesses them as `flags` says must wait for (new references in `wait`,
- * at most MAX_WAIT; returns how many). */
-static guint
-wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait)
+ * at most MAX_WAIT; how many in `n_wait`).  FALSE with `error` set, and
+ * no events, where a memory's device copy could not be made current. */
+static gboolean
+wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait,
+    guint * n_wait, GError ** error)
 {
   guint n = gst_cl_cuda_access_wait_list (&upload->cuda, wait);
 
-  for (guint i = 0; i < upload->n_device; i++)
-    n += upload->promised ?
+  for (guint i = 0; i < upload->n_device; i++) {
+    guint added;
+    gboolean ready = upload->promised ?
         gst_cl_memory_promised_wait_list (upload->device[i],
-        upload->tickets[i], wait + n) :
-        gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n);
-  return n;
+        upload->tickets[i], wait + n, &added, error) :
+        gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n,
+        &added, error);
+
+    if (!ready) {
+      release_events (wait, n);
+      *n_wait = 0;
+      return FALSE;
+    }
+    n += added;
+  }
+  *n_wait = n;
+  return TRUE;
 }
 
 /* Keeps the frame's promises with `event` (or none). */
@@ -408,13 +428,20 @@ gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out, ClfPlan * plan,
     GError ** error)
 {
   cl_event wait[2 * MAX_WAIT];
-  guint n_wait = wait_list (in, GST_MAP_READ, wait);
+  guint n_in, n_out;
   ClfInFlight *job;
 
-  n_wait += wait_list (out, GST_MAP_WRITE, wait + n_wait);
-  job = clf_plan_enqueue (plan, params, src, dst, wait, n_wait, error);
-  for (guint i = 0; i < n_wait; i++)
-    clReleaseEvent (wait[i]);
+  if (!wait_list (in, GST_MAP_READ, wait, &n_in, error)) {
+    g_prefix_error (error, "the input frame: ");
+    return NULL;
+  }
+  if (!wait_list (out, GST_MAP_WRITE, wait + n_in, &n_out, error)) {
+    release_events (wait, n_in);
+    g_prefix_error (error, "the output frame: ");
+    return NULL;
+  }
+  job = clf_plan_enqueue (plan, params, src, dst, wait, n_in + n_out, error);
+  release_events (wait, n_in + n_out);
   if (!job)
     return NULL;
   done (in, GST_MAP_READ, clf_in_flight_event (job));

@@ -96,7 +96,10 @@ gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
  * (the frame `out` opened) behind the readiness of the memories both lie
  * in, and records it on them as their last reader and writer: what reads
  * or writes them next, on the device or the CPU, waits for it.  The
- * frame in flight, or NULL with `err` set. */
+ * frame in flight, or NULL with `error` set: where the plan failed, or
+ * where a memory's device copy lacks a CPU write that could not be
+ * uploaded (gst_cl_memory_device_wait_list; the message says which frame),
+ * so that no frame is filtered from stale bytes. */
 ClfInFlight *gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out,
     ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
     const ClfFrame * dst, GError ** error);

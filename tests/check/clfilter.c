@@ -1070,7 +1070,8 @@ note_writer_state (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   guint n;
 
   fail_unless (gst_is_cl_memory (mem));
-  n = gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait);
+  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
+          NULL));
   fail_unless_equals_int (n, 1);
   fail_unless_equals_int (clGetEventInfo (wait[0],
           CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof g->writer_state,

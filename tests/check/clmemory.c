@@ -60,14 +60,19 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
     GstMemory * written)
 {
   cl_event wait[2 * GST_CL_MEMORY_MAX_WAIT];
-  guint n = 0;
+  guint n = 0, added = 0;
   GError *err = NULL;
   ClfInFlight *frame;
 
   if (read)
-    n += gst_cl_memory_device_wait_list (read, GST_MAP_READ, wait + n);
+    fail_unless (gst_cl_memory_device_wait_list (read, GST_MAP_READ,
+            wait + n, &added, &err), "%s", err ? err->message : "");
+  n += added;
+  added = 0;
   if (written)
-    n += gst_cl_memory_device_wait_list (written, GST_MAP_WRITE, wait + n);
+    fail_unless (gst_cl_memory_device_wait_list (written, GST_MAP_WRITE,
+            wait + n, &added, &err), "%s", err ? err->message : "");
+  n += added;
   frame = clf_plan_enqueue (plan, params, src, dst, wait, n, &err);
   fail_unless (frame != NULL, "%s", err->message);
   for (guint i = 0; i < n; i++)
@@ -132,10 +137,26 @@ GST_START_TEST (test_upload_ways)
 
 GST_END_TEST;
 
+/* From now on, the calls of libgstcl-1.0 (the memory's own) that `spec`
+ * names fail, as CLF_TEST_FAIL_CALL says (tests/layer/); NULL: none. */
+static void
+fail_gstcl_calls (const gchar * spec)
+{
+  if (!spec) {
+    g_unsetenv ("CLF_TEST_FAIL_CALL");
+    g_unsetenv ("CLF_TEST_FAIL_CALLER");
+    return;
+  }
+  g_setenv ("CLF_TEST_FAIL_CALLER", "libgstcl-1.0", TRUE);
+  g_setenv ("CLF_TEST_FAIL_CALL", spec, TRUE);
+}
+
 /* A 37x23 gray plane at byte 8 of the memory, rows 40 bytes apart: the
- * CPU writes it through a map, the device sharpens it into a second
- * memory, and a map of that shows the reference's bytes. */
-GST_START_TEST (test_map_write_kernel_map_read)
+ * CPU writes it through a map (the calls `upload_fault` names failing at
+ * the unmap), the device sharpens it into a second memory, and a map of
+ * that shows the reference's bytes. */
+static void
+map_write_kernel_map_read (const gchar * upload_fault)
 {
   const ClfFrameFormat format = clf_ref_byte_plane (37, 23, 1, 1, 1);
   const ClfParams params = { CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR };
@@ -155,7 +176,9 @@ GST_START_TEST (test_map_write_kernel_map_read)
   fail_unless (gst_cl_memory_is_mapped (in));
   fill_random (map.data, size);
   memcpy (written, map.data, size);
+  fail_gstcl_calls (upload_fault);
   gst_memory_unmap (in, &map);
+  fail_gstcl_calls (NULL);
   fail_if (gst_cl_memory_is_mapped (in));
 
   src.mem[0] = gst_cl_memory_get_buffer (in, &mem_offset);
@@ -188,6 +211,245 @@ GST_START_TEST (test_map_write_kernel_map_read)
   g_free (want);
   gst_memory_unref (in);
   gst_memory_unref (out);
+}
+
+GST_START_TEST (test_map_write_kernel_map_read)
+{
+  map_write_kernel_map_read (NULL);
+}
+
+GST_END_TEST;
+
+/* ---- transfers that fail (staged memory) ------------------------------ */
+
+/* The upload of the CPU's write fails at the unmap: the kernel's wait
+ * list uploads it again first, and the kernel filters the CPU's bytes.
+ * (Seen failing with the failure only logged: the kernel read the device
+ * buffer's older bytes.) */
+GST_START_TEST (test_failed_upload_retried)
+{
+  map_write_kernel_map_read ("clEnqueueWriteBuffer:1");
+}
+
+GST_END_TEST;
+
+/* The flush after the upload fails: the upload is enqueued all the same,
+ * and the kernel waits for it. */
+GST_START_TEST (test_failed_flush_after_upload)
+{
+  map_write_kernel_map_read ("clFlush:1");
+}
+
+GST_END_TEST;
+
+/* The device's bytes of `mem` (its buffer, not the CPU's copy) from
+ * `offset` in the buffer, read behind its readiness. */
+static void
+read_device (GstMemory * mem, gsize offset, guint8 * data, gsize size)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  GError *err = NULL;
+  cl_mem buffer = gst_cl_memory_get_buffer (mem, NULL);
+  guint n;
+
+  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (clEnqueueReadBuffer (clf_engine_queue (engine),
+          buffer, CL_TRUE, offset, size, data, n, n ? wait : NULL, NULL),
+      CL_SUCCESS);
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (wait[i]);
+}
+
+/* The device access failed as the CPU's write could not be uploaded: the
+ * error names the call and the CL error, and says what to do. */
+static void
+check_upload_error (GError * err)
+{
+  fail_unless (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL), "%s",
+      err ? err->message : "no error");
+  fail_unless (strstr (err->message, "clEnqueueWriteBuffer") != NULL
+      && strstr (err->message, "CL_OUT_OF_RESOURCES") != NULL, "%s",
+      err->message);
+  fail_unless (clf_error_get_detail (err) != NULL
+      && strstr (clf_error_get_detail (err), "frames-in-flight") != NULL,
+      "no hint: %s", clf_error_get_detail (err));
+}
+
+/* The upload fails at the unmap and again at each device access: every
+ * access (read, write, a promised write) fails with the error, and no
+ * events; the CPU still sees its own bytes.  Once the fault is gone, the
+ * next access uploads them. */
+GST_START_TEST (test_failed_upload_fails_device_access)
+{
+  const gsize size = 1013;
+  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
+  guint8 *written = g_malloc (size), *device = g_malloc (size);
+  const GstMapFlags access[] = { GST_MAP_READ, GST_MAP_WRITE };
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  GError *err = NULL;
+  GstMapInfo map;
+  guint64 ticket;
+  guint n;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fill_random (map.data, size);
+  memcpy (written, map.data, size);
+  fail_gstcl_calls ("clEnqueueWriteBuffer:1+");
+  gst_memory_unmap (mem, &map);
+  for (guint i = 0; i < G_N_ELEMENTS (access); i++) {
+    n = 99;
+    fail_if (gst_cl_memory_device_wait_list (mem, access[i], wait, &n,
+            &err), "a device access to bytes that never reached the device");
+    fail_unless_equals_int (n, 0);
+    check_upload_error (err);
+    g_clear_error (&err);
+  }
+  ticket = gst_cl_memory_promise_write (mem);
+  fail_if (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n, &err));
+  check_upload_error (err);
+  g_clear_error (&err);
+  gst_cl_memory_keep_promise (mem, ticket, NULL);
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, written, size) == 0);
+  gst_memory_unmap (mem, &map);
+  fail_gstcl_calls (NULL);
+  read_device (mem, 0, device, size);
+  fail_unless (memcmp (device, written, size) == 0, "the device lacks the "
+      "CPU's write once the upload works");
+
+  g_free (written);
+  g_free (device);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
+/* A device write of random bytes into `mem` (the test's own, recorded as
+ * the memory's writer); the bytes in `data`. */
+static void
+device_writes (GstMemory * mem, guint8 * data, gsize size)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done;
+  GError *err = NULL;
+  gsize offset;
+  cl_mem buffer = gst_cl_memory_get_buffer (mem, &offset);
+  guint n;
+
+  fill_random (data, size);
+  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_WRITE, wait, &n,
+          &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (clEnqueueWriteBuffer (clf_engine_queue (engine),
+          buffer, CL_TRUE, offset, size, data, n, n ? wait : NULL, &done),
+      CL_SUCCESS);
+  gst_cl_memory_device_done (mem, GST_MAP_WRITE, done);
+  clReleaseEvent (done);
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (wait[i]);
+}
+
+/* The download of what the device wrote fails: at a map (which fails),
+ * or at a prefetch (which says nothing); the next map downloads, and shows
+ * the device's bytes. */
+GST_START_TEST (test_failed_download_retried)
+{
+  const gboolean prefetch = __i__ == 1;
+  const gsize size = 2011;
+  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
+  guint8 *written = g_malloc (size);
+  GstMapInfo map;
+
+  device_writes (mem, written, size);
+  fail_gstcl_calls ("clEnqueueReadBuffer:1");
+  if (prefetch)
+    gst_cl_memory_prefetch (mem);
+  else
+    fail_if (gst_memory_map (mem, &map, GST_MAP_READ), "a map without the "
+        "device's bytes");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_gstcl_calls (NULL);
+  fail_unless (memcmp (map.data, written, size) == 0, "the map does not "
+      "show what the device wrote");
+  gst_memory_unmap (mem, &map);
+  g_free (written);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
+/* The device's zeros of a zeroed prefix and padding fail to be filled:
+ * the allocation fails.  The next one (of the same buffer, kept spare)
+ * has them zeroed on the device and for the CPU, though the buffer held
+ * random bytes there. */
+GST_START_TEST (test_failed_zero_fill)
+{
+  GstAllocationParams params;
+  GstMemory *mem;
+  guint8 *device;
+  GstMapInfo map;
+  gsize maxsize;
+
+  gst_allocation_params_init (&params);
+  params.prefix = 67;
+  params.padding = 35;
+  mem = gst_allocator_alloc (allocator, 101, &params);
+  gst_memory_get_sizes (mem, NULL, &maxsize);
+  device = g_malloc (maxsize);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fill_random (map.data - params.prefix, maxsize);
+  gst_memory_unmap (mem, &map);
+  gst_memory_unref (mem);
+
+  params.flags = GST_MEMORY_FLAG_ZERO_PREFIXED | GST_MEMORY_FLAG_ZERO_PADDED;
+  fail_gstcl_calls ("clEnqueueFillBuffer:1");
+  fail_unless (gst_allocator_alloc (allocator, 101, &params) == NULL,
+      "allocated without the zeros it asked for");
+  mem = gst_allocator_alloc (allocator, 101, &params);
+  fail_gstcl_calls (NULL);
+  fail_unless (mem != NULL);
+  read_device (mem, 0, device, maxsize);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  for (gsize i = 0; i < params.prefix; i++)
+    fail_unless (device[i] == 0 && map.data[(gssize) i - 67] == 0,
+        "prefix byte %" G_GSIZE_FORMAT " not zeroed", i);
+  for (gsize i = params.prefix + 101; i < maxsize; i++)
+    fail_unless (device[i] == 0 && map.data[i - params.prefix] == 0,
+        "padding byte %" G_GSIZE_FORMAT " not zeroed", i);
+  gst_memory_unmap (mem, &map);
+  gst_memory_unref (mem);
+  g_free (device);
+}
+
+GST_END_TEST;
+
+/* The mapping of a new buffer fails: the allocation fails, and the next
+ * works.  Unmappings of freed buffers fail: they are still released. */
+GST_START_TEST (test_failed_map_and_unmap_of_buffers)
+{
+  GstMemory *mem, *many[12];
+  GstMapInfo map;
+
+  fail_gstcl_calls ("clEnqueueMapBuffer:1");
+  fail_unless (gst_allocator_alloc (allocator, 3001, NULL) == NULL);
+  mem = gst_allocator_alloc (allocator, 3001, NULL);
+  fail_gstcl_calls (NULL);
+  fail_unless (mem != NULL);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  memset (map.data, 0x3c, 3001);
+  gst_memory_unmap (mem, &map);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.data[3000], 0x3c);
+  gst_memory_unmap (mem, &map);
+  gst_memory_unref (mem);
+
+  /* More than the spares kept: some are released at once. */
+  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
+    many[i] = gst_allocator_alloc (allocator, 2999, NULL);
+  fail_gstcl_calls ("clEnqueueUnmapMemObject:1+");
+  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
+    gst_memory_unref (many[i]);
+  fail_gstcl_calls (NULL);
 }
 
 GST_END_TEST;
@@ -553,7 +815,8 @@ enqueue_promised_later (gpointer data)
   guint n;
 
   g_usleep (G_USEC_PER_SEC / 5);
-  n = gst_cl_memory_promised_wait_list (w->out, w->ticket, wait);
+  fail_unless (gst_cl_memory_promised_wait_list (w->out, w->ticket, wait,
+          &n, &err), "%s", err ? err->message : "");
   w->frame = clf_plan_enqueue (w->f->plan, &w->f->params, &w->src, &w->dst,
       wait, n, &err);
   for (guint i = 0; i < n; i++)
@@ -647,6 +910,61 @@ GST_START_TEST (test_cpu_write_waits_for_device_read)
 
 GST_END_TEST;
 
+/* Reads recorded on three queues, the first still gated; then a read on
+ * the second queue whose queue cannot be known (libgstcl-1.0's
+ * clGetEventInfo fails): the first queue's read is not forgotten, so a
+ * device write (or a CPU write, on resident memory) still waits for it.
+ * (Seen failing with the query unchecked: the read took the first queue's
+ * slot, and the gated read was no longer waited for.) */
+GST_START_TEST (test_read_of_unknown_queue)
+{
+  GstMemory *mem = gst_allocator_alloc (allocator, 4096, NULL);
+  cl_context context = clf_engine_context (engine);
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT], reads[3], unknown, gate;
+  cl_command_queue queues[3];
+  gboolean waited = FALSE;
+  GError *err = NULL;
+  cl_int status;
+  guint n;
+
+  gate = clCreateUserEvent (context, &status);
+  fail_unless_equals_int (status, CL_SUCCESS);
+  for (guint q = 0; q < 3; q++) {
+    queues[q] = clCreateCommandQueue (context, clf_engine_device (engine), 0,
+        &status);
+    fail_unless_equals_int (status, CL_SUCCESS);
+    fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[q], q ? 0 : 1,
+            q ? NULL : &gate, &reads[q]), CL_SUCCESS);
+    gst_cl_memory_device_done (mem, GST_MAP_READ, reads[q]);
+  }
+  fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[1], 0, NULL,
+          &unknown), CL_SUCCESS);
+  fail_gstcl_calls ("clGetEventInfo:1");
+  gst_cl_memory_device_done (mem, GST_MAP_READ, unknown);
+  fail_gstcl_calls (NULL);
+
+  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_WRITE, wait, &n,
+          &err), "%s", err ? err->message : "");
+  for (guint i = 0; i < n; i++) {
+    waited |= wait[i] == reads[0];
+    clReleaseEvent (wait[i]);
+  }
+  fail_unless (waited, "the read still gated is no longer waited for");
+
+  fail_unless_equals_int (clSetUserEventStatus (gate, CL_COMPLETE),
+      CL_SUCCESS);
+  for (guint q = 0; q < 3; q++) {
+    fail_unless_equals_int (clFinish (queues[q]), CL_SUCCESS);
+    clReleaseEvent (reads[q]);
+    clReleaseCommandQueue (queues[q]);
+  }
+  clReleaseEvent (unknown);
+  clReleaseEvent (gate);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
 /* The glue is one shared library: a program that links it (as this test
  * does) and loads the plugin has each type once, so the plugin's memory is
  * the memory this program knows.  With the glue compiled into both, the
@@ -700,6 +1018,8 @@ clmemory_suite (void)
   tcase_add_test (tc, test_cpu_map_waits_for_promised_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   tcase_add_test (tc, test_upload_ways);
+  tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
+  tcase_add_test (tc, test_read_of_unknown_queue);
 
   /* The staged memory of discrete devices: a pinned staging buffer beside
    * the device's, whose transfers wait for the memory's events (seen
@@ -716,6 +1036,13 @@ clmemory_suite (void)
   tcase_add_test (tc, test_cpu_map_waits_for_promised_write);
   tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   tcase_add_test (tc, test_upload_ways);
+  tcase_add_test (tc, test_failed_upload_retried);
+  tcase_add_test (tc, test_failed_flush_after_upload);
+  tcase_add_test (tc, test_failed_upload_fails_device_access);
+  tcase_add_loop_test (tc, test_failed_download_retried, 0, 2);
+  tcase_add_test (tc, test_failed_zero_fill);
+  tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
+  tcase_add_test (tc, test_read_of_unknown_queue);
   return s;
 }
 

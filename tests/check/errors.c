@@ -10,6 +10,7 @@
 #include <gmodule.h>
 
 #include "framecheck.h"
+#include "gstclmemory.h"
 
 /* The error already popped was the only one: the element does not post
  * the same error again when GstBaseTransform retries the caps. */
@@ -464,17 +465,23 @@ GST_START_TEST (test_kernel_build_failure)
 
 GST_END_TEST;
 
-/* An OpenCL call that fails mid-stream, and how frames reach it. */
+/* An OpenCL call that fails mid-stream, how frames reach it, and whether
+ * zero copy is off (frames copied in and out by the engine).  The ways in
+ * and out (gst/gstclupload.c): a wrap of host memory, and the engine's
+ * copies to and from host memory. */
 static const struct
 {
   const gchar *fault;
   InputKind input;
+  gboolean copied;
 } stream_faults[] = {
   {"clEnqueueNDRangeKernel:20", INPUT_FROM_POOL},
   {"clWaitForEvents:3", INPUT_FROM_POOL},
   {"clGetEventProfilingInfo:30", INPUT_FROM_POOL},
   {"clSetKernelArg:200", INPUT_PADDED},
   {"clEnqueueWriteBufferRect:5", INPUT_UNALIGNED},
+  {"clCreateBuffer:8", INPUT_PADDED},
+  {"clEnqueueReadBufferRect:5", INPUT_PADDED, TRUE},
 };
 
 /* The next frame out within 10 s, or NULL once an error was posted (in
@@ -506,6 +513,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   const guint in_flight = (guint) __i__ < n_faults ? 1 : 3;
   const gchar *fault = stream_faults[(guint) __i__ % n_faults].fault;
   const InputKind input = stream_faults[(guint) __i__ % n_faults].input;
+  const gboolean copied = stream_faults[(guint) __i__ % n_faults].copied;
   const FormatCase *fc = format_case ("I420");
   ClfParams params = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_CLAMP };
   gchar **call = g_strsplit (fault, ":", 2);
@@ -519,7 +527,7 @@ GST_START_TEST (test_opencl_error_mid_stream)
   guint frames = 0;
 
   g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
-  h = harness_with_bus (TRUE, &bus);
+  h = harness_with_bus (!copied, &bus);
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       "frames-in-flight", in_flight, NULL);
   set_caps (h, "I420", 33, 17, &info);
@@ -569,6 +577,113 @@ GST_START_TEST (test_opencl_error_mid_stream)
   g_free (debug);
   g_error_free (error);
   harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* Memory as on a discrete GPU (a staging buffer beside the device's):
+ * upstream writes each frame into clfilter's pool, and the upload of the
+ * 3rd frame at its unmap (libgstcl-1.0's 3rd clEnqueueWriteBuffer) fails;
+ * with `+`, the retry before the kernels too.  Each frame comes out filtered
+ * from exactly what upstream wrote, or fails with an error naming the call
+ * and the CL error: never filtered from the device's stale bytes (it was,
+ * silently, when the failed upload was only logged). */
+static const struct
+{
+  const gchar *fault;
+  gboolean retry_fails;
+} upload_faults[] = {
+  {"clEnqueueWriteBuffer:3", FALSE},
+  {"clEnqueueWriteBuffer:3+", TRUE},
+};
+
+GST_START_TEST (test_staged_upload_fails)
+{
+  const guint n_faults = G_N_ELEMENTS (upload_faults);
+  const guint in_flight = (guint) __i__ < n_faults ? 1 : 3;
+  const gchar *fault = upload_faults[(guint) __i__ % n_faults].fault;
+  const gboolean retry_fails = upload_faults[(guint) __i__ % n_faults]
+      .retry_fails;
+  const FormatCase *fc = format_case ("I420");
+  ClfParams params = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_MIRROR };
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *posted = NULL;
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  guint frames = 0, out_frames = 0;
+
+  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
+  h = harness_with_bus (TRUE, &bus);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
+      "border", params.border, "frames-in-flight", in_flight, NULL);
+  set_caps (h, "I420", 35, 19, &info);
+  g_setenv ("CLF_TEST_FAIL_CALLER", "libgstcl-1.0", TRUE);
+  g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
+  for (; frames < 6 && ret == GST_FLOW_OK && !posted; frames++) {
+    GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+    GstBuffer *out = NULL;
+
+    fail_if (clf_engine_host_unified (gst_cl_memory_get_engine
+            (gst_buffer_peek_memory (in, 0))), "the memory is not staged");
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    if (ret == GST_FLOW_OK)
+      out = pull_or_error (h, bus, &posted);
+    fail_unless (ret != GST_FLOW_OK || out || posted, "%s: frame %u neither "
+        "came out nor failed", fault, frames);
+    if (out) {
+      gchar *what = g_strdup_printf ("%s, frame %u of frames-in-flight=%u",
+          fault, frames, in_flight);
+
+      check_output (fc, &info, &params, what, in, out);
+      out_frames++;
+      g_free (what);
+      gst_buffer_unref (out);
+    }
+    gst_buffer_unref (in);
+  }
+  g_unsetenv ("CLF_TEST_FAIL_CALL");
+  g_unsetenv ("CLF_TEST_FAIL_CALLER");
+  if (!retry_fails) {
+    fail_unless_equals_int (out_frames, 6);
+    fail_if (posted, "%s: an error after a retry that worked", fault);
+    expect_no_more_errors (bus);
+  } else {
+    /* Frames 1 and 2 are exact; the 3rd fails, by now or at the next
+     * push. */
+    fail_unless_equals_int (out_frames, 2);
+    if (!posted)
+      fail_unless_equals_int (ret == GST_FLOW_OK ? gst_harness_push (h,
+              input_buffer (h, fc, &info, INPUT_FROM_POOL)) : ret,
+          GST_FLOW_ERROR);
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+    if (posted)
+      gst_bus_post (bus, posted);
+    pop_error (bus, &error, &debug);
+    fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_FAILED), "%s", error->message);
+    fail_unless (strstr (error->message, "clEnqueueWriteBuffer") != NULL
+        && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
+        "%s: the error does not name the call and the CL error: %s", fault,
+        error->message);
+    fail_unless (debug && strstr (debug, "frames-in-flight") != NULL,
+        "%s: the error does not say what to do: %s", fault, debug);
+    g_free (debug);
+    g_error_free (error);
+  }
+
+  /* Stopped and started again (the fault gone), it filters again. */
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("restarted")));
+  set_caps (h, "I420", 35, 19, &info);
+  push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  harness_free (h, bus);
+  g_unsetenv ("CLF_TEST_HOST_UNIFIED");
 }
 
 GST_END_TEST;
@@ -648,6 +763,8 @@ errors_suite (void)
   tcase_add_test (tc, test_kernel_build_failure);
   tcase_add_loop_test (tc, test_opencl_error_mid_stream, 0,
       2 * G_N_ELEMENTS (stream_faults));
+  tcase_add_loop_test (tc, test_staged_upload_fails, 0,
+      2 * G_N_ELEMENTS (upload_faults));
   return s;
 }
 

@@ -4,14 +4,26 @@
  * switch of its own.  Every call goes on to the driver unless one of
  * these variables, read at the call, says otherwise:
  *
- *   CLF_TEST_FAIL_CALL=name:N[@tag]   the Nth call of OpenCL function
- *                                     `name` that the engine (libclf)
- *                                     makes, counted from when the value
- *                                     was set last, is not made and fails
- *                                     with CL_OUT_OF_RESOURCES; a new
- *                                     @tag counts again with the same
- *                                     name:N.  (The element's own calls
- *                                     and the tests' are not counted.)
+ *   CLF_TEST_FAIL_CALL=name:N[+][@tag]
+ *                                     the Nth call of OpenCL function
+ *                                     `name` that the caller library
+ *                                     makes, counted from when this value
+ *                                     or the caller was set last, is not
+ *                                     made and fails with
+ *                                     CL_OUT_OF_RESOURCES; with `+`, the
+ *                                     Nth and every later one (a retry
+ *                                     fails too); a new @tag counts again
+ *                                     with the same name:N.  Any entry
+ *                                     point wrapped below can fail; the
+ *                                     releases are not wrapped (a failed
+ *                                     release would be the fault's leak)
+ *   CLF_TEST_FAIL_CALLER=library      the library whose calls are counted,
+ *                                     by its file name without ".so":
+ *                                     libclf (the engine, the default) or
+ *                                     libgstcl-1.0 (the GStreamer memory,
+ *                                     pool and ways in).  Other callers'
+ *                                     calls (the plugin's, the tests')
+ *                                     are not counted
  *   CLF_TEST_BAD_SOURCE=text          `text` is compiled after each
  *                                     program's sources, and binaries
  *                                     are refused (CL_INVALID_BINARY), so
@@ -38,6 +50,7 @@
 #include <execinfo.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,47 +61,70 @@ static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *counted_spec;
 static unsigned long counted_calls;
 
-/* Whether the OpenCL call being made comes from the engine: the first
- * caller outside this layer and the ICD loader is in libclf. */
+/* CLF_TEST_FAIL_CALLER, or libclf. */
+static const char *
+fail_caller (void)
+{
+  const char *caller = getenv ("CLF_TEST_FAIL_CALLER");
+  return caller && *caller ? caller : "libclf";
+}
+
+/* Whether the OpenCL call being made comes from `caller`: the first
+ * caller outside this layer and the ICD loader is that library
+ * (".../caller.so", or a versioned name after it). */
 static int
-called_from_engine (void)
+called_from (const char *caller)
 {
   void *frames[16];
   int n = backtrace (frames, 16);
+  size_t length = strlen (caller);
 
   for (int i = 1; i < n; i++) {
     Dl_info info;
+    const char *base;
 
     if (!dladdr (frames[i], &info) || !info.dli_fname)
       continue;
     if (strstr (info.dli_fname, "clf-test-layer")
         || strstr (info.dli_fname, "libOpenCL"))
       continue;
-    return strstr (info.dli_fname, "/libclf.so") != NULL;
+    base = strrchr (info.dli_fname, '/');
+    base = base ? base + 1 : info.dli_fname;
+    return strncmp (base, caller, length) == 0
+        && strncmp (base + length, ".so", 3) == 0;
   }
   return 0;
 }
 
-/* Whether this call of `call` is the one to fail. */
+/* Whether this call of `call` is one to fail. */
 static int
 fails (const char *call)
 {
   const char *spec = getenv ("CLF_TEST_FAIL_CALL");
   const char *colon = spec ? strchr (spec, ':') : NULL;
+  const char *caller = fail_caller ();
+  char *key, *end;
+  unsigned long nth;
   int fail = 0;
 
   if (!colon || strlen (call) != (size_t) (colon - spec)
       || strncmp (spec, call, (size_t) (colon - spec)) != 0
-      || !called_from_engine ())
+      || !called_from (caller))
+    return 0;
+  nth = strtoul (colon + 1, &end, 10);
+  if (asprintf (&key, "%s from %s", spec, caller) < 0)
     return 0;
   pthread_mutex_lock (&count_lock);
-  if (!counted_spec || strcmp (counted_spec, spec) != 0) {
+  if (!counted_spec || strcmp (counted_spec, key) != 0) {
     free (counted_spec);
-    counted_spec = strdup (spec);
+    counted_spec = key;
+    key = NULL;
     counted_calls = 0;
   }
-  fail = ++counted_calls == strtoul (colon + 1, NULL, 10);
+  counted_calls++;
+  fail = *end == '+' ? counted_calls >= nth : counted_calls == nth;
   pthread_mutex_unlock (&count_lock);
+  free (key);
   return fail;
 }
 
@@ -149,6 +185,41 @@ layer_clGetDeviceInfo (cl_device_id device, cl_device_info param,
       *(cl_device_type *) value = CL_DEVICE_TYPE_CPU;
   }
   return status;
+}
+
+static cl_int CL_API_CALL
+layer_clGetPlatformInfo (cl_platform_id platform, cl_platform_info param,
+    size_t size, void *value, size_t *size_ret)
+{
+  FAULT_STATUS (clGetPlatformInfo);
+  return next.clGetPlatformInfo (platform, param, size, value, size_ret);
+}
+
+static cl_int CL_API_CALL
+layer_clGetDeviceIDs (cl_platform_id platform, cl_device_type type,
+    cl_uint n_entries, cl_device_id * devices, cl_uint * n_devices)
+{
+  FAULT_STATUS (clGetDeviceIDs);
+  return next.clGetDeviceIDs (platform, type, n_entries, devices, n_devices);
+}
+
+static cl_context CL_API_CALL
+layer_clCreateContext (const cl_context_properties * properties,
+    cl_uint n_devices, const cl_device_id * devices,
+    void (CL_CALLBACK * notify) (const char *, const void *, size_t, void *),
+    void *data, cl_int * errcode_ret)
+{
+  FAULT_OBJECT (clCreateContext, errcode_ret);
+  return next.clCreateContext (properties, n_devices, devices, notify, data,
+      errcode_ret);
+}
+
+static cl_command_queue CL_API_CALL
+layer_clCreateCommandQueue (cl_context context, cl_device_id device,
+    cl_command_queue_properties properties, cl_int * errcode_ret)
+{
+  FAULT_OBJECT (clCreateCommandQueue, errcode_ret);
+  return next.clCreateCommandQueue (context, device, properties, errcode_ret);
 }
 
 /* ---- programs and kernels --------------------------------------------- */
@@ -214,6 +285,15 @@ layer_clBuildProgram (cl_program program, cl_uint n_devices,
   FAULT_STATUS (clBuildProgram);
   return next.clBuildProgram (program, n_devices, devices, options, notify,
       data);
+}
+
+static cl_int CL_API_CALL
+layer_clGetProgramBuildInfo (cl_program program, cl_device_id device,
+    cl_program_build_info param, size_t size, void *value, size_t *size_ret)
+{
+  FAULT_STATUS (clGetProgramBuildInfo);
+  return next.clGetProgramBuildInfo (program, device, param, size, value,
+      size_ret);
 }
 
 static cl_int CL_API_CALL
@@ -310,6 +390,36 @@ layer_clEnqueueNDRangeKernel (cl_command_queue queue, cl_kernel kernel,
 }
 
 static cl_int CL_API_CALL
+layer_clEnqueueWriteBuffer (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, size_t offset, size_t size, const void *ptr,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  FAULT_STATUS (clEnqueueWriteBuffer);
+  return next.clEnqueueWriteBuffer (queue, buffer, blocking, offset, size,
+      ptr, n_wait, wait, event);
+}
+
+static cl_int CL_API_CALL
+layer_clEnqueueReadBuffer (cl_command_queue queue, cl_mem buffer,
+    cl_bool blocking, size_t offset, size_t size, void *ptr, cl_uint n_wait,
+    const cl_event * wait, cl_event * event)
+{
+  FAULT_STATUS (clEnqueueReadBuffer);
+  return next.clEnqueueReadBuffer (queue, buffer, blocking, offset, size,
+      ptr, n_wait, wait, event);
+}
+
+static cl_int CL_API_CALL
+layer_clEnqueueFillBuffer (cl_command_queue queue, cl_mem buffer,
+    const void *pattern, size_t pattern_size, size_t offset, size_t size,
+    cl_uint n_wait, const cl_event * wait, cl_event * event)
+{
+  FAULT_STATUS (clEnqueueFillBuffer);
+  return next.clEnqueueFillBuffer (queue, buffer, pattern, pattern_size,
+      offset, size, n_wait, wait, event);
+}
+
+static cl_int CL_API_CALL
 layer_clEnqueueWriteBufferRect (cl_command_queue queue, cl_mem buffer,
     cl_bool blocking, const size_t *buffer_origin, const size_t *host_origin,
     const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch,
@@ -396,6 +506,13 @@ layer_clFlush (cl_command_queue queue)
 }
 
 static cl_int CL_API_CALL
+layer_clFinish (cl_command_queue queue)
+{
+  FAULT_STATUS (clFinish);
+  return next.clFinish (queue);
+}
+
+static cl_int CL_API_CALL
 layer_clWaitForEvents (cl_uint n, const cl_event * events)
 {
   FAULT_STATUS (clWaitForEvents);
@@ -407,6 +524,14 @@ layer_clRetainEvent (cl_event event)
 {
   FAULT_STATUS (clRetainEvent);
   return next.clRetainEvent (event);
+}
+
+static cl_int CL_API_CALL
+layer_clGetEventInfo (cl_event event, cl_event_info param, size_t size,
+    void *value, size_t *size_ret)
+{
+  FAULT_STATUS (clGetEventInfo);
+  return next.clGetEventInfo (event, param, size, value, size_ret);
 }
 
 static cl_int CL_API_CALL
@@ -450,10 +575,15 @@ clInitLayer (cl_uint num_entries, const struct _cl_icd_dispatch *target,
 #define WRAP(name) \
   if (offsetof (struct _cl_icd_dispatch, name) < n * sizeof (void *)) \
     dispatch.name = layer_##name
+  WRAP (clGetPlatformInfo);
+  WRAP (clGetDeviceIDs);
   WRAP (clGetDeviceInfo);
+  WRAP (clCreateContext);
+  WRAP (clCreateCommandQueue);
   WRAP (clCreateProgramWithSource);
   WRAP (clCreateProgramWithBinary);
   WRAP (clBuildProgram);
+  WRAP (clGetProgramBuildInfo);
   WRAP (clGetProgramInfo);
   WRAP (clRetainProgram);
   WRAP (clCreateKernel);
@@ -463,6 +593,9 @@ clInitLayer (cl_uint num_entries, const struct _cl_icd_dispatch *target,
   WRAP (clCreateBufferWithProperties);
   WRAP (clGetMemObjectInfo);
   WRAP (clEnqueueNDRangeKernel);
+  WRAP (clEnqueueWriteBuffer);
+  WRAP (clEnqueueReadBuffer);
+  WRAP (clEnqueueFillBuffer);
   WRAP (clEnqueueWriteBufferRect);
   WRAP (clEnqueueReadBufferRect);
   WRAP (clEnqueueCopyBufferRect);
@@ -470,8 +603,10 @@ clInitLayer (cl_uint num_entries, const struct _cl_icd_dispatch *target,
   WRAP (clEnqueueUnmapMemObject);
   WRAP (clEnqueueMarkerWithWaitList);
   WRAP (clFlush);
+  WRAP (clFinish);
   WRAP (clWaitForEvents);
   WRAP (clRetainEvent);
+  WRAP (clGetEventInfo);
   WRAP (clGetEventProfilingInfo);
 #undef WRAP
   *num_entries_ret = (cl_uint) n;
