@@ -15,6 +15,8 @@
 
 #include "framecheck.h"
 
+#include <unistd.h>
+
 /* An action on a loaded machine takes well under a second; one that has
  * not returned after this long never will. */
 #define WATCHDOG_SECONDS 60
@@ -249,6 +251,58 @@ storm_worker (gpointer data)
   return NULL;
 }
 
+/* What a pipeline that stopped producing frames was doing: each
+ * element's state, the storm's pending orders, clfilter's settings and
+ * counts, and every thread's stack (where gdb is installed), so that a
+ * failure on a loaded machine explains itself. */
+static void
+explain_stall (Storm * storm)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (storm->pipeline));
+  GValue item = G_VALUE_INIT;
+  GstState state, pending;
+  GstStateChangeReturn ret = gst_element_get_state (storm->pipeline, &state,
+      &pending, 0);
+  gchar *gdb = g_find_program_in_path ("gdb");
+  guint flight = 0;
+  guint64 frames = 0;
+  gint mode = 0;
+
+  g_printerr ("stall: pipeline: %s (pending %s, last change %s)\n",
+      gst_element_state_get_name (state), gst_element_state_get_name (pending),
+      gst_element_state_change_return_get_name (ret));
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+
+    ret = gst_element_get_state (e, &state, &pending, 0);
+    g_printerr ("stall: %s: %s (pending %s, last change %s)\n",
+        GST_ELEMENT_NAME (e), gst_element_state_get_name (state),
+        gst_element_state_get_name (pending),
+        gst_element_state_change_return_get_name (ret));
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  g_object_get (storm->filter, "frames-in-flight", &flight, "frames", &frames,
+      "mode", &mode, NULL);
+  g_printerr ("stall: pending orders: eos=%d downstream=%d; buffers out %d; "
+      "clfilter mode %d, frames-in-flight %u, frames %" G_GUINT64_FORMAT
+      "; last action '%s' of %u\n", g_atomic_int_get (&storm->eos),
+      g_atomic_int_get (&storm->downstream),
+      g_atomic_int_get (&storm->buffers_out), mode, flight, frames,
+      GST_STR_NULL (storm->action), storm->rounds);
+  if (gdb) {
+    gchar *pid = g_strdup_printf ("%d", (gint) getpid ());
+    const gchar *argv[] = { gdb, "-batch", "-p", pid, "-ex",
+      "thread apply all bt", NULL
+    };
+    g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_CHILD_INHERITS_STDIN,
+        NULL, NULL, NULL, NULL, NULL, NULL);
+    g_free (pid);
+  }
+  g_free (gdb);
+}
+
 /* Waits for each action in turn; fails on the first that hangs. */
 static void
 watch (Storm * storm)
@@ -262,6 +316,11 @@ watch (Storm * storm)
     while (!storm->quit && storm->rounds == rounds)
       if (!g_cond_wait_until (&storm->cond, &storm->lock, deadline))
         break;
+    if (!storm->quit && storm->rounds == rounds) {
+      g_mutex_unlock (&storm->lock);
+      explain_stall (storm);
+      g_mutex_lock (&storm->lock);
+    }
     fail_unless (storm->quit || storm->rounds != rounds,
         "hung: '%s' had not returned after %d s (round %u)",
         GST_STR_NULL (storm->action), WATCHDOG_SECONDS, storm->rounds + 1);
@@ -329,16 +388,23 @@ run_storm (const gchar * caps, gboolean discrete)
   g_thread_join (worker);
   GST_INFO ("%u actions", storm.rounds);
 
-  /* Still alive: frames come out after a restart, and it stops. */
+  /* Still alive: frames come out after a restart, and it stops.  The
+   * storm's last orders may not have met a buffer yet (the source had
+   * stopped): an EOS or a downstream error left pending would end the
+   * restarted stream at its first buffer. */
   set_state (&storm, GST_STATE_READY);
+  g_atomic_int_set (&storm.eos, FALSE);
+  g_atomic_int_set (&storm.downstream, DOWNSTREAM_OK);
   g_object_set (storm.filter, "frames-in-flight", 2, NULL);
   out = g_atomic_int_get (&storm.buffers_out);
   set_state (&storm, GST_STATE_PLAYING);
   for (guint i = 0; i < 600 && g_atomic_int_get (&storm.buffers_out) < out
       + 10; i++)
     g_usleep (100 * 1000);
+  if (g_atomic_int_get (&storm.buffers_out) < out + 10)
+    explain_stall (&storm);
   fail_unless (g_atomic_int_get (&storm.buffers_out) >= out + 10,
-      "no frames came out after the storm");
+      "no frames came out after the storm (see the stall: lines above)");
   set_state (&storm, GST_STATE_NULL);
   fail_unless_equals_int (g_atomic_int_get (&storm.filter_errors), 0);
 
