@@ -450,6 +450,12 @@ wait_released (GstClCudaAccess * access, GError ** error)
 
   if (!access->released && access->acquired)
     gst_cl_cuda_access_done (access, access->acquired);
+  /* A frame OpenCL holds still has undefined bytes for CUDA. */
+  if (!access->released && access->acquired) {
+    g_set_error (error, CLF_ERROR, CLF_ERROR_OPENCL, "OpenCL could not give "
+        "a CUDA frame back to CUDA (its release failed twice)");
+    return FALSE;
+  }
   if (!access->released)
     return TRUE;
   status = clWaitForEvents (1, &access->released);

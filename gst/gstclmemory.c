@@ -530,6 +530,11 @@ zero_bytes (GstClAllocator * self, ClStore * store, gsize offset, gsize size)
   /* The staging buffer holds the same zeros there: not a write it lacks. */
   set_writer (store, done);
   clReleaseEvent (done);
+  /* Other queues wait for the fill: it must be submitted. */
+  status = clFlush (clf_engine_transfer_queue (self->engine));
+  if (status != CL_SUCCESS)
+    GST_WARNING_OBJECT (self, "clFlush after a fill failed: %s",
+        clf_cl_status_name (status));
   return TRUE;
 }
 
