@@ -292,8 +292,11 @@ gst_cl_flight_device_thread (gpointer data)
     if (!drops)
       gst_cl_flight_enqueue (flight, f, &f->err);
     /* A write not enqueued (dropped, failed) is given up, so that nothing
-     * downstream waits for it. */
-    gst_cl_upload_withdraw (&f->out);
+     * downstream waits for it; a failed one with its error, so that a
+     * clfilter downstream, which has the frame already, fails it rather
+     * than filter the memory's older bytes (quietly where a flush stopped
+     * it between two launches: CLF_ERROR_CANCELLED). */
+    gst_cl_upload_withdraw (&f->out, f->err);
     gst_clear_buffer (&f->inbuf);
     g_mutex_lock (&flight->lock);
     f->enqueued = TRUE;

@@ -348,7 +348,7 @@ gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
 void
 gst_cl_upload_close (GstClUpload * upload)
 {
-  gst_cl_upload_withdraw (upload);
+  gst_cl_upload_withdraw (upload, NULL);
   for (guint w = 0; w < upload->n_wraps; w++)
     clReleaseMemObject (upload->wraps[w].mem);
   upload->n_wraps = 0;
@@ -399,12 +399,19 @@ wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait,
   return TRUE;
 }
 
-/* Keeps the frame's promises with `event` (or none). */
+/* Keeps the frame's promises with `event`, or none; breaks them with
+ * `failure` where the write failed. */
 static void
-keep_promises (GstClUpload * upload, cl_event event)
+keep_promises (GstClUpload * upload, cl_event event, const GError * failure)
 {
-  for (guint i = 0; i < upload->n_device; i++)
-    gst_cl_memory_keep_promise (upload->device[i], upload->tickets[i], event);
+  for (guint i = 0; i < upload->n_device; i++) {
+    if (!event && failure)
+      gst_cl_memory_break_promise (upload->device[i], upload->tickets[i],
+          failure);
+    else
+      gst_cl_memory_keep_promise (upload->device[i], upload->tickets[i],
+          event);
+  }
   upload->promised = FALSE;
 }
 
@@ -415,7 +422,7 @@ done (GstClUpload * upload, GstMapFlags flags, cl_event event)
 {
   gst_cl_cuda_access_done (&upload->cuda, event);
   if (upload->promised) {
-    keep_promises (upload, event);
+    keep_promises (upload, event, NULL);
     return;
   }
   for (guint i = 0; i < upload->n_device; i++)
@@ -459,10 +466,10 @@ gst_cl_upload_promise (GstClUpload * upload)
 }
 
 void
-gst_cl_upload_withdraw (GstClUpload * upload)
+gst_cl_upload_withdraw (GstClUpload * upload, const GError * failure)
 {
   if (upload->promised)
-    keep_promises (upload, NULL);
+    keep_promises (upload, NULL, failure);
 }
 
 void

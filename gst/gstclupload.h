@@ -80,8 +80,8 @@ gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
 gboolean gst_cl_upload_complete (GstClUpload * upload, GError ** error);
 /* The copies made on the device for the frame (CUDA memory). */
 guint gst_cl_upload_device_copies (const GstClUpload * upload);
-/* Gives up a promise not kept (gst_cl_upload_withdraw), then releases
- * what the frame holds. */
+/* Gives up a promise not kept (gst_cl_upload_withdraw, with no failure),
+ * then releases what the frame holds. */
 void gst_cl_upload_close (GstClUpload * upload);
 
 /* Answers an allocation query for frames that go to `engine`'s device
@@ -107,10 +107,14 @@ ClfInFlight *gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out,
  * its buffer goes on at once: promises that write on the frame's
  * memories (gst_cl_memory_promise_write), so whoever reads or writes them
  * meanwhile waits for it.  gst_cl_upload_enqueue() then waits only for
- * earlier promises, and keeps the promise; gst_cl_upload_withdraw() gives it up where the write was not
- * enqueued. */
+ * earlier promises, and keeps the promise; gst_cl_upload_withdraw() gives
+ * it up where the write was not enqueued: with `failure` (why it failed)
+ * the memories' bytes are marked unwritten, so that whoever reads them
+ * next fails with it (gst_cl_memory_break_promise) instead of taking the
+ * older bytes for the frame; with NULL (a flush or a stop dropped the
+ * write, and the frame with it) they stay as they were. */
 void gst_cl_upload_promise (GstClUpload * upload);
-void gst_cl_upload_withdraw (GstClUpload * upload);
+void gst_cl_upload_withdraw (GstClUpload * upload, const GError * failure);
 /* Starts the download of what the device wrote to the frame's memories,
  * for a consumer that reads it on the CPU (see gst_cl_memory_prefetch). */
 void gst_cl_upload_prefetch (const GstClUpload * upload);

@@ -349,6 +349,94 @@ device_writes (GstMemory * mem, guint8 * data, gsize size)
     clReleaseEvent (wait[i]);
 }
 
+/* Reads of `mem` fail: on the device, naming the failed write's call,
+ * with no events; on the CPU, for reading and for reading and writing. */
+static void
+check_reads_fail (GstMemory * mem, const gchar * when)
+{
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  GError *err = NULL;
+  GstMapInfo map;
+  guint n = 99;
+
+  fail_if (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
+          &err), "%s: a device read of bytes never written", when);
+  fail_unless_equals_int (n, 0);
+  fail_unless (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL), "%s: %s",
+      when, err ? err->message : "no error");
+  fail_unless (strstr (err->message, "clEnqueueNDRangeKernel") != NULL
+      && strstr (err->message, "CL_OUT_OF_RESOURCES") != NULL, "%s: %s",
+      when, err->message);
+  g_clear_error (&err);
+  fail_if (gst_memory_map (mem, &map, GST_MAP_READ), "%s: a CPU map for "
+      "reading of bytes never written", when);
+  fail_if (gst_memory_map (mem, &map, GST_MAP_READWRITE), "%s: a CPU map "
+      "for reading and writing of bytes never written", when);
+}
+
+/* The device write promised on a memory fails (the promise is broken):
+ * every read of the memory fails, device and CPU, also after a later
+ * promise is withdrawn, until it is written again: by a device write,
+ * then by a CPU map for writing only, each of which goes ahead.  (Without
+ * the mark, a downstream clfilter filtered the memory's older bytes.) */
+GST_START_TEST (test_broken_promise_fails_reads)
+{
+  const gsize size = 1531;
+  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
+  guint8 *written = g_malloc (size), *device = g_malloc (size);
+  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
+  GError *failure = NULL, *err = NULL;
+  GstMapInfo map;
+  guint64 ticket;
+  guint n;
+
+  g_set_error (&failure, CLF_ERROR, CLF_ERROR_OPENCL,
+      "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  fill_random (map.data, size);
+  gst_memory_unmap (mem, &map);
+
+  ticket = gst_cl_memory_promise_write (mem);
+  fail_unless (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n,
+          &err), "%s", err ? err->message : "");
+  for (guint i = 0; i < n; i++)
+    clReleaseEvent (wait[i]);
+  gst_cl_memory_break_promise (mem, ticket, failure);
+  check_reads_fail (mem, "broken");
+  ticket = gst_cl_memory_promise_write (mem);
+  gst_cl_memory_keep_promise (mem, ticket, NULL);
+  check_reads_fail (mem, "broken, then withdrawn");
+
+  /* A device write makes the bytes anew. */
+  device_writes (mem, written, size);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, written, size) == 0);
+  gst_memory_unmap (mem, &map);
+
+  /* So does a CPU write. */
+  ticket = gst_cl_memory_promise_write (mem);
+  gst_cl_memory_break_promise (mem, ticket, failure);
+  check_reads_fail (mem, "broken again");
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE), "a CPU map for "
+      "writing only of bytes never written");
+  fill_random (map.data, size);
+  memcpy (written, map.data, size);
+  gst_memory_unmap (mem, &map);
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, written, size) == 0);
+  gst_memory_unmap (mem, &map);
+  read_device (mem, 0, device, size);
+  fail_unless (memcmp (device, written, size) == 0, "the device lacks the "
+      "CPU's write");
+
+  g_error_free (failure);
+  g_free (written);
+  g_free (device);
+  gst_memory_unref (mem);
+}
+
+GST_END_TEST;
+
 /* The download of what the device wrote fails: at a map (which fails),
  * or at a prefetch (which says nothing); the next map downloads, and shows
  * the device's bytes. */
@@ -1020,6 +1108,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_upload_ways);
   tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
   tcase_add_test (tc, test_read_of_unknown_queue);
+  tcase_add_test (tc, test_broken_promise_fails_reads);
 
   /* The staged memory of discrete devices: a pinned staging buffer beside
    * the device's, whose transfers wait for the memory's events (seen
@@ -1043,6 +1132,7 @@ clmemory_suite (void)
   tcase_add_test (tc, test_failed_zero_fill);
   tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
   tcase_add_test (tc, test_read_of_unknown_queue);
+  tcase_add_test (tc, test_broken_promise_fails_reads);
   return s;
 }
 
