@@ -688,6 +688,189 @@ GST_START_TEST (test_staged_upload_fails)
 
 GST_END_TEST;
 
+/* The reference of `first ! second` on `in`: `first`'s reference output
+ * is what `second` must have filtered into `out`. */
+static void
+check_two_steps (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * first, const ClfParams * second, const gchar * what,
+    GstBuffer * in, GstBuffer * out)
+{
+  ClfFrameFormat format = frame_format (fc, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+  GstBuffer *middle = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame vin, vmid;
+  ClfHostFrame src, mid;
+
+  fail_unless (gst_video_frame_map (&vin, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vmid, info, middle, GST_MAP_WRITE));
+  host_frame (&vin, &src);
+  host_frame (&vmid, &mid);
+  clf_ref_filter_frame (first, &format, &src, &mid);
+  gst_video_frame_unmap (&vmid);
+  gst_video_frame_unmap (&vin);
+  check_output (fc, info, second, what, middle, out);
+  gst_buffer_unref (middle);
+}
+
+#define PROMISE_FRAMES 6
+#define PROMISE_FAULT_FRAME 3
+
+/* A write promised on the input of the faulty frame, which the first
+ * filter's device thread waits for: kept when the frame reaches the
+ * second filter, so that its enqueue fails only then. */
+typedef struct
+{
+  GstMemory *mem;
+  guint64 ticket;
+  gboolean kept;
+} InputGate;
+
+static void
+open_input_gate (InputGate * g)
+{
+  if (g->mem && !g->kept) {
+    gst_cl_memory_keep_promise (g->mem, g->ticket, NULL);
+    g->kept = TRUE;
+  }
+}
+
+static GstPadProbeReturn
+open_input_gate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  open_input_gate (data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Two clfilters in a row as on a discrete GPU (CLF_TEST_HOST_UNIFIED=0),
+ * the first with frames-in-flight=3: it passes each frame on before its
+ * device thread enqueues the kernels, promising that write on the
+ * memory.  Frames go in one at a time, each pulled before the next, so
+ * that the first OpenCL launch after the fault is set (a new @tag counts
+ * from 1, also in a run without fork) is the first filter's, of frame PROMISE_FAULT_FRAME; that
+ * frame's input carries a promise that the second filter's sink pad
+ * keeps, so the launch fails after the frame reached the second filter,
+ * whatever the threads' timing.  The frames before it are exact, no
+ * frame after it comes out other than exact (EOS lands every frame still
+ * in flight), and an error names the call and the CL error.  The second
+ * filter runs with 3 frames in flight (on its device thread) and with 1
+ * (on the streaming thread).  (Seen failing before the fix: the second
+ * filter filtered the old bytes of the memory whose write had failed,
+ * and pushed a wrong frame.) */
+GST_START_TEST (test_promised_write_fails)
+{
+  const guint second_in_flight = __i__ == 0 ? 3 : 1;
+  const FormatCase *fc = format_case ("I420");
+  const ClfParams blur = { CLF_MODE_SEPARABLE, 3, CLF_BORDER_MIRROR };
+  const ClfParams sharpen = { CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP };
+  gchar *launch = g_strdup_printf ("clfilter name=a mode=separable radius=3 "
+      "border=mirror frames-in-flight=3 ! clfilter name=b mode=laplace "
+      "border=clamp frames-in-flight=%u", second_in_flight);
+  GstBuffer *ins[PROMISE_FRAMES] = { NULL };
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *posted = NULL;
+  InputGate gate = { NULL, 0, FALSE };
+  GstElement *b;
+  GstPad *b_sink;
+  GstVideoInfo info;
+  GstBuffer *out;
+  GstHarness *h;
+  GstBus *bus;
+  GError *error = NULL;
+  gchar *debug = NULL;
+  guint pushed = 0, out_frames = 0;
+
+  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
+  h = gst_harness_new_parse (launch);
+  b = gst_bin_get_by_name (GST_BIN (h->element), "b");
+  b_sink = gst_element_get_static_pad (b, "sink");
+  gst_pad_add_probe (b_sink, GST_PAD_PROBE_TYPE_BUFFER,
+      open_input_gate_probe, &gate, NULL);
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  set_caps (h, "I420", 35, 19, &info);
+  for (; pushed < PROMISE_FRAMES && ret == GST_FLOW_OK && !posted;) {
+    GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
+
+    fail_if (clf_engine_host_unified (gst_cl_memory_get_engine
+            (gst_buffer_peek_memory (in, 0))), "the memory is not staged");
+    if (pushed == PROMISE_FAULT_FRAME) {
+      gate.mem = gst_buffer_peek_memory (in, 0);
+      gate.ticket = gst_cl_memory_promise_write (gate.mem);
+      gchar *fault = g_strdup_printf ("clEnqueueNDRangeKernel:1@promise%d",
+          __i__);
+
+      g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
+      g_free (fault);
+    }
+    ins[pushed++] = in;
+    ret = gst_harness_push (h, gst_buffer_ref (in));
+    if (gate.mem && !gate.kept) {
+      open_input_gate (&gate);
+      fail ("frame %u did not reach the second filter before its first "
+          "filter's write", pushed - 1);
+    }
+    out = ret == GST_FLOW_OK ? pull_or_error (h, bus, &posted) : NULL;
+    fail_unless (ret != GST_FLOW_OK || out || posted, "frame %u neither "
+        "came out nor failed", pushed - 1);
+    if (out) {
+      gchar *what = g_strdup_printf ("frame %u through b with "
+          "frames-in-flight=%u", out_frames, second_in_flight);
+
+      check_two_steps (fc, &info, &blur, &sharpen, what, ins[out_frames++],
+          out);
+      g_free (what);
+      gst_buffer_unref (out);
+    }
+  }
+  g_unsetenv ("CLF_TEST_FAIL_CALL");
+  /* Whatever is still in flight comes out before EOS does: it must be
+   * exact too. */
+  gst_harness_push_event (h, gst_event_new_eos ());
+  while ((out = gst_harness_try_pull (h))) {
+    gchar *what = g_strdup_printf ("frame %u, out after the fault",
+        out_frames);
+
+    fail_unless (out_frames < pushed, "more frames out than in");
+    check_two_steps (fc, &info, &blur, &sharpen, what, ins[out_frames++],
+        out);
+    g_free (what);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (out_frames, PROMISE_FAULT_FRAME);
+  /* The first filter's error; the second's, where its frame failed too,
+   * names the cause as well. */
+  if (posted)
+    gst_bus_post (bus, posted);
+  pop_error (bus, &error, &debug);
+  do {
+    GST_INFO ("posted: %s (%s)", error->message, debug);
+    fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_FAILED), "%s", error->message);
+    fail_unless (strstr (error->message, "clEnqueueNDRangeKernel") != NULL
+        && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
+        "the error does not name the call and the CL error: %s",
+        error->message);
+    g_clear_pointer (&debug, g_free);
+    g_clear_error (&error);
+    if ((posted = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+      gst_message_parse_error (posted, &error, &debug);
+      gst_message_unref (posted);
+    }
+  } while (error);
+
+  for (guint i = 0; i < pushed; i++)
+    gst_buffer_unref (ins[i]);
+  gst_object_unref (b_sink);
+  gst_object_unref (b);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unsetenv ("CLF_TEST_HOST_UNIFIED");
+  g_free (launch);
+}
+
+GST_END_TEST;
+
 /* `code` makes GObject log its refusal: a warning, or a critical where
  * GLib reports invalid property values as one (Debian 13's GLib does). */
 #define ASSERT_REFUSED(code)                                            \
@@ -765,6 +948,7 @@ errors_suite (void)
       2 * G_N_ELEMENTS (stream_faults));
   tcase_add_loop_test (tc, test_staged_upload_fails, 0,
       2 * G_N_ELEMENTS (upload_faults));
+  tcase_add_loop_test (tc, test_promised_write_fails, 0, 2);
   return s;
 }
 
