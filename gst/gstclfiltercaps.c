@@ -185,30 +185,49 @@ gst_cl_filter_frame_cancelled (void *data)
   return gst_cl_flight_is_stopping (self->flight);
 }
 
+/* Whether two frames' settings are one setting: a blur's radius, or
+ * convolve's kernel, and the border. */
+static gboolean
+gst_cl_filter_same_setting (const ClfParams * a, const ClfParams * b)
+{
+  if (a->mode != b->mode || a->border != b->border)
+    return FALSE;
+  if (a->mode == CLF_MODE_CONVOLVE)
+    return memcmp (&a->kernel, &b->kernel, sizeof a->kernel) == 0;
+  return a->radius == b->radius;
+}
+
 /* A frame that will take longer than SLOW_FRAME_NS: said once for each
- * setting, with what gives the same bytes faster. */
+ * setting, with what gives the same bytes faster (a blur's). */
 static void
 gst_cl_filter_frame_slow (const ClfParams * frame_params,
     uint64_t estimated_ns, void *data)
 {
   GstClFilter *self = data;
   ClfParams params = *frame_params;
+  gchar *setting;
 
-  if (self->slow_known && params.mode == self->slow_reported.mode
-      && params.radius == self->slow_reported.radius
-      && params.border == self->slow_reported.border)
+  if (self->slow_known
+      && gst_cl_filter_same_setting (&params, &self->slow_reported))
     return;
   self->slow_reported = params;
   self->slow_known = TRUE;
-  GST_ELEMENT_WARNING (self, RESOURCE, BUSY,
-      ("mode=%s radius=%u takes about %.1f s a frame on %s; mode=sliding "
-          "gives the same bytes at a cost that does not grow with the "
-          "radius", clf_mode_name (params.mode), params.radius,
-          estimated_ns / 1e9, clf_engine_device_name (self->engine)),
+  if (params.mode == CLF_MODE_CONVOLVE)
+    setting = g_strdup_printf ("mode=convolve with a %ux%u kernel takes "
+        "about %.1f s a frame on %s", params.kernel.size, params.kernel.size,
+        estimated_ns / 1e9, clf_engine_device_name (self->engine));
+  else
+    setting = g_strdup_printf ("mode=%s radius=%u takes about %.1f s a "
+        "frame on %s; mode=sliding gives the same bytes at a cost that "
+        "does not grow with the radius", clf_mode_name (params.mode),
+        params.radius, estimated_ns / 1e9,
+        clf_engine_device_name (self->engine));
+  GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", setting),
       ("%s %dx%d; the frame runs in launches of about 50 ms, so a flush or "
           "a stop waits for one launch at most",
           gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&self->in_info)),
           self->in_info.width, self->in_info.height));
+  g_free (setting);
 }
 
 /* The kernels of `mode` for the caps compile from source (seconds, the

@@ -39,7 +39,7 @@
 #define CONVOLVE_ARGS                                                     \
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride,                     \
-  int width, int height, int border, int keep_dst, int seg,               \
+  int width, int height, int border, int keep_dst, int seg, int columns,  \
   __constant int *coeffs, int n_taps, int radius, ulong rounding,         \
   ulong abs_divisor,                                                      \
   ulong mul, int shift, int negative, long bias
@@ -137,13 +137,15 @@ void stage_tile(__local ushort *tile, __global const uchar *src,
   }
 }
 
+/* The group's first pixel from get_global_id, not get_group_id: a launch
+ * of part of the plane (src/clf-launch.c) starts at a global offset,
+ * which get_group_id leaves out. */
 #define TILE_ORIGIN                                                       \
   const int side = CONV_GROUP + 2 * radius;                               \
   const int lx = get_local_id(0), ly = get_local_id(1);                   \
   const int x = get_global_id(0), y = get_global_id(1);                   \
-  stage_tile(tile, src, src_off, src_stride,                              \
-      get_group_id(0) * CONV_GROUP - radius,                              \
-      get_group_id(1) * CONV_GROUP - radius, side, width, height, border);\
+  stage_tile(tile, src, src_off, src_stride, x - lx - radius,             \
+      y - ly - radius, side, width, height, border);                      \
   barrier(CLK_LOCAL_MEM_FENCE)
 
 #define DEFINE_CONVOLVE_TILES(NAME, ACC)                                  \
@@ -366,11 +368,12 @@ void stage_float_planes(__local float *at, __global const S *px)
  * block of BLOCK, in the ROWS-row kernel's layout.  Loops of constant
  * counts, unrolled: each work-item's reads are all in flight at once.  A
  * work-item stages one or two columns (2 CONV_MAX_RADIUS <
- * CONV_FLOAT_GROUP_X). */
+ * CONV_FLOAT_GROUP_X).  The block's first pixel from get_global_id, as
+ * TILE_ORIGIN's. */
 #define STAGE_FLOAT_TILE(ROWS, GROUP_Y, BLOCK)                            \
   do {                                                                    \
-    const int x0 = get_group_id(0) * CONV_FLOAT_GROUP_X - radius;         \
-    const int y0 = get_group_id(1) * (BLOCK) - radius;                    \
+    const int x0 = (int) get_global_id(0) - lx - radius;                  \
+    const int y0 = ((int) get_global_id(1) - ly) * (ROWS) - radius;       \
     const int rx0 = border_index(x0 + lx, width, border) * BPP;           \
     const int rx1 = border_index(x0 + lx + CONV_FLOAT_GROUP_X, width,     \
         border) * BPP;                                                    \
@@ -458,7 +461,7 @@ void store_float_sums(const FV *sums, int rows, __global uchar *dst,
     STAGE_FLOAT_TILE(ROWS, GROUP_Y, (ROWS) * (GROUP_Y));                  \
     barrier(CLK_LOCAL_MEM_FENCE);                                         \
     const int x = get_global_id(0);                                       \
-    const int y = get_group_id(1) * (ROWS) * (GROUP_Y) + ly * (ROWS);     \
+    const int y = get_global_id(1) * (ROWS);                              \
     if (x >= width || y >= height)                                        \
       return;                                                             \
     const int k_side = 2 * radius + 1;                                    \
@@ -551,12 +554,15 @@ DEFINE_CONVOLVE_RANK1_TILES(convolve_rank1_tiles_wide, long)
 #endif
 
 /* ---- CPUs: strips ------------------------------------------------------
- * A work-item takes `seg` rows.  For each, the K source rows its windows
- * read (the border rule applied to the rows once) and each tap's line in
+ * A work-item takes `columns` pixels, from get_global_id(1) times them,
+ * of `seg` rows (a whole row but in launches of part of a plane:
+ * src/clf-launch.c).  For each row, the K source rows its windows read
+ * (the border rule applied to the rows once) and each tap's line in
  * them; then VECTORS runs of 16 samples at a time (8 with int sums, 4
  * with long ones: their sums fill the registers), and 16 at a time, where
  * every window lies inside the row, the last 16 ending where the inside
- * does; a pixel at a time (the border rule along the row) near its ends.
+ * (or the work-item's part of it) does; a pixel at a time (the border
+ * rule along the row) near its ends.
  * The host sorts the taps by coefficient: the values of a run of taps
  * with one coefficient are added, then multiplied once (a motion blur's
  * 14 taps have 3 coefficients).  Copied lanes (alpha, padding) are
@@ -636,9 +642,12 @@ uint out_value_truncated(int s, Divide d, float c)
     const Divide d = DIVIDE_OF_ARGS;                                      \
     const int first = get_global_id(0) * seg;                             \
     const int end = min(first + seg, height);                             \
+    const int x0 = min((int) get_global_id(1) * columns, width);          \
+    const int x1 = min(x0 + columns, width);                              \
     const int inner_first = min(radius, width);                           \
     const int inner_end = max(inner_first, width - radius);               \
-    const int b_first = inner_first * BPP, b_end = inner_end * BPP;       \
+    const int b_first = max(inner_first, x0) * BPP;                       \
+    const int b_end = max(b_first, min(inner_end, x1) * BPP);             \
     __global const S *rows[2 * CONV_MAX_RADIUS + 1];                      \
     __global const S *lines[(2 * CONV_MAX_RADIUS + 1)                     \
         * (2 * CONV_MAX_RADIUS + 1)];                                     \
@@ -649,7 +658,7 @@ uint out_value_truncated(int s, Divide d, float c)
             + (taps[2 * t] % CONV_TAP_ROW - radius) * BPP;                \
       __global S *out = DST_ROW(y);                                       \
       __global const S *keep = KEEP_ROW(y);                               \
-      for (int x = 0; x < inner_first; x++)                               \
+      for (int x = x0; x < min(inner_first, x1); x++)                     \
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
             taps, n_taps, d, inv);                                        \
       int b = b_first;                                                    \
@@ -687,7 +696,7 @@ uint out_value_truncated(int s, Divide d, float c)
           sum += (ACC) taps[2 * t + 1] * STRIP_VALUES(ACC, lines[t] + b); \
         STRIP_STORE(QUOTIENTS, sum, b);                                   \
       }                                                                   \
-      for (int x = b / BPP; x < width; x++)                               \
+      for (int x = b / BPP; x < x1; x++)                                  \
         PASTE(NAME, _pixel)(out, keep, rows, x, radius, width, border,    \
             taps, n_taps, d, inv);                                        \
     }                                                                     \

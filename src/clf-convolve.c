@@ -280,7 +280,7 @@ fail:
 static bool
 set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, const ClfView * v, ClfBorder border,
-    bool keep_from_dst, cl_int seg, cl_mem coeffs,
+    bool keep_from_dst, cl_int seg, cl_int columns, cl_mem coeffs,
     const ClfConvolveSetup * s, size_t tile_bytes, GError ** error)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
@@ -294,7 +294,8 @@ set_convolve_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
     {sizeof width, &width}, {sizeof height, &height},
     {sizeof border_arg, &border_arg}, {sizeof keep_dst, &keep_dst},
-    {sizeof seg, &seg}, {sizeof coeffs, &coeffs}, {sizeof n_taps, &n_taps},
+    {sizeof seg, &seg}, {sizeof columns, &columns},
+    {sizeof coeffs, &coeffs}, {sizeof n_taps, &n_taps},
     {sizeof radius, &radius},
     {sizeof s->half, &s->half}, {sizeof s->abs_divisor, &s->abs_divisor},
     {sizeof s->mul, &s->mul}, {sizeof s->shift, &s->shift},
@@ -343,6 +344,20 @@ convolve_kernel (const ClfPlan * plan, const ClfLayout * layout,
   return s->wide ? K_CONVOLVE_TILES_WIDE : K_CONVOLVE_TILES;
 }
 
+/* In launches, a CPU strip takes this many pixels of its row: a launch
+ * of a strip per core stays short at any width (a 15x15 kernel over a row
+ * of 16 million RGBA64 pixels takes seconds on a core). */
+#define LAUNCH_STRIP_COLUMNS 4096
+
+/* Bytes read per byte of a view, for the estimate of a pass's length: one
+ * a tap (a coefficient that is not zero), or 2K for the rank-1 tiles;
+ * the kernel's speed as measured makes up the rest. */
+static double
+reads_per_byte (const ClfConvolveSetup * s)
+{
+  return s->rank1 ? 2.0 * s->size : MAX (s->n_taps, 1);
+}
+
 bool
 clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     const ClfView * p, const ClfParams * params, cl_mem src,
@@ -357,18 +372,30 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
 
   const ClfLayout *layout = &set->spec.layout;
   const KernelId id = convolve_kernel (plan, layout, s, p);
+  const double reads = (double) clf_view_row_bytes (p) * p->height
+      * reads_per_byte (s);
+  const bool in_launches = clf_plan_long_pass (plan, id, reads);
   size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
   const size_t *local = local_size;
+  LaunchGrid grid = { id, {CLF_CONV_GROUP, CLF_CONV_GROUP}, CLF_CONV_GROUP,
+    1, 1
+  };
   size_t tile_bytes = 0;
-  cl_int seg = 1;
+  cl_int seg = 1, columns = (cl_int) p->width;
   if (plan->cpu_kernels) {
-    /* Strips as the CPUs' blurs take them, for a window of K rows. */
+    /* Strips as the CPUs' blurs take them, for a window of K rows; in
+     * launches, parts of one row each. */
     const Pass pass = { id, STRIP };
     ClfParams window = *params;
     window.radius = s->radius;
     seg = (cl_int) clf_work_shape_size (plan->compute_units, layout, 1,
         &pass, p, &window, global);
     local = clf_pass_local_size (true, 1, &pass, global, local_size);
+    grid = (LaunchGrid) { id, {1, 1}, 1, LAUNCH_STRIP_COLUMNS, 0 };
+    if (in_launches) {
+      seg = 1;
+      columns = LAUNCH_STRIP_COLUMNS;
+    }
   } else if (id == K_CONVOLVE_TILES_FLOAT
       || id == K_CONVOLVE_TILES_FLOAT_TALL) {
     const bool tall = id == K_CONVOLVE_TILES_FLOAT_TALL;
@@ -378,24 +405,19 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     global[1] = clf_ceil_div (p->height, float_block (tall)) * local_size[1];
     tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall),
         !tall);
+    grid = (LaunchGrid) { id, {local_size[0], local_size[1]},
+        float_block (tall), 1, 1 };
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;
   }
   if (!set_convolve_args (set->kernels[id], src, in, dst, out, p,
-          params->border, keep_from_dst, seg, conv->coeffs, s, tile_bytes,
-          error))
+          params->border, keep_from_dst, seg, columns, conv->coeffs, s,
+          tile_bytes, error))
     return false;
-
-  const cl_event *wait;
-  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
-  plan->commands.kernels[plan->commands.n] = id;
-  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
-      clf_engine_queue (plan->engine), set->kernels[id], 2, NULL, global,
-      local, n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
-  clf_plan_event_enqueued (plan);
-  return true;
-
-fail:
-  return false;
+  if (in_launches)
+    return clf_plan_enqueue_in_launches (plan, set->kernels[id], &grid, p,
+        params, reads, error);
+  return clf_plan_enqueue_kernel (plan, set->kernels[id], id, global, local,
+      reads, error);
 }

@@ -151,15 +151,16 @@ fail:
 /* ---- passes too long for one launch ------------------------------------
  * The passes whose cost grows with the radius (the naive box: (2r+1)^2
  * reads a byte; the separable passes: 2r+1) take minutes a frame at
- * radius 1023 on CPUs.  One estimated above LAUNCH_NS runs as launches of
+ * radius 1023 on CPUs, and mode=convolve's (a read a tap: 225 for 15x15)
+ * seconds at 8K.  One estimated above LAUNCH_NS runs as launches of
  * about that long, each waited for, so that the frame can be stopped
  * between them (clf_plan_set_interrupt): a stop then waits for one launch
  * at most.  The estimate comes from the kernel's speed as measured on its
  * last launch; until a kernel has run, DEFAULT_READS_PER_NS, about the
  * naive box's speed on the slowest device measured (a two-core CPU),
  * stands for it.  The naive box stays the naive box: each launch runs the
- * same kernel over a rectangle of the plane's pixels (the CPUs' separable
- * strips: a range of one-row strips), and the bytes are the same. */
+ * same kernel over a part of the plane (a LaunchGrid's), and the bytes
+ * are the same. */
 #define LAUNCH_NS 50e6
 #define DEFAULT_READS_PER_NS 1.0
 /* CPU launches come in work-groups of this many pixels, at least one per
@@ -208,40 +209,45 @@ typedef struct {
   uint64_t count;
 } LaunchRange;
 
-/* The next launch of about `units` units from unit `done` of a plane:
- * rows (one-row strips) when `rows`, else pixels in row order, as whole
- * rows where `units` reaches past the row's end, else a run of one row
- * (GPUs: whole work-groups of `group` work-items). */
+/* The columns of work-items of a plane cut along `grid`. */
+static uint64_t
+grid_columns (const ClfView * p, const LaunchGrid * grid)
+{
+  return clf_ceil_div (p->width, grid->columns);
+}
+
+/* The next launch of about `units` units from unit `done` of a plane cut
+ * along `grid`: columns of work-items of its bands, band after band, as
+ * whole bands where `units` reaches past the band's end, else a run of
+ * one band (whole work-groups). */
 static LaunchRange
-next_launch (const ClfView * p, uint64_t done, uint64_t units,
-    bool rows, size_t group)
+next_launch (const ClfView * p, const LaunchGrid * grid, uint64_t done,
+    uint64_t units)
 {
   LaunchRange r = { {0, 0}, {1, 1}, 0 };
+  const unsigned across = 1 - grid->row_dim, down = grid->row_dim;
+  const size_t group = grid->local[across];
+  const uint64_t columns = grid_columns (p, grid),
+      bands = clf_ceil_div (p->height, grid->band);
+  const size_t x = (size_t) (done % columns), band = (size_t) (done / columns);
   if (units < 1)
     units = 1;
-  if (rows) {
-    r.count = units < p->height - done ? units : p->height - done;
-    r.offset[0] = (size_t) done;
-    r.global[0] = (size_t) r.count;
+  r.offset[down] = band * grid->local[down];
+  if (x == 0 && units >= columns) {
+    uint64_t n = units / columns;
+    n = n < bands - band ? n : bands - band;
+    r.global[across] = clf_ceil_div ((size_t) columns, group) * group;
+    r.global[down] = (size_t) n * grid->local[down];
+    r.count = n * columns;
     return r;
   }
-  size_t x = (size_t) (done % p->width), y = (size_t) (done / p->width);
-  if (x == 0 && units >= p->width) {
-    uint64_t n = units / p->width;
-    n = n < p->height - y ? n : p->height - y;
-    r.offset[1] = y;
-    r.global[0] = clf_ceil_div (p->width, group) * group;
-    r.global[1] = (size_t) n;
-    r.count = n * p->width;
-    return r;
-  }
-  size_t run = units < p->width - x ? (size_t) units : p->width - x;
-  if (run < p->width - x)
+  size_t run = units < columns - x ? (size_t) units : (size_t) (columns - x);
+  if (run < columns - x)
     run = run > group ? run / group * group : group;
-  run = run < p->width - x ? run : p->width - x;
-  r.offset[0] = x;
-  r.offset[1] = y;
-  r.global[0] = clf_ceil_div (run, group) * group;
+  run = run < columns - x ? run : (size_t) (columns - x);
+  r.offset[across] = x;
+  r.global[across] = clf_ceil_div (run, group) * group;
+  r.global[down] = grid->local[down];
   r.count = run;
   return r;
 }
@@ -289,52 +295,63 @@ fail:
   return false;
 }
 
-/* A pass in launches of about LAUNCH_NS each, stopping between them when
- * the caller cancels the frame (CLF_ERROR_CANCELLED).  The kernel's
- * arguments are set. */
-static bool
-enqueue_in_launches (ClfPlan * plan, const KernelSet * set,
-    const Pass * pass, const ClfView * p, const ClfParams * params,
-    double reads_per_unit, GError ** error)
+bool
+clf_plan_long_pass (ClfPlan * plan, KernelId kernel, double reads)
 {
-  bool rows = pass->shape == STRIP;
-  uint64_t total = rows ? p->height : (uint64_t) p->width * p->height;
-  size_t group = rows ? 1 : plan->cpu_kernels ? CPU_LAUNCH_GROUP :
-      set->group[pass->kernel];
-  size_t local_size[2] = { group, 1 };
-  /* Every compute unit gets a work-group (CPUs: one strip a unit). */
-  double fewest = (double) group * plan->compute_units;
+  return reads / kernel_speed (plan, kernel) > LAUNCH_NS;
+}
+
+/* Launches of about LAUNCH_NS each, stopping between them when the
+ * caller cancels the frame (CLF_ERROR_CANCELLED). */
+bool
+clf_plan_enqueue_in_launches (ClfPlan * plan, cl_kernel kernel,
+    const LaunchGrid * grid, const ClfView * p, const ClfParams * params,
+    double reads, GError ** error)
+{
+  const uint64_t total = grid_columns (p, grid)
+      * clf_ceil_div (p->height, grid->band);
+  const double reads_per_unit = reads / (double) total;
+  /* Every compute unit gets a work-group (CPUs' strips: one a unit). */
+  const double fewest = (double) grid->local[1 - grid->row_dim]
+      * plan->compute_units;
 
   for (uint64_t done = 0; done < total;) {
     if (frame_cancelled (plan)) {
       clf_set_error (error, CLF_ERROR_CANCELLED, "the frame was stopped "
           "between two launches of its %s kernel",
-          clf_kernel_names[pass->kernel]);
+          clf_kernel_names[grid->kernel]);
       return false;
     }
-    double units = LAUNCH_NS * kernel_speed (plan, pass->kernel) /
+    double units = LAUNCH_NS * kernel_speed (plan, grid->kernel) /
         reads_per_unit;
     units = units > fewest ? units : fewest;
-    LaunchRange r = next_launch (p, done, units < (double) total ?
-        (uint64_t) units : total, rows, group);
-    if (!run_launch (plan, set->kernels[pass->kernel], pass->kernel, &r,
-            local_size, (double) r.count * reads_per_unit,
-            (double) total * reads_per_unit, params, error))
+    LaunchRange r = next_launch (p, grid, done, units < (double) total ?
+        (uint64_t) units : total);
+    if (!run_launch (plan, kernel, grid->kernel, &r, grid->local,
+            (double) r.count * reads_per_unit, reads, params, error))
       return false;
     done += r.count;
   }
   return true;
 }
 
-/* The reads of a pass over view p, when its cost grows with the radius
- * and it is estimated above LAUNCH_NS; else 0 (one launch). */
-static double
-long_pass_reads (ClfPlan * plan, const Pass * pass,
-    const ClfView * p, const ClfParams * params)
+bool
+clf_plan_enqueue_kernel (ClfPlan * plan, cl_kernel kernel, KernelId id,
+    const size_t global[2], const size_t *local, double reads,
+    GError ** error)
 {
-  double reads = (double) clf_view_row_bytes (p) * p->height
-      * pass_reads_per_byte (pass->kernel, params->radius);
-  return reads / kernel_speed (plan, pass->kernel) > LAUNCH_NS ? reads : 0;
+  const cl_event *wait;
+  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
+  plan->commands.kernels[plan->commands.n] = id;
+  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
+      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local,
+      n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
+  plan->commands.reads[plan->commands.n] = reads;
+  clf_plan_event_enqueued (plan);
+  return true;
+
+fail:
+  return false;
 }
 
 bool
@@ -347,33 +364,31 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
   size_t global[2];
   size_t seg = clf_work_shape_size (plan->compute_units,
       &set->spec.layout, set->group[pass->kernel], pass, p, params, global);
-  double long_reads = long_pass_reads (plan, pass, p, params);
+  double reads = (double) clf_view_row_bytes (p) * p->height
+      * pass_reads_per_byte (pass->kernel, params->radius);
+  bool in_launches = clf_plan_long_pass (plan, pass->kernel, reads);
   /* In launches, a CPU strip is one row: a launch takes whole strips. */
   if (!set_plane_args (kernel, src, in, dst, out, plan->sums, p, params,
-          long_reads > 0 && pass->shape == STRIP ? 1 : (cl_int) seg,
+          in_launches && pass->shape == STRIP ? 1 : (cl_int) seg,
           keep_from_dst, error))
     return false;
-  if (long_reads > 0)
-    return enqueue_in_launches (plan, set, pass, p, params, long_reads /
-        (pass->shape == STRIP ? p->height : (double) p->width * p->height),
-        error);
+  if (in_launches) {
+    /* The CPUs' strips: a whole row a work-item. */
+    const bool strips = pass->shape == STRIP;
+    const LaunchGrid grid = { pass->kernel,
+      {strips ? 1 : plan->cpu_kernels ? CPU_LAUNCH_GROUP :
+            set->group[pass->kernel], 1}, 1, strips ? p->width : 1,
+      strips ? 0 : 1
+    };
+    return clf_plan_enqueue_in_launches (plan, kernel, &grid, p, params,
+        reads, error);
+  }
 
   size_t local_size[2];
   const size_t *local = clf_pass_local_size (plan->cpu_kernels,
       set->group[pass->kernel], pass, global, local_size);
-  const cl_event *wait;
-  cl_uint n_wait = clf_plan_take_wait (plan, &wait);
-  plan->commands.kernels[plan->commands.n] = pass->kernel;
-  CLF_TRY (error, fail, clEnqueueNDRangeKernel,
-      clf_engine_queue (plan->engine), kernel, 2, NULL, global, local,
-      n_wait, wait, clf_plan_next_event (plan, CMD_KERNEL));
-  plan->commands.reads[plan->commands.n] = (double) clf_view_row_bytes (p)
-      * p->height * pass_reads_per_byte (pass->kernel, params->radius);
-  clf_plan_event_enqueued (plan);
-  return true;
-
-fail:
-  return false;
+  return clf_plan_enqueue_kernel (plan, kernel, pass->kernel, global, local,
+      reads, error);
 }
 
 /* The event that ends the frame, kept with it: the queue is in order, so

@@ -45,8 +45,8 @@ typedef struct {
 typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
 
 /* The commands enqueued for a frame; for kernels whose cost grows with
- * the radius, which kernel and how many bytes it reads, to learn its
- * speed (see clf-launch.c).  Built in the plan while
+ * the radius or convolve's kernel, which kernel and how many bytes it
+ * reads, to learn its speed (see clf-launch.c).  Built in the plan while
  * the frame is enqueued, then its own (ClfInFlight) until finished. */
 typedef struct ClfInFlight {
   cl_event events[MAX_COMMANDS];
@@ -124,6 +124,38 @@ typedef struct {
 /* Sets arguments 0 to n - 1 of `kernel` from `args`. */
 bool clf_set_kernel_args (cl_kernel kernel, const ClfKernelArg * args,
     cl_uint n, GError ** error);
+/* Whether a pass of `kernel` that reads `reads` bytes is estimated above
+ * a launch's budget, at the kernel's speed as last measured: it then runs
+ * in launches (clf_plan_enqueue_in_launches), its CPU strips one row
+ * each (their `seg` 1). */
+bool clf_plan_long_pass (ClfPlan * plan, KernelId kernel, double reads);
+/* How launches cut a pass over a view: into work-groups of local[0] x
+ * local[1] work-items, whose rows go down dimension `row_dim` (1; the
+ * CPUs' strips, a row a work-item, 0), each row of work-groups `band`
+ * rows of pixels high, each work-item `columns` pixels wide (the blurs:
+ * a pixel a work-item, band 1; the GPUs' convolve tiles: a block of rows
+ * a row of groups).  The kernel finds its pixels from get_global_id,
+ * which holds a launch's global offset (get_group_id does not). */
+typedef struct {
+  KernelId kernel;
+  size_t local[2];
+  uint32_t band;
+  uint32_t columns;
+  unsigned row_dim;
+} LaunchGrid;
+/* Runs `kernel` (its arguments set) over view p as launches of about 50 ms
+ * along `grid`, each waited for, `reads` bytes in all; between launches
+ * the plan's interrupt may stop the frame (CLF_ERROR_CANCELLED).  After
+ * the frame's first launch, a slow frame is reported (clf.h). */
+bool clf_plan_enqueue_in_launches (ClfPlan * plan, cl_kernel kernel,
+    const LaunchGrid * grid, const ClfView * p, const ClfParams * params,
+    double reads, GError ** error);
+/* Enqueues `kernel` (kernel id, its arguments set) in one launch, its
+ * event the frame's; `reads` bytes, or 0, teach the plan its speed when
+ * the frame is finished. */
+bool clf_plan_enqueue_kernel (ClfPlan * plan, cl_kernel kernel, KernelId id,
+    const size_t global[2], const size_t * local, double reads,
+    GError ** error);
 /* Enqueues one pass of a mode over view p, in launches where it is too
  * long for one. */
 bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,

@@ -319,8 +319,8 @@ bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
     const char *what, GError ** error);
 
 /* Long frames.  A pass whose cost grows with the radius (the naive box,
- * the separable blur) and is estimated above 50 ms runs as launches of
- * about 50 ms, waited for one by one.  Between launches the plan asks
+ * the separable blur) or the kernel (mode=convolve) and is estimated
+ * above 50 ms runs as launches of about 50 ms, waited for one by one.  Between launches the plan asks
  * `cancelled (data)`: true ends the frame with CLF_ERROR_CANCELLED (the
  * destination's bytes are then undefined), so a caller that stops (a
  * flush, a state change) waits one launch at most.  After a frame's first

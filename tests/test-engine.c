@@ -3463,6 +3463,20 @@ watched_plan (const char *what, const ClfFrameFormat * format, LongWatch * w,
   return plan;
 }
 
+/* Builds the programs a frame of `params` needs and forgets the questions
+ * their wait asked (it asks the interrupt too), so that `w` counts the
+ * frame's launches only. */
+static void
+prepare_watched (ClfPlan * plan, const ClfParams * params, LongWatch * w,
+    const char *what)
+{
+  GError *err = NULL;
+  CHECK (clf_plan_prepare (plan, params, &err), "%s: %s", what,
+      message_of (err));
+  g_clear_error (&err);
+  w->asked = 0;
+}
+
 /* Rows enough that a long pass takes several launches on this device: a
  * launch holds at least a work-group per compute unit (up to 128 pixels
  * each with the GPU kernels), so the frame grows with the units. */
@@ -3504,6 +3518,7 @@ check_long_pass_exact (void)
     ClfPlan *plan = watched_plan (cases[c].what, &cases[c].format, &w, 0);
     if (!plan)
       continue;
+    prepare_watched (plan, &cases[c].params, &w, cases[c].what);
     ClfHostFrame in, want, out;
     test_frame_init (&in, &cases[c].format, true);
     test_frame_init (&want, &cases[c].format, false);
@@ -3540,6 +3555,7 @@ check_long_pass_stops (void)
   ClfFrameStats stats;
   test_frame_init (&in, &format, true);
   test_frame_init (&out, &format, false);
+  prepare_watched (plan, &box, &w, "box r=1023");
   w.stop_at = 2;
   CHECK (!clf_plan_process_host (plan, &box, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED),
@@ -3569,11 +3585,149 @@ check_long_pass_stops (void)
   clf_plan_free (plan);
 }
 
+/* RGBA64_LE at w x h: three 16-bit colour samples and alpha, copied. */
+static ClfFrameFormat
+rgba64 (uint32_t w, uint32_t h)
+{
+  return (ClfFrameFormat) {
+  1, 4, {component (0, 0, 8, w, h, 16, 0, false, SHARP),
+          component (0, 2, 8, w, h, 16, 0, false, SHARP),
+          component (0, 4, 8, w, h, 16, 0, false, SHARP),
+          component (0, 6, 8, w, h, 16, 0, false, ALPHA)}};
+}
+
+/* mode=convolve's frames estimated above 50 ms run in launches too (the
+ * CPUs' strips: one-row strips; the GPUs' tiles: rows of work-groups, or
+ * runs of them), and the bytes are exactly the reference's, for each
+ * kernel of the device's family: 15x15 on RGBA (CPUs: truncated float
+ * quotients; GPUs: the tall float tiles), 7x7 on RGBA (the 4-row float
+ * tiles), 15x15 on RGBA64 (int sums, int tiles; and coefficients x 1000:
+ * long sums), a 7x7 rank-1 kernel on RGBA64 (the GPUs'
+ * rank-1 tiles) and I420 (three planes, a report for the frame, not
+ * for each).  A fresh plan assumes the slowest speed seen, so each
+ * first launch is short on any device: on the 2048-wide frames, part of
+ * a row of work-groups (a launch from a column other than 0); on the
+ * frame of 65546 pixels a row, part of a row (the CPUs' strips take 4096
+ * pixels of a row in launches, the last 10).  Each frame's rows are
+ * enough for a launch of a work-group per compute unit to leave some. */
+#define KERNEL_LONG_SUMS N_KERNEL_KINDS
+
+static void
+check_long_convolve_exact (void)
+{
+  uint32_t rows = rows_for_launches (480);
+  struct {
+    const char *what;
+    ClfFrameFormat format;
+    uint32_t size;
+    int kind;
+  } cases[] = {
+    {"convolve 15x15 RGBA", one_plane (2048, rows / 8, 4, 7, 7), 15,
+        KERNEL_SMALL},
+    {"convolve 7x7 RGBA", one_plane (512, 2 * rows, 4, 7, 7), 7,
+        KERNEL_SMALL},
+    {"convolve 15x15 RGBA 64 Ki wide", one_plane (65546, 4, 4, 7, 7), 15,
+        KERNEL_SMALL},
+    {"convolve 15x15 RGBA64", rgba64 (2048, rows / 4), 15, KERNEL_SMALL},
+    {"convolve 15x15 long sums RGBA64", rgba64 (256, rows), 15,
+        KERNEL_LONG_SUMS},
+    {"convolve 7x7 rank-1 RGBA64", rgba64 (1024, 2 * rows), 7, KERNEL_RANK1},
+    {"convolve 15x15 I420", byte_planes (3, (const uint32_t[][5]) {
+                {512, 2 * rows, 1, 1, 1}, {256, rows, 1, 1, 0},
+                {256, rows, 1, 1, 0}}), 15, KERNEL_SMALL},
+  };
+  for (size_t c = 0; c < N_OF (cases); c++) {
+    LongWatch w;
+    ClfPlan *plan = watched_plan (cases[c].what, &cases[c].format, &w, 0);
+    if (!plan)
+      continue;
+    ClfParams params = {.mode = CLF_MODE_CONVOLVE,
+      .border = (ClfBorder) (c % 2),
+      .kernel = random_kernel (cases[c].size, cases[c].kind ==
+          KERNEL_LONG_SUMS ? KERNEL_SMALL : cases[c].kind)
+    };
+    /* Sums past 2^31 of 16-bit values, quotients as the small kernel's
+     * (huge coefficients would clamp every sample to one end). */
+    for (uint32_t i = 0; cases[c].kind == KERNEL_LONG_SUMS
+        && i < cases[c].size * cases[c].size; i++)
+      params.kernel.coeffs[i] *= 1000;
+    prepare_watched (plan, &params, &w, cases[c].what);
+    ClfHostFrame in, want, out;
+    test_frame_init (&in, &cases[c].format, true);
+    test_frame_init (&want, &cases[c].format, false);
+    clf_ref_filter_frame (&params, &cases[c].format, &in, &want);
+    run_and_compare (plan, &params, &cases[c].format, cases[c].what, &in,
+        &out, &want);
+    printf ("%s %ux%u: %u launches\n", cases[c].what,
+        cases[c].format.components[0].width,
+        cases[c].format.components[0].height, w.asked);
+    CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
+    CHECK (w.slow_reports == 1, "%s: %u slow reports for one frame",
+        cases[c].what, w.slow_reports);
+    test_frame_clear (&in);
+    test_frame_clear (&want);
+    test_frame_clear (&out);
+    clf_plan_free (plan);
+  }
+}
+
+/* A convolve frame cancelled between two launches ends with
+ * CLF_ERROR_CANCELLED, its slow report given once with its kernel; the
+ * next frame, of another kernel, is whole and exact. */
+static void
+check_long_convolve_stops (void)
+{
+  ClfFrameFormat format = rgba64 (256, rows_for_launches (480));
+  ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = CLF_BORDER_MIRROR,
+    .kernel = random_kernel (15, KERNEL_SMALL)
+  };
+  LongWatch w;
+  ClfPlan *plan = watched_plan ("convolve 15x15", &format, &w, 1);
+  if (!plan)
+    return;
+  ClfHostFrame in, out;
+  GError *err = NULL;
+  ClfFrameStats stats;
+  test_frame_init (&in, &format, true);
+  test_frame_init (&out, &format, false);
+  prepare_watched (plan, &params, &w, "convolve 15x15");
+  w.stop_at = 2;
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
+      && g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED),
+      "convolve 15x15 not cancelled: %s", err ? err->message : "it finished");
+  CHECK (w.asked == 2, "convolve 15x15: asked %u times before the stop",
+      w.asked);
+  CHECK (w.slow_reports == 1 && w.estimate > 0, "convolve 15x15: %u slow "
+      "reports, estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
+  CHECK (w.reported.mode == CLF_MODE_CONVOLVE
+      && memcmp (&w.reported.kernel, &params.kernel, sizeof params.kernel)
+      == 0, "the report gave %s, kernel %ux%u",
+      clf_mode_name (w.reported.mode), w.reported.kernel.size,
+      w.reported.kernel.size);
+  g_clear_error (&err);
+
+  ClfParams next = params;
+  next.kernel = random_kernel (5, KERNEL_NEGATIVE);
+  ClfHostFrame want, again;
+  test_frame_init (&want, &format, false);
+  clf_ref_filter_frame (&next, &format, &in, &want);
+  w.stop_at = 0;
+  run_and_compare (plan, &next, &format, "convolve 5x5 after a stop", &in,
+      &again, &want);
+  test_frame_clear (&want);
+  test_frame_clear (&again);
+  test_frame_clear (&in);
+  test_frame_clear (&out);
+  clf_plan_free (plan);
+}
+
 static void
 test_long (void)
 {
   check_long_pass_exact ();
   check_long_pass_stops ();
+  check_long_convolve_exact ();
+  check_long_convolve_stops ();
 }
 
 static const struct {

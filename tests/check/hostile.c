@@ -567,15 +567,19 @@ typedef struct
 {
   GstHarness *h;
   GstFlowReturn ret;
+  gsize size;                   /* of the frame pushed */
+  gint done;                    /* atomic: the push returned */
 } LongPush;
 
 static gpointer
 push_long_frame (gpointer data)
 {
   LongPush *push = data;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, push->size, NULL);
 
-  push->ret = gst_harness_push (push->h, gst_buffer_new_allocate (NULL,
-          64 * 48, NULL));
+  gst_buffer_memset (buf, 0, 0x5a, push->size);
+  push->ret = gst_harness_push (push->h, buf);
+  g_atomic_int_set (&push->done, 1);
   return NULL;
 }
 
@@ -589,7 +593,7 @@ GST_START_TEST (test_long_frame_flushed)
   GstVideoInfo info;
   GstBus *bus;
   GstHarness *h = harness_with_bus (TRUE, &bus);
-  LongPush push = { h, GST_FLOW_OK };
+  LongPush push = { h, GST_FLOW_OK, 64 * 48, 0 };
   GThread *thread;
   gint64 start;
 
@@ -615,6 +619,141 @@ GST_START_TEST (test_long_frame_flushed)
   while (gst_harness_buffers_in_queue (h))
     gst_buffer_unref (gst_harness_pull (h));
   push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* mode=convolve with a 15x15 kernel of coefficients in -8..8 times 1000
+ * (64-bit sums) on RGBA64_LE 7680x4320: about 3 s a frame on 2 PoCL cores,
+ * tens of ms on a GPU. */
+#define LONG_CONVOLVE_WIDTH 7680
+#define LONG_CONVOLVE_HEIGHT 4320
+
+static ClfKernel
+long_convolve_kernel (void)
+{
+  ClfKernel k = {.size = CLF_MAX_KERNEL_SIZE };
+
+  for (guint i = 0; i < k.size * k.size; i++)
+    k.coeffs[i] = ((gint) (i * 7 % 17) - 8) * 1000;
+  return k;
+}
+
+/* The element's kernel property from `k`, divisor 0 (their sum). */
+static void
+set_convolve_kernel (GstElement * e, const ClfKernel * k)
+{
+  GString *values = g_string_new ("<");
+
+  for (guint i = 0; i < k->size * k->size; i++)
+    g_string_append_printf (values, "%s%d", i ? "," : "", k->coeffs[i]);
+  g_string_append (values, ">");
+  g_object_set (e, "mode", CLF_MODE_CONVOLVE, "divisor", 0, "bias", 0, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "kernel", values->str);
+  g_string_free (values, TRUE);
+}
+
+/* Counts the element's debug lines for a frame stopped between two
+ * launches of a convolve kernel (the engine's CLF_ERROR_CANCELLED). */
+static void
+count_stopped_convolve (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text = gst_debug_message_get (message);
+
+  if (text && strstr (text, "frame stopped") && strstr (text,
+          "between two launches of its convolve_"))
+    g_atomic_int_inc ((gint *) user_data);
+}
+
+/* A long convolve frame is cut into launches like a long blur: after its
+ * first launch a WARNING says how slow the kernel is, and a stop (going
+ * to NULL, or a flush: `__i__`) ends it between two launches, which the
+ * debug log says, and the frame does not come out.  A device that
+ * finishes the frame first (a GPU) must have taken under 2 s for it: a
+ * longer frame would have been cut and warned about.  After a flush, the
+ * element filters again, exactly. */
+GST_START_TEST (test_long_convolve_frame_stopped)
+{
+  const gboolean flush = __i__ == 1;
+  const FormatCase *fc = format_case ("RGBA64_LE");
+  ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = CLF_BORDER_CLAMP,
+    .kernel = long_convolve_kernel ()
+  };
+  GstVideoInfo info;
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+  LongPush push = { h, GST_FLOW_OK, 0, 0 };
+  GstMessage *warning = NULL;
+  gboolean warned;
+  GThread *thread;
+  gint stopped = 0;
+  gint64 end;
+
+  set_convolve_kernel (h->element, &params.kernel);
+  set_caps (h, "RGBA64_LE", LONG_CONVOLVE_WIDTH, LONG_CONVOLVE_HEIGHT,
+      &info);
+  push.size = GST_VIDEO_INFO_SIZE (&info);
+  gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (count_stopped_convolve, &stopped, NULL);
+  thread = g_thread_new ("push", push_long_frame, &push);
+  /* However loaded the machine: until the warning, or the frame out. */
+  end = g_get_monotonic_time () + 300 * G_USEC_PER_SEC;
+  while (!warning && gst_harness_buffers_received (h) == 0
+      && g_get_monotonic_time () < end)
+    warning = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+        GST_MESSAGE_WARNING);
+  warned = warning != NULL;
+  if (warned) {
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_warning (warning, &error, &debug);
+    g_print ("warning: %s\n", error->message);
+    fail_unless (strstr (error->message, "mode=convolve with a 15x15 kernel "
+            "takes about") != NULL, "%s", error->message);
+    g_error_free (error);
+    g_free (debug);
+    gst_message_unref (warning);
+    if (flush)
+      fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    else
+      fail_unless_equals_int (gst_element_set_state (h->element,
+              GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+    /* The frame ends before its next launch (the device thread may be in
+     * one as the flush returns). */
+    end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+    while (!g_atomic_int_get (&stopped) && g_get_monotonic_time () < end)
+      g_usleep (10 * 1000);
+  }
+  g_thread_join (thread);
+  gst_debug_remove_log_function (count_stopped_convolve);
+  gst_debug_set_threshold_from_string (g_getenv ("GST_DEBUG"), TRUE);
+  if (warned) {
+    fail_unless_equals_int (g_atomic_int_get (&stopped), 1);
+    fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  } else {
+    guint64 kernel_ns = 0;
+
+    gst_buffer_unref (gst_harness_pull (h));
+    g_object_get (h->element, "last-kernel-ns", &kernel_ns, NULL);
+    g_print ("the frame took %.2f s, without a warning\n", kernel_ns / 1e9);
+    fail_unless (kernel_ns < 2 * GST_SECOND, "a frame of %.1f s went "
+        "without the slow-frame warning: it was not cut into launches",
+        kernel_ns / 1e9);
+  }
+  if (flush) {
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    set_caps (h, "RGBA64_LE", 67, 45, &info);
+    gst_harness_push_event (h, gst_event_new_segment (&(GstSegment) {
+              .format = GST_FORMAT_TIME,.rate = 1.0,.applied_rate = 1.0,
+              .stop = GST_CLOCK_TIME_NONE,.duration = GST_CLOCK_TIME_NONE}));
+    while (gst_harness_buffers_in_queue (h))
+      gst_buffer_unref (gst_harness_pull (h));
+    push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  }
   harness_free (h, bus);
 }
 
@@ -740,6 +879,7 @@ hostile_suite (void)
   tcase_add_test (tc, test_unread_bus_bounded);
   tcase_add_test (tc, test_long_frame_stops);
   tcase_add_test (tc, test_long_frame_flushed);
+  tcase_add_loop_test (tc, test_long_convolve_frame_stopped, 0, 2);
   tcase_add_loop_test (tc, test_output_padding_zero, 0,
       4 * G_N_ELEMENTS (padded_rows));
   return s;
