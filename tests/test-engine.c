@@ -3537,52 +3537,68 @@ check_long_pass_exact (void)
   }
 }
 
-/* Cancelled between two launches, a frame ends with CLF_ERROR_CANCELLED
- * after the launches before; the plan then filters the next frame
- * exactly.  The slow report comes once a frame, after the first launch,
- * with the frame's estimate. */
+/* Cancelled between two launches, a frame of `params` (`what`) ends with
+ * CLF_ERROR_CANCELLED after the launches before; its slow report comes
+ * once, after the first launch, with the frame's estimate and its
+ * settings (the radius and border; for convolve, the kernel).  The plan
+ * then filters a frame of `next` (`next_what`) whole and exactly. */
 static void
-check_long_pass_stops (void)
+check_long_stops (const char *what, const ClfFrameFormat * format,
+    const ClfParams * params, const ClfParams * next, const char *next_what)
 {
-  ClfFrameFormat format = one_plane (64, rows_for_launches (48), 1, 1, 1);
-  ClfParams box = { CLF_MODE_BOX, 1023, CLF_BORDER_CLAMP };
   LongWatch w;
-  ClfPlan *plan = watched_plan ("box r=1023", &format, &w, 1);
+  ClfPlan *plan = watched_plan (what, format, &w, 1);
   if (!plan)
     return;
   ClfHostFrame in, out;
   GError *err = NULL;
   ClfFrameStats stats;
-  test_frame_init (&in, &format, true);
-  test_frame_init (&out, &format, false);
-  prepare_watched (plan, &box, &w, "box r=1023");
+  test_frame_init (&in, format, true);
+  test_frame_init (&out, format, false);
+  prepare_watched (plan, params, &w, what);
   w.stop_at = 2;
-  CHECK (!clf_plan_process_host (plan, &box, &in, &out, &stats, &err)
+  CHECK (!clf_plan_process_host (plan, params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED),
-      "not cancelled: %s", err ? err->message : "it finished");
-  CHECK (w.asked == 2, "asked %u times before the stop", w.asked);
-  CHECK (w.slow_reports == 1 && w.estimate > 0, "%u slow reports, "
-      "estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
-  CHECK (w.reported.mode == box.mode && w.reported.radius == box.radius
-      && w.reported.border == box.border, "the report gave %s r=%u",
-      clf_mode_name (w.reported.mode), w.reported.radius);
-  printf ("box r=1023 64x%u: estimated %.1f s a frame\n",
-      clf_frame_format_rows (&format, 0), w.estimate / 1e9);
+      "%s not cancelled: %s", what, err ? err->message : "it finished");
+  CHECK (w.asked == 2, "%s: asked %u times before the stop", what, w.asked);
+  CHECK (w.slow_reports == 1 && w.estimate > 0, "%s: %u slow reports, "
+      "estimate %" PRIu64 " ns", what, w.slow_reports, w.estimate);
+  CHECK (w.reported.mode == params->mode
+      && (params->mode == CLF_MODE_CONVOLVE
+          ? memcmp (&w.reported.kernel, &params->kernel,
+              sizeof params->kernel) == 0
+          : w.reported.radius == params->radius
+          && w.reported.border == params->border),
+      "%s: the report gave %s r=%u, kernel %ux%u", what,
+      clf_mode_name (w.reported.mode), w.reported.radius,
+      w.reported.kernel.size, w.reported.kernel.size);
+  printf ("%s %ux%u: estimated %.3g s a frame\n", what,
+      format->components[0].width, clf_frame_format_rows (format, 0),
+      w.estimate / 1e9);
   g_clear_error (&err);
 
   /* The next frame, small enough to check, is whole and exact. */
-  ClfParams smaller = { CLF_MODE_BOX, 40, CLF_BORDER_MIRROR };
   ClfHostFrame want, again;
-  test_frame_init (&want, &format, false);
-  clf_ref_filter_frame (&smaller, &format, &in, &want);
+  test_frame_init (&want, format, false);
+  clf_ref_filter_frame (next, format, &in, &want);
   w.stop_at = 0;
-  run_and_compare (plan, &smaller, &format, "box r=40 after a stop", &in,
-      &again, &want);
+  run_and_compare (plan, next, format, next_what, &in, &again, &want);
   test_frame_clear (&want);
   test_frame_clear (&again);
   test_frame_clear (&in);
   test_frame_clear (&out);
   clf_plan_free (plan);
+}
+
+/* The box at 1023, stopped; then the box at 40. */
+static void
+check_long_pass_stops (void)
+{
+  ClfFrameFormat format = one_plane (64, rows_for_launches (48), 1, 1, 1);
+  ClfParams box = { CLF_MODE_BOX, 1023, CLF_BORDER_CLAMP };
+  ClfParams smaller = { CLF_MODE_BOX, 40, CLF_BORDER_MIRROR };
+  check_long_stops ("box r=1023", &format, &box, &smaller,
+      "box r=40 after a stop");
 }
 
 /* RGBA64_LE at w x h: three 16-bit colour samples and alpha, copied. */
@@ -3681,44 +3697,10 @@ check_long_convolve_stops (void)
   ClfParams params = {.mode = CLF_MODE_CONVOLVE,.border = CLF_BORDER_MIRROR,
     .kernel = random_kernel (15, KERNEL_SMALL)
   };
-  LongWatch w;
-  ClfPlan *plan = watched_plan ("convolve 15x15", &format, &w, 1);
-  if (!plan)
-    return;
-  ClfHostFrame in, out;
-  GError *err = NULL;
-  ClfFrameStats stats;
-  test_frame_init (&in, &format, true);
-  test_frame_init (&out, &format, false);
-  prepare_watched (plan, &params, &w, "convolve 15x15");
-  w.stop_at = 2;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
-      && g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED),
-      "convolve 15x15 not cancelled: %s", err ? err->message : "it finished");
-  CHECK (w.asked == 2, "convolve 15x15: asked %u times before the stop",
-      w.asked);
-  CHECK (w.slow_reports == 1 && w.estimate > 0, "convolve 15x15: %u slow "
-      "reports, estimate %" PRIu64 " ns", w.slow_reports, w.estimate);
-  CHECK (w.reported.mode == CLF_MODE_CONVOLVE
-      && memcmp (&w.reported.kernel, &params.kernel, sizeof params.kernel)
-      == 0, "the report gave %s, kernel %ux%u",
-      clf_mode_name (w.reported.mode), w.reported.kernel.size,
-      w.reported.kernel.size);
-  g_clear_error (&err);
-
   ClfParams next = params;
   next.kernel = random_kernel (5, KERNEL_NEGATIVE);
-  ClfHostFrame want, again;
-  test_frame_init (&want, &format, false);
-  clf_ref_filter_frame (&next, &format, &in, &want);
-  w.stop_at = 0;
-  run_and_compare (plan, &next, &format, "convolve 5x5 after a stop", &in,
-      &again, &want);
-  test_frame_clear (&want);
-  test_frame_clear (&again);
-  test_frame_clear (&in);
-  test_frame_clear (&out);
-  clf_plan_free (plan);
+  check_long_stops ("convolve 15x15", &format, &params, &next,
+      "convolve 5x5 after a stop");
 }
 
 static void
