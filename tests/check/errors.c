@@ -688,30 +688,6 @@ GST_START_TEST (test_staged_upload_fails)
 
 GST_END_TEST;
 
-/* The reference of `first ! second` on `in`: `first`'s reference output
- * is what `second` must have filtered into `out`. */
-static void
-check_two_steps (const FormatCase * fc, const GstVideoInfo * info,
-    const ClfParams * first, const ClfParams * second, const gchar * what,
-    GstBuffer * in, GstBuffer * out)
-{
-  ClfFrameFormat format = frame_format (fc, GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info));
-  GstBuffer *middle = gst_buffer_new_allocate (NULL, info->size, NULL);
-  GstVideoFrame vin, vmid;
-  ClfHostFrame src, mid;
-
-  fail_unless (gst_video_frame_map (&vin, info, in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (&vmid, info, middle, GST_MAP_WRITE));
-  host_frame (&vin, &src);
-  host_frame (&vmid, &mid);
-  clf_ref_filter_frame (first, &format, &src, &mid);
-  gst_video_frame_unmap (&vmid);
-  gst_video_frame_unmap (&vin);
-  check_output (fc, info, second, what, middle, out);
-  gst_buffer_unref (middle);
-}
-
 #define PROMISE_FRAMES 6
 #define PROMISE_FAULT_FRAME 3
 

@@ -336,6 +336,30 @@ check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
   gst_video_frame_unmap (&vin);
 }
 
+/* Checks `out` of `first ! second` on `in`: the reference's `first` of
+ * `in` is what `second` filtered (`what` names the frame). */
+void
+check_two_steps (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * first, const ClfParams * second, const gchar * what,
+    GstBuffer * in, GstBuffer * out)
+{
+  ClfFrameFormat format = frame_format (fc, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info));
+  GstBuffer *middle = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame vin, vmid;
+  ClfHostFrame src, mid;
+
+  fail_unless (gst_video_frame_map (&vin, info, in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vmid, info, middle, GST_MAP_WRITE));
+  host_frame (&vin, &src);
+  host_frame (&vmid, &mid);
+  clf_ref_filter_frame (first, &format, &src, &mid);
+  gst_video_frame_unmap (&vmid);
+  gst_video_frame_unmap (&vin);
+  check_output (fc, info, second, what, middle, out);
+  gst_buffer_unref (middle);
+}
+
 /* Pushes one random frame with the current settings and checks it. */
 void
 push_and_check (GstHarness * h, const FormatCase * fc,

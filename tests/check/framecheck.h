@@ -77,6 +77,11 @@ void check_output (const FormatCase * fc, const GstVideoInfo * info,
 void check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
     const ClfParams * params, const gchar * source, GstBuffer * in,
     GstBuffer * out, gboolean fields);
+/* `out` of `first ! second` on `in`: `first`'s reference output is what
+ * `second` filtered. */
+void check_two_steps (const FormatCase * fc, const GstVideoInfo * info,
+    const ClfParams * first, const ClfParams * second, const gchar * what,
+    GstBuffer * in, GstBuffer * out);
 void push_and_check (GstHarness * h, const FormatCase * fc,
     const GstVideoInfo * info, const ClfParams * params, InputKind kind);
 /* A harness around clfilter (zero-copy set before it starts), posting to a
