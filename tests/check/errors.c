@@ -501,6 +501,77 @@ pull_or_error (GstHarness * h, GstBus * bus, GstMessage ** error)
   return out;
 }
 
+/* Pushes `in` (taken), frame `n` of a run with `fault` set and
+ * `in_flight` frames in flight: what comes out is exact (counted in
+ * `*out_frames`, unless NULL), else the push fails or an error is posted
+ * (`*posted`, popped); returns the push's flow. */
+static GstFlowReturn
+push_exact_or_failing (GstHarness * h, GstBus * bus, const FormatCase * fc,
+    const GstVideoInfo * info, const ClfParams * params, GstBuffer * in,
+    const gchar * fault, guint n, guint in_flight, GstMessage ** posted,
+    guint * out_frames)
+{
+  GstFlowReturn ret = gst_harness_push (h, gst_buffer_ref (in));
+  GstBuffer *out = NULL;
+
+  if (ret == GST_FLOW_OK)
+    out = pull_or_error (h, bus, posted);
+  fail_unless (ret != GST_FLOW_OK || out || *posted, "%s: frame %u neither "
+      "came out nor failed", fault, n);
+  if (out) {
+    gchar *what = g_strdup_printf ("%s, frame %u of frames-in-flight=%u",
+        fault, n, in_flight);
+
+    check_output (fc, info, params, what, in, out);
+    if (out_frames)
+      (*out_frames)++;
+    g_free (what);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (in);
+  return ret;
+}
+
+/* After a failed frame: nothing is left to pull, and the error (`posted`,
+ * popped while the frames went in, else the first on `bus`) is a resource
+ * error naming `call` and the CL error.  Returns its debug string. */
+static gchar *
+expect_call_error (GstHarness * h, GstBus * bus, GstMessage * posted,
+    const gchar * fault, const gchar * call)
+{
+  GError *error = NULL;
+  gchar *debug = NULL;
+
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  if (posted)
+    gst_bus_post (bus, posted);
+  pop_error (bus, &error, &debug);
+  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_FAILED), "%s", error->message);
+  fail_unless (strstr (error->message, call) != NULL
+      && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
+      "%s: the error does not name the call and the CL error: %s", fault,
+      error->message);
+  g_error_free (error);
+  return debug;
+}
+
+/* Stopped and started again (the fault gone), it filters a frame of
+ * `kind` exactly, at the caps of `info`. */
+static void
+restart_and_check (GstHarness * h, const FormatCase * fc,
+    GstVideoInfo * info, const ClfParams * params, InputKind kind)
+{
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  gst_harness_play (h);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("restarted")));
+  set_caps (h, fc->name, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), info);
+  push_and_check (h, fc, info, params, kind);
+}
+
 /* The Nth call fails: the frames before it come out exact, the one that
  * makes it gives an element error naming the call and the CL error, and
  * GST_FLOW_ERROR (with frames-in-flight 1 at its own push, with 3 at the
@@ -522,8 +593,6 @@ GST_START_TEST (test_opencl_error_mid_stream)
   GstBus *bus;
   GstHarness *h;
   GstMessage *posted = NULL;
-  GError *error = NULL;
-  gchar *debug = NULL;
   guint frames = 0;
 
   g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
@@ -531,51 +600,19 @@ GST_START_TEST (test_opencl_error_mid_stream)
   g_object_set (h->element, "mode", params.mode, "radius", params.radius,
       "frames-in-flight", in_flight, NULL);
   set_caps (h, "I420", 33, 17, &info);
-  for (; frames < 20 && ret == GST_FLOW_OK; frames++) {
-    GstBuffer *in = input_buffer (h, fc, &info, input);
-    GstBuffer *out = NULL;
-
-    ret = gst_harness_push (h, gst_buffer_ref (in));
-    if (ret == GST_FLOW_OK)
-      out = pull_or_error (h, bus, &posted);
-    fail_unless (ret != GST_FLOW_OK || out || posted, "%s: frame %u neither "
-        "came out nor failed", fault, frames);
-    if (out) {
-      gchar *what = g_strdup_printf ("%s, frame %u of frames-in-flight=%u",
-          fault, frames, in_flight);
-
-      check_output (fc, &info, &params, what, in, out);
-      g_free (what);
-      gst_buffer_unref (out);
-    }
-    gst_buffer_unref (in);
-  }
+  for (; frames < 20 && ret == GST_FLOW_OK; frames++)
+    ret = push_exact_or_failing (h, bus, fc, &info, &params,
+        input_buffer (h, fc, &info, input), fault, frames, in_flight,
+        &posted, NULL);
   fail_unless_equals_int (ret, GST_FLOW_ERROR);
   fail_unless (frames > 1, "%s: the first frame failed", fault);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
-  if (posted)
-    gst_bus_post (bus, posted);
-  pop_error (bus, &error, &debug);
-  fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
-          GST_RESOURCE_ERROR_FAILED), "%s", error->message);
-  fail_unless (strstr (error->message, call[0]) != NULL
-      && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
-      "%s: the error does not name the call and the CL error: %s", fault,
-      error->message);
+  g_free (expect_call_error (h, bus, posted, fault, call[0]));
 
   /* Stopped and started again (the fault gone), it filters again. */
   g_unsetenv ("CLF_TEST_FAIL_CALL");
-  fail_unless_equals_int (gst_element_set_state (h->element,
-          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  gst_harness_play (h);
-  fail_unless (gst_harness_push_event (h,
-          gst_event_new_stream_start ("restarted")));
-  set_caps (h, "I420", 33, 17, &info);
-  push_and_check (h, fc, &info, &params, input);
+  restart_and_check (h, fc, &info, &params, input);
 
   g_strfreev (call);
-  g_free (debug);
-  g_error_free (error);
   harness_free (h, bus);
 }
 
@@ -611,8 +648,7 @@ GST_START_TEST (test_staged_upload_fails)
   GstVideoInfo info;
   GstBus *bus;
   GstHarness *h;
-  GError *error = NULL;
-  gchar *debug = NULL;
+  gchar *debug;
   guint frames = 0, out_frames = 0;
 
   g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
@@ -624,25 +660,11 @@ GST_START_TEST (test_staged_upload_fails)
   g_setenv ("CLF_TEST_FAIL_CALL", fault, TRUE);
   for (; frames < 6 && ret == GST_FLOW_OK && !posted; frames++) {
     GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
-    GstBuffer *out = NULL;
 
     fail_if (clf_engine_host_unified (gst_cl_memory_get_engine
             (gst_buffer_peek_memory (in, 0))), "the memory is not staged");
-    ret = gst_harness_push (h, gst_buffer_ref (in));
-    if (ret == GST_FLOW_OK)
-      out = pull_or_error (h, bus, &posted);
-    fail_unless (ret != GST_FLOW_OK || out || posted, "%s: frame %u neither "
-        "came out nor failed", fault, frames);
-    if (out) {
-      gchar *what = g_strdup_printf ("%s, frame %u of frames-in-flight=%u",
-          fault, frames, in_flight);
-
-      check_output (fc, &info, &params, what, in, out);
-      out_frames++;
-      g_free (what);
-      gst_buffer_unref (out);
-    }
-    gst_buffer_unref (in);
+    ret = push_exact_or_failing (h, bus, fc, &info, &params, in, fault,
+        frames, in_flight, &posted, &out_frames);
   }
   g_unsetenv ("CLF_TEST_FAIL_CALL");
   g_unsetenv ("CLF_TEST_FAIL_CALLER");
@@ -658,30 +680,14 @@ GST_START_TEST (test_staged_upload_fails)
       fail_unless_equals_int (ret == GST_FLOW_OK ? gst_harness_push (h,
               input_buffer (h, fc, &info, INPUT_FROM_POOL)) : ret,
           GST_FLOW_ERROR);
-    fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
-    if (posted)
-      gst_bus_post (bus, posted);
-    pop_error (bus, &error, &debug);
-    fail_unless (g_error_matches (error, GST_RESOURCE_ERROR,
-            GST_RESOURCE_ERROR_FAILED), "%s", error->message);
-    fail_unless (strstr (error->message, "clEnqueueWriteBuffer") != NULL
-        && strstr (error->message, "CL_OUT_OF_RESOURCES") != NULL,
-        "%s: the error does not name the call and the CL error: %s", fault,
-        error->message);
+    debug = expect_call_error (h, bus, posted, fault, "clEnqueueWriteBuffer");
     fail_unless (debug && strstr (debug, "frames-in-flight") != NULL,
         "%s: the error does not say what to do: %s", fault, debug);
     g_free (debug);
-    g_error_free (error);
   }
 
   /* Stopped and started again (the fault gone), it filters again. */
-  fail_unless_equals_int (gst_element_set_state (h->element,
-          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
-  gst_harness_play (h);
-  fail_unless (gst_harness_push_event (h,
-          gst_event_new_stream_start ("restarted")));
-  set_caps (h, "I420", 35, 19, &info);
-  push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
+  restart_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
   harness_free (h, bus);
   g_unsetenv ("CLF_TEST_HOST_UNIFIED");
 }
