@@ -261,6 +261,31 @@ read_device (GstMemory * mem, gsize offset, guint8 * data, gsize size)
     clReleaseEvent (wait[i]);
 }
 
+/* A CPU map for reading of `mem` shows `want`. */
+static void
+check_mapped (GstMemory * mem, const guint8 * want, gsize size)
+{
+  GstMapInfo map;
+
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
+  fail_unless (memcmp (map.data, want, size) == 0);
+  gst_memory_unmap (mem, &map);
+}
+
+/* The device's bytes of `mem` are `want`; `lacks` says what it lacks
+ * otherwise. */
+static void
+check_on_device (GstMemory * mem, const guint8 * want, gsize size,
+    const gchar * lacks)
+{
+  guint8 *device = g_malloc (size);
+
+  read_device (mem, 0, device, size);
+  fail_unless (memcmp (device, want, size) == 0, "the device lacks %s",
+      lacks);
+  g_free (device);
+}
+
 /* The device access failed as the CPU's write could not be uploaded: the
  * error names the call and the CL error, and says what to do. */
 static void
@@ -284,7 +309,7 @@ GST_START_TEST (test_failed_upload_fails_device_access)
 {
   const gsize size = 1013;
   GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size), *device = g_malloc (size);
+  guint8 *written = g_malloc (size);
   const GstMapFlags access[] = { GST_MAP_READ, GST_MAP_WRITE };
   cl_event wait[GST_CL_MEMORY_MAX_WAIT];
   GError *err = NULL;
@@ -311,16 +336,12 @@ GST_START_TEST (test_failed_upload_fails_device_access)
   g_clear_error (&err);
   gst_cl_memory_keep_promise (mem, ticket, NULL);
 
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, written, size) == 0);
-  gst_memory_unmap (mem, &map);
+  check_mapped (mem, written, size);
   fail_gstcl_calls (NULL);
-  read_device (mem, 0, device, size);
-  fail_unless (memcmp (device, written, size) == 0, "the device lacks the "
-      "CPU's write once the upload works");
+  check_on_device (mem, written, size, "the CPU's write once the upload "
+      "works");
 
   g_free (written);
-  g_free (device);
   gst_memory_unref (mem);
 }
 
@@ -383,7 +404,7 @@ GST_START_TEST (test_broken_promise_fails_reads)
 {
   const gsize size = 1531;
   GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size), *device = g_malloc (size);
+  guint8 *written = g_malloc (size);
   cl_event wait[GST_CL_MEMORY_MAX_WAIT];
   GError *failure = NULL, *err = NULL;
   GstMapInfo map;
@@ -409,9 +430,7 @@ GST_START_TEST (test_broken_promise_fails_reads)
 
   /* A device write makes the bytes anew. */
   device_writes (mem, written, size);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, written, size) == 0);
-  gst_memory_unmap (mem, &map);
+  check_mapped (mem, written, size);
 
   /* So does a CPU write. */
   ticket = gst_cl_memory_promise_write (mem);
@@ -422,16 +441,11 @@ GST_START_TEST (test_broken_promise_fails_reads)
   fill_random (map.data, size);
   memcpy (written, map.data, size);
   gst_memory_unmap (mem, &map);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, written, size) == 0);
-  gst_memory_unmap (mem, &map);
-  read_device (mem, 0, device, size);
-  fail_unless (memcmp (device, written, size) == 0, "the device lacks the "
-      "CPU's write");
+  check_mapped (mem, written, size);
+  check_on_device (mem, written, size, "the CPU's write");
 
   g_error_free (failure);
   g_free (written);
-  g_free (device);
   gst_memory_unref (mem);
 }
 
