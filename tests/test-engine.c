@@ -3489,6 +3489,26 @@ rows_for_launches (uint32_t at_least)
   return 8 * units > at_least ? 8 * units : at_least;
 }
 
+/* A random frame of `format` filtered by `params` with `plan` (fresh,
+ * watched by `w`): exactly the reference's bytes, in 2 launches or more. */
+static void
+check_long_exact (ClfPlan * plan, LongWatch * w, const char *what,
+    const ClfFrameFormat * format, const ClfParams * params)
+{
+  prepare_watched (plan, params, w, what);
+  ClfHostFrame in, want, out;
+  test_frame_init (&in, format, true);
+  test_frame_init (&want, format, false);
+  clf_ref_filter_frame (params, format, &in, &want);
+  run_and_compare (plan, params, format, what, &in, &out, &want);
+  printf ("%s %ux%u: %u launches\n", what, format->components[0].width,
+      format->components[0].height, w->asked);
+  CHECK (w->asked >= 2, "%s ran in %u launch(es)", what, w->asked);
+  test_frame_clear (&in);
+  test_frame_clear (&want);
+  test_frame_clear (&out);
+}
+
 /* A pass estimated above 50 ms runs in several launches over parts of the
  * plane (rectangles of pixels; the CPUs' separable: one-row strips), and
  * the bytes are exactly the reference's: the naive box at radius 127 on
@@ -3518,21 +3538,8 @@ check_long_pass_exact (void)
     ClfPlan *plan = watched_plan (cases[c].what, &cases[c].format, &w, 0);
     if (!plan)
       continue;
-    prepare_watched (plan, &cases[c].params, &w, cases[c].what);
-    ClfHostFrame in, want, out;
-    test_frame_init (&in, &cases[c].format, true);
-    test_frame_init (&want, &cases[c].format, false);
-    clf_ref_filter_frame (&cases[c].params, &cases[c].format, &in, &want);
-    run_and_compare (plan, &cases[c].params, &cases[c].format,
-        cases[c].what, &in, &out, &want);
-    printf ("%s %ux%u: %u launches\n", cases[c].what,
-        cases[c].format.components[0].width,
-        cases[c].format.components[0].height,
-        w.asked);
-    CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
-    test_frame_clear (&in);
-    test_frame_clear (&want);
-    test_frame_clear (&out);
+    check_long_exact (plan, &w, cases[c].what, &cases[c].format,
+        &cases[c].params);
     clf_plan_free (plan);
   }
 }
@@ -3667,22 +3674,9 @@ check_long_convolve_exact (void)
     for (uint32_t i = 0; cases[c].kind == KERNEL_LONG_SUMS
         && i < cases[c].size * cases[c].size; i++)
       params.kernel.coeffs[i] *= 1000;
-    prepare_watched (plan, &params, &w, cases[c].what);
-    ClfHostFrame in, want, out;
-    test_frame_init (&in, &cases[c].format, true);
-    test_frame_init (&want, &cases[c].format, false);
-    clf_ref_filter_frame (&params, &cases[c].format, &in, &want);
-    run_and_compare (plan, &params, &cases[c].format, cases[c].what, &in,
-        &out, &want);
-    printf ("%s %ux%u: %u launches\n", cases[c].what,
-        cases[c].format.components[0].width,
-        cases[c].format.components[0].height, w.asked);
-    CHECK (w.asked >= 2, "%s ran in %u launch(es)", cases[c].what, w.asked);
+    check_long_exact (plan, &w, cases[c].what, &cases[c].format, &params);
     CHECK (w.slow_reports == 1, "%s: %u slow reports for one frame",
         cases[c].what, w.slow_reports);
-    test_frame_clear (&in);
-    test_frame_clear (&want);
-    test_frame_clear (&out);
     clf_plan_free (plan);
   }
 }
