@@ -70,7 +70,7 @@ visible_windows() {             # their titles, for a failure's message
       "$w" 2>/dev/null || echo unknown))"
   done | paste -sd' '
 }
-window= seen=
+window='' seen=''
 for i in $(seq 600); do         # up to 60 s
   window=$(xdotool search --all --onlyvisible --pid "$demo" \
     --name '^clfilter-demo$' 2>/dev/null | head -n 1) || true
