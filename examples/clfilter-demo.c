@@ -23,6 +23,13 @@
 #include <gst/video/navigation.h>
 #include <gst/video/video.h>
 #include <string.h>
+#ifdef CLF_DEMO_X11_TITLE
+#include <gst/gl/gl.h>
+#include <X11/Xlib.h>
+#include <X11/Xatom.h>
+#include <X11/Xutil.h>
+#include <unistd.h>
+#endif
 
 /* The window's size: the movie is scaled to it. */
 #define VIEW_WIDTH 1280
@@ -608,6 +615,91 @@ add_probe (GstElement * element, const gchar * pad_name, GstPadProbeType type,
   gst_object_unref (pad);
 }
 
+/* The window's title.  ximagesink and xvimagesink name the window they
+ * make after the program (g_get_application_name: clfilter-demo), and
+ * ximagesink sets its _NET_WM_PID.  glimagesink, which autovideosink
+ * takes where the GL plugins are installed and there is no XVideo (Xvfb,
+ * many VMs), names its X window "OpenGL renderer".  So on X11 the demo
+ * gives its window, whichever of these sinks made it, the program's name,
+ * class and process ID.  glimagesink asks for a window handle
+ * (prepare-window-handle) right after it made its window and before it
+ * maps it, in the thread that sets the pipeline's state; the X sinks say
+ * which window they made (have-window-handle) once they mapped it. */
+#ifdef CLF_DEMO_X11_TITLE
+static void
+title_x11_window (guintptr handle)
+{
+  const gchar *name = g_get_application_name ();
+  Window window = (Window) handle;
+  Display *display = XOpenDisplay (NULL);
+  XClassHint *hint;
+  long pid = (long) getpid ();
+
+  if (!display)
+    return;
+  XStoreName (display, window, name);
+  XChangeProperty (display, window, XInternAtom (display, "_NET_WM_NAME",
+          False), XInternAtom (display, "UTF8_STRING", False), 8,
+      PropModeReplace, (const unsigned char *) name, (int) strlen (name));
+  XChangeProperty (display, window, XInternAtom (display, "_NET_WM_PID",
+          False), XA_CARDINAL, 32, PropModeReplace,
+      (const unsigned char *) &pid, 1);
+  hint = XAllocClassHint ();
+  if (hint) {
+    hint->res_name = (char *) name;
+    hint->res_class = (char *) "GStreamer";
+    XSetClassHint (display, window, hint);
+    XFree (hint);
+  }
+  XCloseDisplay (display);      /* sends the requests */
+}
+
+/* glimagesink's window on X11, or 0. */
+static guintptr
+gl_x11_window (GObject * sink)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (sink),
+      "context");
+  GstGLContext *context = NULL;
+  GstGLWindow *window;
+  guintptr handle = 0;
+
+  if (!pspec || !g_type_is_a (pspec->value_type, GST_TYPE_GL_CONTEXT))
+    return 0;
+  g_object_get (sink, "context", &context, NULL);
+  if (!context)
+    return 0;
+  window = gst_gl_context_get_window (context);
+  if (window && !strcmp (G_OBJECT_TYPE_NAME (window), "GstGLWindowX11"))
+    handle = gst_gl_window_get_window_handle (window);
+  g_clear_object (&window);
+  gst_object_unref (context);
+  return handle;
+}
+
+static GstBusSyncReply
+title_window (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  GstObject *src = GST_MESSAGE_SRC (msg);
+  const GstStructure *s = gst_message_get_structure (msg);
+  GstElementFactory *factory;
+  guint64 handle = 0;
+
+  if (gst_is_video_overlay_prepare_window_handle_message (msg))
+    handle = gl_x11_window (G_OBJECT (src));
+  else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
+      && gst_structure_has_name (s, "have-window-handle")
+      && GST_IS_ELEMENT (src)
+      && (factory = gst_element_get_factory (GST_ELEMENT (src)))
+      && (!strcmp (GST_OBJECT_NAME (factory), "ximagesink")
+          || !strcmp (GST_OBJECT_NAME (factory), "xvimagesink")))
+    gst_structure_get_uint64 (s, "window-handle", &handle);
+  if (handle)
+    title_x11_window ((guintptr) handle);
+  return GST_BUS_PASS;
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -695,6 +787,10 @@ main (int argc, char **argv)
   d.loop = g_main_loop_new (NULL, FALSE);
   bus = gst_element_get_bus (d.pipeline);
   gst_bus_add_watch (bus, on_message, &d);
+#ifdef CLF_DEMO_X11_TITLE
+  if (d.window)
+    gst_bus_set_sync_handler (bus, title_window, NULL, NULL);
+#endif
   if (gst_element_set_state (d.pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     d.status = 1;               /* the error message follows on the bus */

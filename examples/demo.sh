@@ -12,10 +12,20 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CLF_BUILD_DIR:-$root/build}
 
+usage="usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve]
+         [--preset P] [--radius R] [--border clamp|mirror] [--device D]
+         [--frames N] [--headless] [--png PATH] [MOVIE]"
+
+# An option without its value (the last argument, or another option next)
+# is a usage error, before anything is installed or built.
 args=() movie=
 while [ $# -gt 0 ]; do
   case "$1" in
     --mode|--preset|--radius|--border|--device|--frames|--png)
+      if [ $# -lt 2 ] || [[ $2 == --* ]]; then
+        printf 'demo.sh: %s needs a value\n%s\n' "$1" "$usage" >&2
+        exit 2
+      fi
       args+=("$1" "$2"); shift 2 ;;
     -*) args+=("$1"); shift ;;
     *) movie=$1; shift ;;

@@ -3,7 +3,8 @@
 # lines name the settings (laplace has no radius; convolve names its
 # preset), the summary's real-time verdict agrees with its frame rate, and
 # the PNG goes to the temporary directory, or where --png says, never into
-# the current directory unasked, and its full path is printed.
+# the current directory unasked, and its full path is printed.  And
+# examples/demo.sh refuses an option given without its value.
 # Usage: tests/demo-headless.sh BUILD_DIR
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,6 +18,22 @@ work=$(cd "$(mktemp -d)" && pwd -P)       # as the demo's getcwd() sees it
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/cwd" "$work/tmp"
 cd "$work/cwd"
+
+# examples/demo.sh: each option that takes a value, given none (the last
+# argument, or another option next), is a usage error that names it (exit
+# 2), before anything is installed or built (a build dir of its own, in
+# case it went on).
+for opt in --mode --preset --radius --border --device --frames --png; do
+  for args in "$opt" "$opt --headless"; do
+    status=0
+    # shellcheck disable=SC2086  # $args: one or two words
+    err=$(CLF_BUILD_DIR=$work/demo-sh-build timeout 60 \
+      "$root/examples/demo.sh" $args 2>&1 >/dev/null) || status=$?
+    [ "$status" -eq 2 ] && grep -q -- "^demo.sh: $opt needs a value$" <<<"$err" \
+      || fail "examples/demo.sh $args: exit status $status, not 2 with \
+'demo.sh: $opt needs a value'; it said: $err"
+  done
+done
 
 log=$work/laplace.log
 TMPDIR=$work/tmp timeout 120 "$demo" --headless --mode laplace --frames 10 \

@@ -28,8 +28,15 @@ if [ -z "${CLF_IN_XVFB:-}" ]; then
   # the display, finds no XVideo and closes it: ximagesink then opened the
   # display during the reset and failed ("Could not open display"), 1 run
   # in 20 under load.
-  CLF_IN_XVFB=1 CLF_CLIP="$clip" exec xvfb-run -a \
+  # A runtime directory of the test's own (mode 0700, removed at the end):
+  # the GL and Wayland libraries glimagesink loads look for one, and said
+  # "error: XDG_RUNTIME_DIR is invalid" where none was set.
+  runtime=$(mktemp -d -t clf-demo-x11-runtime.XXXXXX)
+  chmod 700 "$runtime"
+  trap 'rm -rf "$runtime"' EXIT
+  CLF_IN_XVFB=1 CLF_CLIP="$clip" XDG_RUNTIME_DIR=$runtime xvfb-run -a \
     -s "-screen 0 1280x720x24 -noreset" "$0" "$build" "$out"
+  exit 0
 fi
 
 . "$root/tests/demo-lib.sh"
@@ -50,11 +57,31 @@ wait_for() {                    # wait_for PATTERN: up to 60 s in the log
 
 # Keys go to the window that has the input focus, or with none set, to the
 # one under the pointer: pressed before the demo's window was mapped, a key
-# went to the root window and was lost.  So wait for the window (ximagesink
-# selects key input on it before mapping it) and give it the focus; the keys
-# are then real key events (XTEST), as a user's are.
-window=$(timeout 60 xdotool search --sync --onlyvisible --name '^clfilter-demo$') \
-  || fail "the demo's window never appeared:" "$log"
+# went to the root window and was lost.  So wait for the window (the sinks
+# select key input on it before mapping it) and give it the focus; the keys
+# are then real key events (XTEST), as a user's are.  The window is the
+# demo's process's (_NET_WM_PID) and titled as the demo, whichever sink
+# autovideosink took: ximagesink or xvimagesink title theirs so, and the
+# demo titles glimagesink's (the GL plugins installed, no XVideo: Xvfb).
+visible_windows() {             # their titles, for a failure's message
+  local w
+  for w in $(xdotool search --onlyvisible --name '.' 2>/dev/null); do
+    echo "'$(xdotool getwindowname "$w")' (process $(xdotool getwindowpid \
+      "$w" 2>/dev/null || echo unknown))"
+  done | paste -sd' '
+}
+window='' seen=''
+for i in $(seq 600); do         # up to 60 s
+  window=$(xdotool search --all --onlyvisible --pid "$demo" \
+    --name '^clfilter-demo$' 2>/dev/null | head -n 1) || true
+  [ -z "$window" ] || break
+  kill -0 "$demo" 2>/dev/null || break
+  [ $((i % 10)) -ne 0 ] || seen=$(visible_windows)
+  sleep 0.1
+done
+[ -n "$window" ] || fail "the demo's window never appeared: no visible \
+window of process $demo titled clfilter-demo; visible windows: \
+${seen:-none}" "$log"
 xdotool windowfocus --sync "$window"
 wait_for '^frame .* sliding r=7 clamp'
 press() {                       # press KEY EXPECTED-LINE

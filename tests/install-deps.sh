@@ -11,11 +11,13 @@
 # for the Python tests (tests/python/), and OpenCV's (python3-opencv) for
 # mode=convolve's comparison with filter2D.  Runs apt-get
 # through sudo when not root, and prints apt's output only if it fails.
-# With --minimal, only what a default build and the element tests need
-# (tests/debian13.sh installs that much in its Debian 13 root); with
-# --demo, what examples/demo.sh needs: that, the encoder and decoder of
-# its clip and the video sinks.
-# Usage: tests/install-deps.sh [--minimal | --demo]
+# With --minimal, only what a default build and the element tests need;
+# with --demo, what examples/demo.sh needs: that, the encoder and decoder
+# of its clip and the video sinks; with --tests, what every test of the
+# main build needs but valgrind (the memcheck suite) and the sanitizer
+# build's clang (tests/debian13.sh installs that much in its Debian 13
+# root).
+# Usage: tests/install-deps.sh [--minimal | --demo | --tests]
 set -euo pipefail
 
 minimal=(
@@ -45,11 +47,17 @@ full=(
   python3-opencv
 )
 
+tests=()
+for p in "${full[@]}"; do
+  case $p in valgrind|clang|libclang-rt-dev|llvm) ;; *) tests+=("$p") ;; esac
+done
+
 case "${1:-}" in
   "") packages=("${full[@]}") ;;
   --minimal) packages=("${minimal[@]}") ;;
   --demo) packages=("${demo[@]}") ;;
-  *) echo "usage: $0 [--minimal | --demo]" >&2; exit 2 ;;
+  --tests) packages=("${tests[@]}") ;;
+  *) echo "usage: $0 [--minimal | --demo | --tests]" >&2; exit 2 ;;
 esac
 
 missing=()

@@ -14,7 +14,8 @@
 # and error tests; then a clang build with AddressSanitizer and
 # UndefinedBehaviorSanitizer runs the engine tests (with LeakSanitizer),
 # the element tests and the libFuzzer target for two minutes; then
-# tests/debian13.sh builds and runs the element tests in a Debian 13 root.
+# tests/debian13.sh builds and runs the tests (quick tier, but memcheck and
+# engine-gpu) in a Debian 13 root.
 # CLF_SANITIZE=0 leaves the sanitizer build out.
 #
 # The meson test arguments apply to the main build and the sanitizer
@@ -87,5 +88,5 @@ if [ "${CLF_SANITIZE:-1}" != 0 ]; then
   fi
 fi
 
-# The default build with -Werror and the element tests in Debian 13.
+# The default build with -Werror and the tests in Debian 13.
 "$root/tests/debian13.sh"

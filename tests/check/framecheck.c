@@ -64,7 +64,8 @@ GRand *test_rng;
       C16 (1, 0, 4, d, sh, be, BL, 2, 2), C16 (1, 2, 4, d, sh, be, BL, 2, 2) } }
 
 /* Every format the element takes (little-endian hosts: ARGB64 and AYUV64
- * are in the host's byte order). */
+ * are in the host's byte order), with those of the GStreamer built
+ * against. */
 const FormatCase formats[] = {
   {"GRAY8", 1, 1, {C8 (0, 0, 1, SH, 1, 1)}},
   GRAY16 ("GRAY16_LE", FALSE), GRAY16 ("GRAY16_BE", TRUE),
@@ -118,6 +119,32 @@ const FormatCase formats[] = {
   P01X ("P010_10LE", 10, 6, FALSE), P01X ("P010_10BE", 10, 6, TRUE),
   P01X ("P012_LE", 12, 4, FALSE), P01X ("P012_BE", 12, 4, TRUE),
   P01X ("P016_LE", 16, 0, FALSE), P01X ("P016_BE", 16, 0, TRUE),
+  /* The formats later GStreamers add, which the element takes there as
+   * it describes every raw format at start-up (82 formats on 1.22). */
+#if GST_CHECK_VERSION(1, 24, 0)
+  /* 1.24: 17 more.  A422 and A444 (8-bit), the alpha planar YUV at 12 and
+   * 16 bits, 16-bit planar RGB, and RBGA (bytes R B G A). */
+  PLANES_A ("A422", 0, 1, 2, 2, 1, BL), PLANES_A ("A444", 0, 1, 2, 1, 1, BL),
+  YUVA16_PLANES ("A420_12LE", 12, FALSE, 2, 2),
+  YUVA16_PLANES ("A420_12BE", 12, TRUE, 2, 2),
+  YUVA16_PLANES ("A422_12LE", 12, FALSE, 2, 1),
+  YUVA16_PLANES ("A422_12BE", 12, TRUE, 2, 1),
+  YUVA16_PLANES ("A444_12LE", 12, FALSE, 1, 1),
+  YUVA16_PLANES ("A444_12BE", 12, TRUE, 1, 1),
+  YUVA16_PLANES ("A420_16LE", 16, FALSE, 2, 2),
+  YUVA16_PLANES ("A420_16BE", 16, TRUE, 2, 2),
+  YUVA16_PLANES ("A422_16LE", 16, FALSE, 2, 1),
+  YUVA16_PLANES ("A422_16BE", 16, TRUE, 2, 1),
+  YUVA16_PLANES ("A444_16LE", 16, FALSE, 1, 1),
+  YUVA16_PLANES ("A444_16BE", 16, TRUE, 1, 1),
+  GBR16_PLANES ("GBR_16LE", 16, FALSE), GBR16_PLANES ("GBR_16BE", 16, TRUE),
+  RGBA8 ("RBGA", 0, 2, 1, 3),
+#endif
+#if GST_CHECK_VERSION(1, 26, 0)
+  /* 1.26: 10-bit gray in the low bits of little-endian 16-bit words (as
+   * I420_10LE's planes).  Its Y216 and Y416 are not offered. */
+  {"GRAY10_LE16", 1, 1, {C16 (0, 0, 2, 10, 0, FALSE, SH, 1, 1)}},
+#endif
 };
 
 /* The formats the issue asked for by name (issue 14 and the 17 before). */
