@@ -121,6 +121,20 @@ set_array (GstElement * e, guint n, GType type)
   g_value_unset (&array);
 }
 
+/* An array of strings never reaches the element: GObject validates the
+ * value against the kernel's element spec (gint), finds it invalid and
+ * refuses it, with a warning up to GLib 2.74 and a critical in newer
+ * GLib (2.84: Debian 13).  Either says so; the kernel stays. */
+#define ASSERT_REFUSED_BY_GOBJECT(code)                                 \
+  G_STMT_START {                                                        \
+    _gst_check_expecting_log = TRUE;                                    \
+    _gst_check_raised_warning = _gst_check_raised_critical = FALSE;     \
+    code;                                                               \
+    fail_unless (_gst_check_raised_warning || _gst_check_raised_critical, \
+        "GObject did not refuse " #code);                               \
+    _gst_check_expecting_log = FALSE;                                   \
+  } G_STMT_END
+
 GST_START_TEST (test_bad_kernel_refused)
 {
   GstElement *f = gst_element_factory_make ("clfilter", NULL);
@@ -134,7 +148,7 @@ GST_START_TEST (test_bad_kernel_refused)
             bad[i]));
   ASSERT_WARNING (set_array (f, 0, G_TYPE_INT));
   ASSERT_WARNING (set_array (f, 17 * 17, G_TYPE_INT));
-  ASSERT_WARNING (set_array (f, 9, G_TYPE_STRING));
+  ASSERT_REFUSED_BY_GOBJECT (set_array (f, 9, G_TYPE_STRING));
   ClfKernel after = element_kernel (f);
   fail_unless (memcmp (&before, &after, sizeof before) == 0);
   gint preset;
