@@ -143,7 +143,8 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
   conv_props[CONV_PROP_KERNEL] = gst_param_spec_array ("kernel", "Kernel",
       "mode=convolve: K*K integer coefficients in rows, K odd, 1 to 15, "
       "e.g. \"<0,-1,0,-1,5,-1,0,-1,0>\"; correlated as OpenCV's filter2D. "
-      "Another size is refused with a warning",
+      "Another size is refused with a warning (on stderr and the bus); not "
+      "controllable",
       g_param_spec_int ("coefficient", "Coefficient", "A coefficient",
           G_MININT, G_MAXINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
       flags & ~GST_PARAM_CONTROLLABLE);
@@ -158,7 +159,8 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
       presets[DEFAULT_PRESET].bias, flags);
   conv_props[CONV_PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
       "mode=convolve: sets kernel, divisor and bias to a named kernel; "
-      "custom once any of them is set on its own",
+      "custom once any of them is set on its own.  Any of these four set "
+      "while mode is another posts a warning at the first frame",
       GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
   for (guint i = 0; i < N_CONV_PROPS; i++)
     g_object_class_install_property (gobject_class, first_prop_id + i,
