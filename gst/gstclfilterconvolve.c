@@ -38,8 +38,9 @@ static GParamSpec *conv_props[N_CONV_PROPS];
 #define DEFAULT_PRESET GST_CL_FILTER_PRESET_SHARPEN
 
 /* `mid_bias`: the bias is the mid value of the samples' depth (128 for
- * 8 bits, the `bias` property's value; 512 for 10 bits, 32768 for 16), so
- * that a flat picture, luma or chroma, comes out mid grey at any depth. */
+ * 8 bits, the `bias` property's value; 512 for 10 bits, 32768 for 16),
+ * so that flat areas come out mid grey at any depth, and chroma is
+ * neutral: the picture is grey. */
 typedef struct
 {
   guint size;
@@ -103,13 +104,12 @@ gst_cl_filter_preset_get_type (void)
           "256", "gaussian-5x5"},
     {GST_CL_FILTER_PRESET_MOTION_BLUR, "7x7 motion blur at 45 degrees",
         "motion-blur"},
-    {GST_CL_FILTER_PRESET_EMBOSS, "3x3 emboss, bias mid grey (128 at 8 "
-          "bits, 2^(depth-1) above)", "emboss"},
-    {GST_CL_FILTER_PRESET_SOBEL_X, "Sobel x: vertical edges, bias mid grey",
-        "sobel-x"},
-    {GST_CL_FILTER_PRESET_SOBEL_Y, "Sobel y: horizontal edges, bias mid "
-          "grey",
-        "sobel-y"},
+    {GST_CL_FILTER_PRESET_EMBOSS, "3x3 emboss of luma, bias mid grey (128 "
+          "at 8 bits, 2^(depth-1) above), chroma neutral", "emboss"},
+    {GST_CL_FILTER_PRESET_SOBEL_X, "Sobel x: vertical edges of luma, bias "
+          "mid grey, chroma neutral", "sobel-x"},
+    {GST_CL_FILTER_PRESET_SOBEL_Y, "Sobel y: horizontal edges of luma, bias "
+          "mid grey, chroma neutral", "sobel-y"},
     {0, NULL, NULL},
   };
 
@@ -158,9 +158,11 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
       "128 at 8 bits, 512 at 10, 32768 at 16)", G_MININT, G_MAXINT,
       presets[DEFAULT_PRESET].bias, flags);
   conv_props[CONV_PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
-      "mode=convolve: sets kernel, divisor and bias to a named kernel; "
-      "custom once any of them is set on its own.  Any of these four set "
-      "while mode is another posts a warning at the first frame",
+      "mode=convolve: sets kernel, divisor and bias to a named kernel "
+      "(emboss and sobel: a grey picture, chroma neutral); custom once any "
+      "of them is set on its own, and then chroma is filtered as luma.  "
+      "Any of these four set while mode is another posts a warning at the "
+      "first frame",
       GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
   for (guint i = 0; i < N_CONV_PROPS; i++)
     g_object_class_install_property (gobject_class, first_prop_id + i,
@@ -287,8 +289,11 @@ gst_cl_filter_convolve_kernel_for_depth (GstClFilter * self, guint depth,
 {
   *kernel = self->kernel;
   if (self->preset != GST_CL_FILTER_PRESET_CUSTOM
-      && presets[self->preset].mid_bias && depth > 0)
-    kernel->bias = 1 << (depth - 1);
+      && presets[self->preset].mid_bias) {
+    kernel->chroma = CLF_CHROMA_NEUTRAL;
+    if (depth > 0)
+      kernel->bias = 1 << (depth - 1);
+  }
 }
 
 void

@@ -6,13 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A plan's kernel as its passes take it: worked out, and copied to the
- * device, when the kernel or the depth changes, not for every frame. */
-struct ClfConvolve {
+/* A kernel as its passes take it: worked out, and copied to the device,
+ * when the kernel or the depth changes, not for every frame. */
+typedef struct {
   cl_mem coeffs;                /* setup.coeffs on the device */
   ClfKernel kernel;
   uint32_t depth;
   ClfConvolveSetup setup;
+} ConvolveKernel;
+
+/* A plan's: its kernel's, and neutral chroma's fill. */
+struct ClfConvolve {
+  ConvolveKernel filter;
+  ConvolveKernel fill;
 };
 
 bool
@@ -23,6 +29,11 @@ clf_kernel_check (const ClfKernel * kernel, GError ** error)
     clf_set_error (error, CLF_ERROR_INVALID, "a convolution kernel is K x K "
         "with K odd, 1 to %d; this one is %u x %u", CLF_MAX_KERNEL_SIZE,
         kernel->size, kernel->size);
+    return false;
+  }
+  if ((unsigned) kernel->chroma > CLF_CHROMA_NEUTRAL) {
+    clf_set_error (error, CLF_ERROR_INVALID, "invalid chroma rule %d for a "
+        "convolution kernel", (int) kernel->chroma);
     return false;
   }
   return true;
@@ -236,23 +247,22 @@ clf_convolve_free (ClfConvolve * convolve)
 {
   if (!convolve)
     return;
-  if (convolve->coeffs)
-    clReleaseMemObject (convolve->coeffs);
+  if (convolve->filter.coeffs)
+    clReleaseMemObject (convolve->filter.coeffs);
+  if (convolve->fill.coeffs)
+    clReleaseMemObject (convolve->fill.coeffs);
   g_free (convolve);
 }
 
-/* The plan's kernel for samples of `depth` bits, its setup and the
+/* `kernel` for samples of `depth` bits in `conv`, its setup and the
  * device's copy of its coefficients made anew when either changes: a
  * buffer made from host memory with CL_MEM_COPY_HOST_PTR, so a frame in
  * flight keeps the one it was enqueued with (released, it lives until
  * its commands end) and no write waits for it. */
-static const ClfConvolve *
-convolve_for (ClfPlan * plan, const ClfKernel * kernel, uint32_t depth,
-    GError ** error)
+static const ConvolveKernel *
+convolve_for (ClfPlan * plan, ConvolveKernel * conv, const ClfKernel * kernel,
+    uint32_t depth, GError ** error)
 {
-  ClfConvolve *conv = plan->convolve;
-  if (!conv)
-    conv = plan->convolve = g_new0 (ClfConvolve, 1);
   if (conv->coeffs && conv->depth == depth
       && memcmp (&conv->kernel, kernel, sizeof *kernel) == 0)
     return conv;
@@ -360,11 +370,20 @@ reads_per_byte (const ClfConvolveSetup * s)
 
 bool
 clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
-    const ClfView * p, const ClfParams * params, cl_mem src,
+    const ClfView * p, const ClfParams * params, bool fill, cl_mem src,
     const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, GError ** error)
 {
-  const ClfConvolve *conv = convolve_for (plan, &params->kernel, p->depth,
+  if (!plan->convolve)
+    plan->convolve = g_new0 (ClfConvolve, 1);
+  /* The fill is a 1 x 1 kernel of 0 plus the mid value: exact as any
+   * kernel, on every kind of device, with no kernel of its own. */
+  const ClfKernel neutral = { 1, {0}, 1, 1 << (p->depth - 1),
+    CLF_CHROMA_FILTERED
+  };
+  const ConvolveKernel *conv = fill ?
+      convolve_for (plan, &plan->convolve->fill, &neutral, p->depth, error) :
+      convolve_for (plan, &plan->convolve->filter, &params->kernel, p->depth,
       error);
   if (!conv)
     return false;

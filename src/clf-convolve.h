@@ -57,15 +57,16 @@ bool clf_convolve_rank1 (const ClfKernel * kernel, int32_t * u, int32_t * v);
 void clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
     bool cpu_kernels, ClfConvolveSetup * setup);
 
-/* The plan's convolve state: the coefficients' buffer, replaced when the
- * kernel changes (no rebuild). */
+/* The plan's convolve state: the coefficients' buffers (its kernel's and
+ * neutral chroma's), replaced when the kernel changes (no rebuild). */
 typedef struct ClfConvolve ClfConvolve;
 
 void clf_convolve_free (ClfConvolve * convolve);
 
 /* Convolves view p of a plane from src into dst (see enqueue_view_filter
- * in clf-plan.c), with the kernels of `set`. */
+ * in clf-plan.c), with the kernels of `set`; with `fill`, writes the mid
+ * value of p's depth instead (CLF_CHROMA_NEUTRAL). */
 bool clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
-    const ClfView * p, const ClfParams * params, cl_mem src,
+    const ClfView * p, const ClfParams * params, bool fill, cl_mem src,
     const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, GError ** error);

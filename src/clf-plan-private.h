@@ -69,9 +69,11 @@ struct ClfPlan {
   cl_ulong local_mem;           /* bytes; CL_DEVICE_LOCAL_MEM_SIZE */
 
   /* The kernels of the programs the plan's frames have used, made on
- * first use: per view, laplace's, convolve's and each blur's, the blurs
- * also with 64-bit sums for 16-bit views at the radii that need them. */
-  KernelSet sets[8 * CLF_MAX_COMPONENTS];
+ * first use: per view, laplace's, convolve's (its kernel's over all the
+ * colour samples, over luma alone, and neutral chroma's fill) and each
+ * blur's at each set of passes, with 64-bit sums for 16-bit views at the
+ * radii that need them: at most 13 a view. */
+  KernelSet sets[16 * CLF_MAX_COMPONENTS];
   unsigned n_sets;
 
   size_t sums_size;

@@ -114,50 +114,63 @@ fail:
   return NULL;
 }
 
-/* The program that filters view i with `params`, into `spec`; false
- * where the mode filters none of the view's samples. */
-static bool
-view_program (const ClfPlan * plan, uint32_t i, const ClfParams * params,
-    ClfProgramSpec * spec)
+/* The samples of view v that `params` filters (laplace sharpens, the
+ * blurs blur, convolve convolves), and those it fills with the mid value
+ * of their depth: convolve's neutral chroma. */
+static void
+view_masks (const ClfView * v, const ClfParams * params, uint32_t * filter,
+    uint32_t * fill)
 {
-  const ClfView *v = &plan->views.views[i];
-  bool laplace = params->mode == CLF_MODE_LAPLACE;
-  uint32_t mask = laplace ? v->laplace_mask : v->blur_mask;
-  if (!mask)
-    return false;
+  bool neutral = params->mode == CLF_MODE_CONVOLVE
+      && params->kernel.chroma == CLF_CHROMA_NEUTRAL;
+  *filter = params->mode == CLF_MODE_LAPLACE || neutral ? v->laplace_mask
+      : v->blur_mask;
+  *fill = neutral ? v->blur_mask & ~v->laplace_mask : 0;
+}
+
+/* The program that runs `params` over the samples `mask` of view v, into
+ * `spec` (a fill is convolve's). */
+static ClfProgramSpec
+view_program (const ClfPlan * plan, const ClfView * v,
+    const ClfParams * params, uint32_t mask)
+{
   ClfLayout layout = view_layout (plan, v, mask);
   /* mode=convolve filters the blurs' samples, its sums' width its own
    * (clf-convolve.c). */
-  layout.wide_sums = !laplace && params->mode != CLF_MODE_CONVOLVE
+  layout.wide_sums = params->mode != CLF_MODE_LAPLACE
+      && params->mode != CLF_MODE_CONVOLVE
       && clf_needs_wide_sums (v, params->radius);
-  *spec = clf_program_for (plan->cpu_kernels, &layout, params);
-  return true;
+  return clf_program_for (plan->cpu_kernels, &layout, params);
 }
 
-/* The kernels that filter view i with `params`, into `set`: NULL where
- * the mode filters none of the view's samples; false with `error` set
- * where they cannot be made. */
-static bool
-view_kernel_set (ClfPlan * plan, uint32_t i, const ClfParams * params,
-    const KernelSet ** set, GError ** error)
+/* The programs view i needs for `params`: the filter's and the fill's,
+ * where the view has samples for them; returns how many. */
+static unsigned
+view_programs (const ClfPlan * plan, uint32_t i, const ClfParams * params,
+    ClfProgramSpec specs[2])
 {
-  ClfProgramSpec spec;
-  *set = NULL;
-  if (!view_program (plan, i, params, &spec))
-    return true;
-  *set = kernel_set_for (plan, &spec, error);
-  return *set != NULL;
+  const ClfView *v = &plan->views.views[i];
+  uint32_t masks[2];
+  unsigned n = 0;
+  view_masks (v, params, &masks[0], &masks[1]);
+  for (unsigned k = 0; k < 2; k++)
+    if (masks[k])
+      specs[n++] = view_program (plan, v, params, masks[k]);
+  return n;
 }
 
 bool
 clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
 {
-  const KernelSet *set;
+  ClfProgramSpec specs[2];
   if (!check_params (params, error))
     return false;
-  for (uint32_t i = 0; i < plan->views.n; i++)
-    if (!view_kernel_set (plan, i, params, &set, error))
-      return false;
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    unsigned n = view_programs (plan, i, params, specs);
+    for (unsigned k = 0; k < n; k++)
+      if (!kernel_set_for (plan, &specs[k], error))
+        return false;
+  }
   return true;
 }
 
@@ -165,13 +178,15 @@ bool
 clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
     GError ** error)
 {
-  ClfProgramSpec spec;
+  ClfProgramSpec specs[2];
   if (!check_params (params, error))
     return false;
-  for (uint32_t i = 0; i < plan->views.n; i++)
-    if (view_program (plan, i, params, &spec)
-        && !clf_engine_start_program (plan->engine, &spec, error))
-      return false;
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    unsigned n = view_programs (plan, i, params, specs);
+    for (unsigned k = 0; k < n; k++)
+      if (!clf_engine_start_program (plan->engine, &specs[k], error))
+        return false;
+  }
   return true;
 }
 
@@ -360,65 +375,69 @@ fail:
   return false;
 }
 
-/* Filters view v (index i) of a plane, copying from `keep_from_dst` the
- * samples it does not filter. */
+/* Runs `params` over the samples `mask` of view v of a plane (with
+ * `fill`, writes their mid value), copying from `keep_from_dst` the
+ * samples it does not write. */
 static bool
-enqueue_view_filter (ClfPlan * plan, const ClfParams * params, uint32_t i,
-    cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
+enqueue_view_pass (ClfPlan * plan, const ClfParams * params,
+    const ClfView * v, uint32_t mask, bool fill, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, GError ** error)
 {
-  const ClfView *v = &plan->views.views[i];
-  ClfProgramSpec spec;
-  const KernelSet *set;
-  /* (The caller passes only views the mode filters.) */
-  if (!view_program (plan, i, params, &spec))
-    return true;
-  if (!(set = kernel_set_for (plan, &spec, error)))
+  const ClfProgramSpec spec = view_program (plan, v, params, mask);
+  const KernelSet *set = kernel_set_for (plan, &spec, error);
+  if (!set)
     return false;
   if (params->mode == CLF_MODE_CONVOLVE)
-    return clf_convolve_enqueue (plan, set, v, params, src, in, dst, out,
-        keep_from_dst, error);
+    return clf_convolve_enqueue (plan, set, v, params, fill, src, in, dst,
+        out, keep_from_dst, error);
   const ModePasses *passes = set->spec.passes;
 
   if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
           CL_MEM_READ_WRITE, error))
     return false;
   for (unsigned k = 0; k < passes->n; k++)
-    if (!clf_plan_enqueue_pass (plan, set, &passes->pass[k], v, params, src, in, dst,
-            out, keep_from_dst, error))
+    if (!clf_plan_enqueue_pass (plan, set, &passes->pass[k], v, params, src,
+            in, dst, out, keep_from_dst, error))
       return false;
   return true;
 }
 
-/* Filters plane `plane`: its views the mode filters, the widest first.
- * Where they leave bytes of its rows unwritten (a plane the mode filters
- * nothing of; laplace on odd-width packed 4:2:2, whose luma pixels stop
- * short of the last chroma sample), the plane is copied first.  The first
- * view copies the samples it does not filter from the source, later ones
- * from the destination, which already holds them. */
+/* Filters plane `plane`: its views the mode writes, the widest first, each
+ * filtered, then filled.  Where they leave bytes of its rows unwritten (a
+ * plane the mode writes nothing of; laplace on odd-width packed 4:2:2,
+ * whose luma pixels stop short of the last chroma sample), the plane is
+ * copied first.  The first pass copies the samples it does not write from
+ * the source, later ones from the destination, which already holds
+ * them. */
 static bool
 enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
     uint32_t plane, cl_mem src, const Placement * in, cl_mem dst,
     const Placement * out, GError ** error)
 {
-  bool laplace = params->mode == CLF_MODE_LAPLACE;
   bool written = false;
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
-    if (v->plane != plane || !(laplace ? v->laplace_mask : v->blur_mask))
+    uint32_t masks[2];
+    view_masks (v, params, &masks[0], &masks[1]);
+    if (v->plane != plane || !(masks[0] | masks[1]))
       continue;
     if (!written && clf_view_row_bytes (v) < plan->planes[plane].row_bytes
-        && !clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
-            error))
+        && !clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in,
+            dst, out, error))
       return false;
-    if (!enqueue_view_filter (plan, params, i, src, in, dst, out, written,
-            error))
-      return false;
-    written = true;
+    for (unsigned k = 0; k < 2; k++) {
+      if (!masks[k])
+        continue;
+      if (!enqueue_view_pass (plan, params, v, masks[k], k == 1, src, in,
+              dst, out, written, error))
+        return false;
+      written = true;
+    }
   }
   if (!written)
-    return clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in, dst, out,
-        error);
+    return clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in,
+        dst, out, error);
   return true;
 }
 

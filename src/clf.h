@@ -202,14 +202,24 @@ uint32_t clf_frame_format_sample_bytes (const ClfFrameFormat * format,
  * coefficient, divisor and bias. */
 #define CLF_MAX_KERNEL_SIZE 15
 
+/* What mode=convolve writes into chroma (the components laplace copies;
+ * RGB and gray have none). */
+typedef enum {
+  CLF_CHROMA_FILTERED,    /* convolved as luma is */
+  CLF_CHROMA_NEUTRAL,     /* the mid value of its depth, 2^(depth-1): a
+                           * grey picture (emboss, edges) */
+} ClfChroma;
+
 typedef struct {
   uint32_t size;          /* K: odd, 1..CLF_MAX_KERNEL_SIZE */
   int32_t coeffs[CLF_MAX_KERNEL_SIZE * CLF_MAX_KERNEL_SIZE];  /* K*K, rows */
   int32_t divisor;
   int32_t bias;
+  ClfChroma chroma;
 } ClfKernel;
 
-/* Whether `kernel` can be taken (an odd size up to CLF_MAX_KERNEL_SIZE):
+/* Whether `kernel` can be taken (an odd size up to CLF_MAX_KERNEL_SIZE,
+ * a ClfChroma):
  * false with CLF_ERROR_INVALID saying why. */
 bool clf_kernel_check (const ClfKernel * kernel, GError ** error);
 

@@ -186,6 +186,15 @@ convolve_component (const ClfParams * params, const Samples * in,
     }
 }
 
+/* Every sample of a component set to `value`. */
+static void
+fill_component (const Samples * out, uint32_t value)
+{
+  for (uint32_t y = 0; y < out->c->height; y++)
+    for (uint32_t x = 0; x < out->c->width; x++)
+      store_value (out, (int) x, (int) y, value);
+}
+
 static void
 copy_planes (const ClfFrameFormat * format, const ClfHostFrame * src,
     const ClfHostFrame * dst)
@@ -214,6 +223,10 @@ filter_components (const ClfParams * params, const ClfFrameFormat * format,
       continue;
     if (params->mode == CLF_MODE_LAPLACE)
       laplace_component (params, &in, &out);
+    else if (params->mode == CLF_MODE_CONVOLVE
+        && params->kernel.chroma == CLF_CHROMA_NEUTRAL
+        && c->role == CLF_COMPONENT_BLURRED)
+      fill_component (&out, UINT32_C (1) << (c->depth - 1));
     else if (params->mode == CLF_MODE_CONVOLVE)
       convolve_component (params, &in, &out);
     else

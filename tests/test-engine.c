@@ -1824,9 +1824,10 @@ check_convolve (ClfPlan * plan, const char *layout,
     };
     char what[200];
     snprintf (what, sizeof what, "%s %ux%u convolve %ux%u %s divisor=%d "
-        "bias=%d border=%s", layout, format->components[0].width,
+        "bias=%d border=%s%s", layout, format->components[0].width,
         format->components[0].height, kernel->size, kernel->size, kind,
-        kernel->divisor, kernel->bias, clf_border_name (border));
+        kernel->divisor, kernel->bias, clf_border_name (border),
+        kernel->chroma == CLF_CHROMA_NEUTRAL ? " chroma=neutral" : "");
     check_against_reference (plan, &params, format, what, in);
   }
 }
@@ -1878,7 +1879,8 @@ check_convolve_sizes (void)
 /* The deeper formats and the packed and planar families (16-bit either
  * byte order, 10 and 12 bits with a shift, packed 4:2:2, alpha in the
  * pixel and as a plane), each with a random K and kind (every family in
- * both tiers: its kernels are drawn anew each run). */
+ * both tiers: its kernels are drawn anew each run), and with neutral
+ * chroma. */
 static void
 check_convolve_formats (void)
 {
@@ -1898,6 +1900,12 @@ check_convolve_formats (void)
         check_convolve (plan, names[i], &f[i], &in, &k,
             kernel_kind_names[kind]);
       }
+    /* Neutral chroma (emboss's): chroma planes, chroma beside luma in a
+     * pixel (packed 4:2:2 and 4:4:4), and formats with none. */
+    ClfKernel k = random_kernel (3, KERNEL_SMALL);
+    k.bias = (int32_t) random_in (-300, 70000);
+    k.chroma = CLF_CHROMA_NEUTRAL;
+    check_convolve (plan, names[i], &f[i], &in, &k, "small");
     test_frame_clear (&in);
     clf_plan_free (plan);
   }
