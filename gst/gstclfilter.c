@@ -36,7 +36,7 @@
  *   structure has the message's fields but `device` and `pts` (Python:
  *   `buffer.get_custom_meta ("clfilter-stats").get_structure ()`);
  * - a `GST_INFO` line per frame in the `clfilter` debug category
- *   (`GST_DEBUG=clfilter:5`).
+ *   (`GST_DEBUG=clfilter:4`).
  *
  * At EOS the element posts `clfilter-summary` with `frames`,
  * `mean-kernel-ns`, `min-kernel-ns`, `median-kernel-ns`, `p95-kernel-ns`,
@@ -335,9 +335,10 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   gst_caps_unref (caps);
   gst_element_class_set_static_metadata (element_class,
       "OpenCL video filter", "Filter/Effect/Video/Hardware",
-      "Bit-exact OpenCL box blurs and Laplace sharpening that report each "
-      "frame's device time in clfilter-stats messages, a GstClFilterMeta "
-      "and a GstCustomMeta, and at EOS in clfilter-summary",
+      "Bit-exact OpenCL video filters (box, separable and sliding box "
+      "blurs, Laplace sharpening, K x K integer convolution) that report "
+      "each frame's device time in clfilter-stats messages, a "
+      "GstClFilterMeta and a GstCustomMeta, and at EOS in clfilter-summary",
       "gst-clfilter developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cl_filter_start);

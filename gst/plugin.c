@@ -19,6 +19,6 @@ plugin_init (GstPlugin * plugin)
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, clfilter,
-    "Real-time OpenCL video filters: box blurs and Laplace sharpening, "
-    "timed per frame", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
+    "Real-time OpenCL video filters: box blurs, Laplace sharpening and "
+    "integer convolution, timed per frame", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
     GST_PACKAGE_ORIGIN)

@@ -1,9 +1,10 @@
 /* clf: the OpenCL engine of gst-clfilter.
  *
  * A plain C library (no GStreamer) that picks an OpenCL device, builds the
- * filter kernels once, and runs box/separable/sliding blur or Laplace sharpen
- * over video frames described plane by plane.  Every frame's device time is
- * measured with the queue's profiling events.
+ * filter kernels once, and runs a box, separable or sliding blur, a Laplace
+ * sharpen or a K x K integer convolution over video frames described plane
+ * by plane.  Every frame's device time is measured with the profiling
+ * events of the engine's filter queue.
  *
  * Typical use:
  *   GError *error = NULL;
@@ -81,7 +82,8 @@ const char *clf_mode_name (ClfMode mode);
 const char *clf_border_name (ClfBorder border);
 
 /* The device, its context, its in-order profiling queue for the filters
- * and a transfer queue, plus the programs built for it.  Reference-counted and thread-safe: plans in
+ * and two transfer queues (uploads, downloads), plus the programs built
+ * for it.  Reference-counted and thread-safe: plans in
  * several threads may share one engine. */
 typedef struct ClfEngine ClfEngine;
 
