@@ -287,7 +287,7 @@ gst_cl_filter_ensure_output_pool (GstClFilter * self)
 }
 
 /* Gives the engine the buffer's frame, the first way that takes it
- * (gst/gstclupload.h: in place when it is in our memory, else through a
+ * (gst/cl/gstclupload.h: in place when it is in our memory, else through a
  * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
  * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
  * message naming `what`).  FALSE with `error` unset when mapping failed. */
