@@ -9,7 +9,7 @@
  * cuda.h and cudaGL.h for the names of what their Cu* wrappers take: 1.22
  * for contexts, streams, copies and graphics interop, 1.24 and later also
  * for events, IPC handles, external memory, memory pools and the virtual
- * memory API.  Where the toolkit is absent, gst/cuda-stub/ gives them this
+ * memory API.  Where the toolkit is absent, gst/cl/cuda-stub/ gives them this
  * header (meson.build).  Names that the plugin never touches are left
  * incomplete, so nothing can use them by value; a prototype may still take
  * them (C11 6.7.6.3). */

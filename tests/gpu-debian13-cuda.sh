@@ -102,7 +102,7 @@ prepare() {
   # The plugin's private libraries (its run path names the build's
   # folders), check-cuda, and the libraries it loads that the pack lacks
   # (gst-check's).
-  cp -L "$root$build"/src/lib*.so "$root$build"/gst/libgstcl-*.so "$out/lib/"
+  cp -L "$root$build"/src/lib*.so "$root$build"/gst/cl/libgstcl-*.so "$out/lib/"
   cp "$root$build/tests/check-cuda" "$out/bin/"
   in_root ldd "$build/tests/check-cuda" \
     | awk '/=>/ && $3 ~ /^\// { print $3 }' | while read -r lib; do

@@ -86,7 +86,7 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
   return frame;
 }
 
-/* The way (gst/gstclupload.h) an RGBA frame in `buf` reaches the device
+/* The way (gst/cl/gstclupload.h) an RGBA frame in `buf` reaches the device
  * to be read. */
 static const gchar *
 upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)

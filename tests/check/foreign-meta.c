@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include <clfilter/gstclfiltermeta.h>
+#include <gst/clfilter/gstclfiltermeta.h>
 
 #include "framecheck.h"
 

@@ -116,14 +116,17 @@ struct _GstClFilter
 };
 
 /* GstBaseTransform's class, for the methods the element's files chain up
- * to. */
-GstBaseTransformClass *gst_cl_filter_get_parent_class (void);
-#define GST_CL_FILTER_PARENT_CLASS (gst_cl_filter_get_parent_class ())
+ * to (the element derives from it directly). */
+#define GST_CL_FILTER_PARENT_CLASS \
+  ((GstBaseTransformClass *) g_type_class_peek (GST_TYPE_BASE_TRANSFORM))
 
-/* gstclfilter.c: the element. */
+/* gstclfiltererror.c: what went wrong, on the bus. */
+/* The engine's error with the GStreamer domain and code that fit. */
 void gst_cl_filter_post_error (GstClFilter * self, const GError * error);
-/* frames-in-flight, auto (0) resolved for the device it started on. */
-guint gst_cl_filter_flight_limit (GstClFilter * self);
+/* A buffer whose planes do not fit its memory: a STREAM error naming the
+ * neighbour that made it (`input`: upstream, else downstream's pool). */
+void gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
+    gboolean input, const GError * error);
 
 /* gstclfiltercaps.c: negotiation and queries. */
 gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
@@ -154,8 +157,6 @@ void gst_cl_filter_ensure_output_pool (GstClFilter * self);
 gboolean gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
     GstClUpload * access, GError ** error);
-void gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
-    gboolean input, const GError * error);
 
 /* gstclfilterfields.c: interlaced video. */
 void gst_cl_filter_field_format (const ClfFrameFormat * frame,
@@ -166,6 +167,8 @@ void gst_cl_filter_plan_frame (GstClFilter * self, GstBuffer * inbuf,
 /* gstclfilterpassthrough.c: each frame's settings; a blur of radius 0. */
 void gst_cl_filter_read_params (GstClFilter * self,
     const ClfFrameFormat * format, ClfParams * params);
+/* frames-in-flight, auto (0) resolved for the device it started on. */
+guint gst_cl_filter_flight_limit (GstClFilter * self);
 void gst_cl_filter_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer);
 GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,

@@ -121,3 +121,23 @@ gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
         GST_BUFFER_PTS (buffer));
   return ret;
 }
+
+/* frames-in-flight (changeable while playing), auto (0) resolved for the
+ * device the element started on. */
+guint
+gst_cl_filter_flight_limit (GstClFilter * self)
+{
+  guint limit;
+
+  GST_OBJECT_LOCK (self);
+  limit = self->frames_in_flight;
+  /* Frames in CUDA memory have no transfers to overlap with the kernels
+   * (their copies are on the device): decode chains ran no faster with 3
+   * in flight (docs/performance/), which only add latency, memory and the
+   * hand-overs. */
+  if (limit == 0)
+    limit = gst_cl_flight_is_staged (self->flight) && !self->cuda ?
+        AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
+  GST_OBJECT_UNLOCK (self);
+  return limit;
+}

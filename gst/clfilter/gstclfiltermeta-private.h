@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "clfilter/gstclfiltermeta.h"
+#include "gstclfiltermeta.h"
 
 G_BEGIN_DECLS
 

@@ -219,12 +219,6 @@ G_DEFINE_TYPE (GstClFilter, gst_cl_filter, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (clfilter, "clfilter", GST_RANK_NONE,
     GST_TYPE_CL_FILTER);
 
-GstBaseTransformClass *
-gst_cl_filter_get_parent_class (void)
-{
-  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class);
-}
-
 static void gst_cl_filter_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
 static void gst_cl_filter_get_property (GObject * object, guint prop_id,
@@ -372,26 +366,6 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_cl_filter_debug, "clfilter", 0,
       "OpenCL video filter");
-}
-
-/* frames-in-flight (changeable while playing), auto (0) resolved for the
- * device the element started on. */
-guint
-gst_cl_filter_flight_limit (GstClFilter * self)
-{
-  guint limit;
-
-  GST_OBJECT_LOCK (self);
-  limit = self->frames_in_flight;
-  /* Frames in CUDA memory have no transfers to overlap with the kernels
-   * (their copies are on the device): decode chains ran no faster with 3
-   * in flight (docs/performance/), which only add latency, memory and the
-   * hand-overs. */
-  if (limit == 0)
-    limit = gst_cl_flight_is_staged (self->flight) && !self->cuda ?
-        AUTO_FRAMES_IN_FLIGHT_STAGED : 1;
-  GST_OBJECT_UNLOCK (self);
-  return limit;
 }
 
 /* What the frames in flight ask of the element (gstclflight.h). */
@@ -585,45 +559,6 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
   }
   GST_OBJECT_UNLOCK (self);
 }
-
-/* Posts the engine's error with the GStreamer domain and code that fit. */
-void
-gst_cl_filter_post_error (GstClFilter * self, const GError * error)
-{
-  const gchar *detail = clf_error_get_detail (error);
-
-  if (!detail)
-    detail = "";
-
-  switch (error->code) {
-    case CLF_ERROR_NOT_FOUND:
-      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("%s", error->message),
-          ("%s", detail));
-      break;
-    case CLF_ERROR_BUILD:
-      GST_ELEMENT_ERROR (self, LIBRARY, INIT, ("%s", error->message),
-          ("Build log:\n%s", detail));
-      break;
-    case CLF_ERROR_INVALID:
-      GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", error->message),
-          ("%s", detail));
-      break;
-    case CLF_ERROR_FRAME:
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error->message),
-          ("%s", detail));
-      break;
-    default:
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("OpenCL error on %s: %s", self->device_name, error->message),
-          ("%s", detail));
-      break;
-  }
-}
-
-/* Upstream's latency; the maximum grows by a frame for each frame in
- * flight beyond the first, which the element can hold while downstream
- * is slow.  The minimum does not: a frame waits for the device only, as
- * in any filter. */
 
 static gboolean
 gst_cl_filter_start (GstBaseTransform * trans)

@@ -287,7 +287,7 @@ gst_cl_filter_ensure_output_pool (GstClFilter * self)
 }
 
 /* Gives the engine the buffer's frame, the first way that takes it
- * (gst/gstclupload.h: in place when it is in our memory, else through a
+ * (gst/cl/gstclupload.h: in place when it is in our memory, else through a
  * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
  * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
  * message naming `what`).  FALSE with `error` unset when mapping failed. */
@@ -304,47 +304,4 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     return FALSE;
   }
   return TRUE;
-}
-
-/* The planes a buffer's GstVideoMeta gives, and the buffer's size, for an
- * error about them. */
-static gchar *
-describe_buffer_layout (GstBuffer * buffer)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-  GString *text = g_string_new (NULL);
-
-  g_string_append_printf (text, "a buffer of %" G_GSIZE_FORMAT " bytes in %u "
-      "memories", gst_buffer_get_size (buffer), gst_buffer_n_memory (buffer));
-  if (!meta)
-    return g_string_free (g_string_append (text, ", with the caps' layout"),
-        FALSE);
-  g_string_append (text, "; its GstVideoMeta gives");
-  for (guint i = 0; i < meta->n_planes; i++)
-    g_string_append_printf (text, "%s plane %u offset %" G_GSIZE_FORMAT
-        " stride %d", i ? "," : "", i, meta->offset[i], meta->stride[i]);
-  return g_string_free (text, FALSE);
-}
-
-/* A buffer whose planes do not fit its memory: a STREAM error naming the
- * neighbour that made it, instead of reading or writing outside it. */
-void
-gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
-    gboolean input, const GError * error)
-{
-  gchar *layout = describe_buffer_layout (buffer);
-
-  if (input)
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Invalid input buffer: %s", error->message),
-        ("Upstream sent %s. The element before clfilter (or its buffer "
-            "pool) describes planes that do not lie inside the buffer; "
-            "that element needs fixing", layout));
-  else
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Invalid output buffer: %s", error->message),
-        ("The buffer pool downstream gave %s. Its buffers are smaller than "
-            "their GstVideoMeta says; with zero-copy=true (the default) "
-            "clfilter uses its own pool instead", layout));
-  g_free (layout);
 }
