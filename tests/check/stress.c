@@ -271,6 +271,16 @@ explain_stall (Storm * storm)
   g_printerr ("stall: pipeline: %s (pending %s, last change %s)\n",
       gst_element_state_get_name (state), gst_element_state_get_name (pending),
       gst_element_state_change_return_get_name (ret));
+  /* A bin waits for its children's ASYNC_DONE: which ones it still holds
+   * an ASYNC_START of (none, with a state pending, is a lost commit). */
+  GST_OBJECT_LOCK (storm->pipeline);
+  g_printerr ("stall: pipeline next %s, target %s\n",
+      gst_element_state_get_name (GST_STATE_NEXT (storm->pipeline)),
+      gst_element_state_get_name (GST_STATE_TARGET (storm->pipeline)));
+  for (GList * l = GST_BIN (storm->pipeline)->messages; l; l = l->next)
+    g_printerr ("stall: pipeline holds %s of %s\n",
+        GST_MESSAGE_TYPE_NAME (l->data), GST_MESSAGE_SRC_NAME (l->data));
+  GST_OBJECT_UNLOCK (storm->pipeline);
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     GstElement *e = g_value_get_object (&item);
 
