@@ -54,12 +54,6 @@ struct _GstClCuda
   gsize frame_size;
 };
 
-gboolean
-gst_cl_cuda_built (void)
-{
-  return TRUE;
-}
-
 /* The formats of GstCudaMemory in GStreamer 1.22 (its cudaupload's caps). */
 static const gchar cuda_formats[] = "{ I420, YV12, NV12, NV21, P010_10LE, "
     "P016_LE, I420_10LE, Y444, Y444_16LE, BGRA, RGBA, RGBx, BGRx, ARGB, ABGR, "
@@ -501,12 +495,6 @@ gst_cl_cuda_access_close (GstClCudaAccess * access)
 
 #else /* !CLF_HAVE_CUDA: built without; no buffer is ever CUDA memory
        * to us, and no context is made. */
-
-gboolean
-gst_cl_cuda_built (void)
-{
-  return FALSE;
-}
 
 GstCaps *
 gst_cl_cuda_template_caps (GstCaps * system)

@@ -26,8 +26,6 @@ G_BEGIN_DECLS
  * frame in flight holds one. */
 typedef struct _GstClCuda GstClCuda;
 
-/* Whether CUDA memory was built in (the meson option `cuda`). */
-gboolean gst_cl_cuda_built (void);
 /* The pad templates' caps: `system` (raw video in system memory, not
  * taken) followed, where CUDA memory was built in, by the same in CUDA
  * memory for the formats GstCudaMemory allocates. */
