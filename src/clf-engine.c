@@ -423,7 +423,7 @@ program_build_find_or_start (ClfEngine * engine, const ClfProgramSpec * spec,
   build->thread = g_thread_try_new ("clf-build", program_build_run, build,
       &thread_error);
   if (!build->thread) {
-    clf_set_error (error, CLF_ERROR_OPENCL, "cannot start a thread to build "
+    clf_set_error (error, CLF_ERROR_SYSTEM, "cannot start a thread to build "
         "the kernels: %s", thread_error->message);
     g_error_free (thread_error);
     /* Never the last reference: the caller holds one. */

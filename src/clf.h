@@ -65,6 +65,8 @@ typedef enum {
   CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
                          * offsets or sizes): bad input, not a bad format */
   CLF_ERROR_CANCELLED,  /* the caller stopped the frame (ClfInterrupt) */
+  CLF_ERROR_SYSTEM,     /* the system refused what the engine needs of it
+                         * (a thread) */
 } ClfErrorCode;
 
 /* With CLF_ERROR_OPENCL: the failed call's status; else CL_SUCCESS (also

@@ -43,6 +43,10 @@ gst_cl_filter_post_error (GstClFilter * self, const GError * error)
       GST_ELEMENT_ERROR (self, STREAM, FAILED, ("%s", error->message),
           ("%s", detail));
       break;
+    case CLF_ERROR_SYSTEM:
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED, ("%s", error->message),
+          ("%s", detail));
+      break;
     default:
       GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
           ("OpenCL error on %s: %s", self->device_name, error->message),
