@@ -63,7 +63,7 @@ struct _GstClFilter
 
   /* zero-copy as it was when the element started: the property may
    * change while playing, for the next start. */
-  gboolean sharing;
+  gboolean started_zero_copy;
   /* The settings a slow frame was reported for (the thread that
    * enqueues: see the device thread). */
   ClfParams slow_reported;

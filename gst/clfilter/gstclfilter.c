@@ -578,7 +578,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   g_free (self->device_name);
   self->device_name = g_strdup (clf_engine_device_name (self->engine));
-  self->sharing = self->zero_copy;
+  self->started_zero_copy = self->zero_copy;
   self->slow_known = FALSE;
   self->convolve_unused_said = FALSE;
   self->frames = 0;

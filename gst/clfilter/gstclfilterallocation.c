@@ -129,7 +129,7 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
       (trans, decide_query, query))
     return FALSE;
   GST_OBJECT_LOCK (self);
-  zero_copy = self->sharing;
+  zero_copy = self->started_zero_copy;
   GST_OBJECT_UNLOCK (self);
   engine = gst_cl_filter_ref_engine (self);
   proposed = gst_cl_upload_propose_allocation (engine, zero_copy, query);
@@ -214,7 +214,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_query_parse_allocation (query, &caps, NULL);
   if (self->cuda && gst_cl_caps_are_cuda (caps))
     return gst_cl_filter_decide_cuda_allocation (self, query, caps);
-  if (!self->sharing) {
+  if (!self->started_zero_copy) {
     gst_cl_flight_set_output_to_filter (self->flight, FALSE);
     /* Without downstream's pool, one whose buffers' row padding is zeroed
      * once (the base class's would carry a freed buffer's bytes). */
@@ -297,7 +297,7 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     GstClUpload * access, GError ** error)
 {
   if (!gst_cl_upload_open (access, self->engine, &self->format, buffer, info,
-          flags, self->sharing, self->cuda, error))
+          flags, self->started_zero_copy, self->cuda, error))
     return FALSE;
   if (!clf_plan_check_frame (self->plan, &access->frame, what, error)) {
     gst_cl_upload_close (access);
