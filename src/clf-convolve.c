@@ -127,7 +127,7 @@ compare_taps (const void *a, const void *b)
 }
 
 /* The taps: where and k[i][j] of each coefficient that is not zero (the
- * products of zeros are not worth their loads: the seed's motion blur has
+ * products of zeros are not worth their loads: the motion-blur preset has
  * 14 of 49), in rows, or by coefficient for the CPUs' strips (which add
  * the values of a run of taps with one coefficient, then multiply). */
 static void

@@ -61,9 +61,9 @@ static const gint gaussian5[] = {
   1, 4, 6, 4, 1,
 };
 
-/* The 45-degree motion blur of the 7x7 convolution exam (the project's
- * seed): its coefficients x 10000, its C array's 42 values and the 7 it
- * leaves 0; the divisor is their sum, 7968. */
+/* The 7x7 motion blur at 45 degrees of the classic OpenCL convolution
+ * exercise: its coefficients x 10000, 42 given and 7 left 0; the divisor
+ * is their sum, 7968. */
 static const gint motion_blur[] = {
   0, 0, 0, 0, 0, 145, 0,
   0, 0, 0, 0, 376, 1283, 145,
