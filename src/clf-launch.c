@@ -68,7 +68,7 @@ learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
  * after the command that depended on it ended (NVIDIA, with several
  * frames in flight in several elements: CL_PROFILING_INFO_NOT_AVAILABLE). */
 bool
-clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds, ClfFrameStats * stats,
+clf_plan_finish_commands (ClfPlan * plan, ClfInFlight * cmds, ClfFrameStats * stats,
     GError ** error)
 {
   bool ok = true;
@@ -397,7 +397,7 @@ clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set, const Pass * pass,
 bool
 clf_plan_keep_done_event (ClfPlan * plan, GError ** error)
 {
-  FrameCommands *cmds = &plan->commands;
+  ClfInFlight *cmds = &plan->commands;
 
   if (cmds->n == 0) {
     const cl_event *wait;

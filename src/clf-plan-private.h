@@ -47,8 +47,8 @@ typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
 /* The commands enqueued for a frame; for kernels whose cost grows with
  * the radius or convolve's kernel, which kernel and how many bytes it
  * reads, to learn its speed (see clf-launch.c).  Built in the plan while
- * the frame is enqueued, then its own (ClfInFlight) until finished. */
-typedef struct ClfInFlight {
+ * the frame is enqueued, then handed to the caller until finished. */
+struct ClfInFlight {
   cl_event events[MAX_COMMANDS];
   CommandKind kinds[MAX_COMMANDS];
   KernelId kernels[MAX_COMMANDS];
@@ -57,7 +57,7 @@ typedef struct ClfInFlight {
   uint64_t launched_ns;         /* launches already waited for */
   uint32_t copies;              /* host-side copies of the frame */
   cl_event done;                /* completes with the frame */
-} FrameCommands;
+};
 
 struct ClfPlan {
   ClfEngine *engine;
@@ -86,7 +86,7 @@ struct ClfPlan {
   cl_mem staging_in;            /* device frames for host planes, */
   cl_mem staging_out;           /* created on first use */
 
-  FrameCommands commands;       /* of the frame being enqueued */
+  ClfInFlight commands;       /* of the frame being enqueued */
   /* The events the frame being enqueued waits for, given to its first
    * command (see clf_plan_take_wait). */
   const cl_event *wait;
@@ -116,7 +116,7 @@ void clf_plan_event_enqueued (ClfPlan * plan);
 cl_uint clf_plan_take_wait (ClfPlan * plan, const cl_event ** wait);
 /* Waits for a frame's commands, adds their device time to `stats` (may be
  * NULL), learns the kernels' speeds and releases the events. */
-bool clf_plan_finish_commands (ClfPlan * plan, FrameCommands * cmds,
+bool clf_plan_finish_commands (ClfPlan * plan, ClfInFlight * cmds,
     ClfFrameStats * stats, GError ** error);
 /* A kernel argument: its size and where its value is. */
 typedef struct {
