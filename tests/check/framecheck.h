@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include "reference.h"
+#include "util.h"
 
 /* One component of a format, written out by hand from the format's
  * definition (not from GstVideoFormatInfo) so that a mistake in the
