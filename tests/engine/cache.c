@@ -1,4 +1,4 @@
-/* Engine tests, group cache (test-engine cache): The on-disk cache of
+/* Engine tests, group cache (test-engine cache): the on-disk cache of
  * program binaries: loads, stores, untrusted entries, a binary that crashes
  * the driver. */
 #include "engine-common.h"

@@ -134,12 +134,7 @@ check_convolve_extremes (void)
       continue;
     for (int checker = 0; checker < 2; checker++) {
       ClfHostFrame in;
-      test_frame_init (&in, format, false);
-      for (uint32_t i = 0; i < format->n_planes; i++)
-        for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
-          for (size_t x = 0; x < clf_frame_format_row_bytes (format, i); x++)
-            in.data[i][y * in.stride[i] + x] =
-                checker && (x / 2 + y) % 2 ? 0 : 0xff;
+      extreme_frame_init (&in, format, checker);
       for (size_t d = 0; d < N_OF (divisors); d++)
         for (size_t b = 0; b < N_OF (biases); b++) {
           if (!sampled (d + b + checker, 3))

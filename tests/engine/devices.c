@@ -1,4 +1,4 @@
-/* Engine tests, group devices (test-engine devices): Device selection:
+/* Engine tests, group devices (test-engine devices): device selection:
  * names, indices, types, and the errors for none. */
 #include "engine-common.h"
 

@@ -46,6 +46,18 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
 }
 
 void
+extreme_frame_init (ClfHostFrame * in, const ClfFrameFormat * format,
+    bool checker)
+{
+  test_frame_init (in, format, false);
+  for (uint32_t i = 0; i < format->n_planes; i++)
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
+      for (size_t x = 0; x < clf_frame_format_row_bytes (format, i); x++)
+        in->data[i][y * in->stride[i] + x] =
+            checker && (x / 2 + y) % 2 ? 0 : 0xff;
+}
+
+void
 test_frame_clear (ClfHostFrame * t)
 {
   for (int i = 0; i < CLF_MAX_PLANES; i++)

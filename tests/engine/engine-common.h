@@ -109,6 +109,11 @@ void test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format,
 
 void test_frame_clear (ClfHostFrame * t);
 
+/* A frame of extreme bytes: every byte 0xff, or (checker) a checkerboard
+ * of 0xff and 0 by byte pairs; the rows' padding a canary. */
+void extreme_frame_init (ClfHostFrame * in, const ClfFrameFormat * format,
+    bool checker);
+
 /* Same pixels, same canaries: compares whole planes, padding included. */
 bool frames_equal (const ClfFrameFormat * format, const ClfHostFrame * got,
     const ClfHostFrame * want, const char *what);

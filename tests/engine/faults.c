@@ -1,4 +1,4 @@
-/* Engine tests, group faults (test-engine faults): Injected faults (the
+/* Engine tests, group faults (test-engine faults): injected faults (the
  * test layer: tests/layer/). */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group formats (test-engine formats): The families of
+/* Engine tests, group formats (test-engine formats): the families of
  * formats beyond 8-bit bytes, extreme values, shifted bytes. */
 #include "engine-common.h"
 
@@ -21,12 +21,7 @@ check_extreme_values (void)
       if (!plan)
         return;
       ClfHostFrame in;
-      test_frame_init (&in, format, false);
-      for (uint32_t i = 0; i < format->n_planes; i++)
-        for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
-          for (size_t x = 0; x < clf_frame_format_row_bytes (format, i); x++)
-            in.data[i][y * in.stride[i] + x] =
-                checker && (x / 2 + y) % 2 ? 0 : 0xff;
+      extreme_frame_init (&in, format, checker);
       for (size_t r = 0; r < N_OF (edge_radii); r++)
         for (ClfMode mode = CLF_MODE_SEPARABLE; mode <= CLF_MODE_SLIDING;
             mode++) {

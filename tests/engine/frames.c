@@ -1,4 +1,4 @@
-/* Engine tests, group frames (test-engine frames): Frames in device buffers
+/* Engine tests, group frames (test-engine frames): frames in device buffers
  * and wrapped host memory, frames in flight, builds started early. */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group invalid (test-engine invalid): Invalid formats,
+/* Engine tests, group invalid (test-engine invalid): invalid formats,
  * parameters and frames, refused with an error. */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group layouts (test-engine layouts): Packed and multi-plane
+/* Engine tests, group layouts (test-engine layouts): packed and multi-plane
  * layouts, rows of tiles, chunks and strips. */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group long (test-engine long): Long frames: launches,
+/* Engine tests, group long (test-engine long): long frames: launches,
  * stops, the slow report. */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group matrix (test-engine matrix): The issue's matrix:
+/* Engine tests, group matrix (test-engine matrix): the issue's matrix:
  * every mode, border, radius and size of one byte a pixel. */
 #include "engine-common.h"
 

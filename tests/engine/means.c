@@ -1,4 +1,4 @@
-/* Engine tests, group means (test-engine means): The CPUs' means on the
+/* Engine tests, group means (test-engine means): the CPUs' means on the
  * critical sums of every radius. */
 #include "engine-common.h"
 

@@ -1,4 +1,4 @@
-/* Engine tests, group oracle (test-engine oracle): The oracle against the
+/* Engine tests, group oracle (test-engine oracle): the oracle against the
  * blur's definition. */
 #include "engine-common.h"
 

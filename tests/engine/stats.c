@@ -1,5 +1,5 @@
-/* Engine tests, group stats (test-engine stats): The kernel-time summary.
- * */
+/* Engine tests, group stats (test-engine stats): the kernel-time
+ * summary. */
 #include "engine-common.h"
 
 /* ---- the kernel-time summary ----------------------------------------- */
