@@ -1,8 +1,11 @@
 /* GStreamer
  * gst-check tests of clfilter's OpenCL memory and buffer pool, without the
- * element: CPU writes through a map reach the device, device writes reach
- * a later map, nested and shared maps, zeroed edges, and the pool's video
- * meta and alignment options.
+ * element, the meson test `memory`: CPU writes through a map reach the
+ * device, device writes reach a later map, nested and shared maps, zeroed
+ * edges, the ways in, and the pool's video meta and alignment options
+ * (here); transfers that fail (memory-failures.c); readiness, the waits
+ * between the CPU and the device (memory-readiness.c).  This file makes
+ * the suite and holds what its files share (memory.h).
  */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -12,49 +15,20 @@
 #include "gstclcontext.h"
 #include "gstclmemory.h"
 #include "gstclupload.h"
+#include "memory.h"
 #include "reference.h"
 
-static ClfEngine *engine;
-static GstAllocator *allocator;
+ClfEngine *engine;
+GstAllocator *allocator;
 
-static void
-setup (void)
-{
-  GError *err = NULL;
-
-  engine = clf_engine_new ("auto", &err);
-  fail_unless (engine != NULL, "no OpenCL device: %s", err->message);
-  allocator = gst_cl_allocator_new (engine);
-}
-
-/* As a discrete GPU's memory, on any device: a device buffer and a pinned
- * staging buffer, whose transfers go on their own queues (see
- * clf_engine_host_unified). */
-static void
-setup_discrete (void)
-{
-  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
-  setup ();
-}
-
-static void
-teardown (void)
-{
-  gst_object_unref (allocator);
-  clf_engine_unref (engine);
-}
-
-static void
+void
 fill_random (guint8 * data, gsize size)
 {
   for (gsize i = 0; i < size; i++)
     data[i] = (guint8) g_random_int ();
 }
 
-/* Enqueues the frame src -> dst as the element does: behind the device
- * wait lists of the memories it reads and writes (`read`, `written`, or
- * NULL), recording its event on them; returns without waiting for it. */
-static ClfInFlight *
+ClfInFlight *
 enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, GstMemory * read,
     GstMemory * written)
@@ -86,60 +60,7 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
   return frame;
 }
 
-/* The way (gst/gstclupload.h) an RGBA frame in `buf` reaches the device
- * to be read. */
-static const gchar *
-upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
-{
-  const ClfFrameFormat format = clf_ref_byte_plane (GST_VIDEO_INFO_WIDTH
-      (info), GST_VIDEO_INFO_HEIGHT (info), 4, 0x7, 0x7);
-  GstClUpload upload;
-  GError *err = NULL;
-  const gchar *way;
-
-  fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
-          GST_MAP_READ, zero_copy, NULL, &err), "%s", err ? err->message :
-      "the buffer could not be mapped");
-  way = upload.method;
-  gst_cl_upload_close (&upload);
-  return way;
-}
-
-/* The ways in, in order: our memory in place; on a device that works on
- * host memory, system memory wrapped; else, and without zero copy, a
- * copy.  Our memory that the CPU holds mapped is copied on a discrete
- * device, where the device's bytes are not the CPU's. */
-GST_START_TEST (test_upload_ways)
-{
-  GstAllocationParams page = { 0, 4095, 0, 0 };
-  gboolean unified = clf_engine_host_unified (engine);
-  GstVideoInfo info;
-  GstBuffer *ours, *system;
-  GstMapInfo map;
-
-  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 13,
-          11));
-  ours = gst_buffer_new_allocate (allocator, info.size, NULL);
-  system = gst_buffer_new_allocate (NULL, info.size, &page);
-  fail_unless_equals_string (upload_way (ours, &info, TRUE), "device-memory");
-  fail_unless_equals_string (upload_way (system, &info, TRUE),
-      unified ? "wrapped-host" : "copied-host");
-  fail_unless_equals_string (upload_way (ours, &info, FALSE), "copied-host");
-  fail_unless_equals_string (upload_way (system, &info, FALSE),
-      "copied-host");
-  fail_unless (gst_buffer_map (ours, &map, GST_MAP_READ));
-  fail_unless_equals_string (upload_way (ours, &info, TRUE),
-      unified ? "device-memory" : "copied-host");
-  gst_buffer_unmap (ours, &map);
-  gst_buffer_unref (ours);
-  gst_buffer_unref (system);
-}
-
-GST_END_TEST;
-
-/* From now on, the calls of libgstcl-1.0 (the memory's own) that `spec`
- * names fail, as CLF_TEST_FAIL_CALL says (tests/layer/); NULL: none. */
-static void
+void
 fail_gstcl_calls (const gchar * spec)
 {
   if (!spec) {
@@ -151,11 +72,7 @@ fail_gstcl_calls (const gchar * spec)
   g_setenv ("CLF_TEST_FAIL_CALL", spec, TRUE);
 }
 
-/* A 37x23 gray plane at byte 8 of the memory, rows 40 bytes apart: the
- * CPU writes it through a map (the calls `upload_fault` names failing at
- * the unmap), the device sharpens it into a second memory, and a map of
- * that shows the reference's bytes. */
-static void
+void
 map_write_kernel_map_read (const gchar * upload_fault)
 {
   const ClfFrameFormat format = clf_ref_byte_plane (37, 23, 1, 1, 1);
@@ -213,345 +130,87 @@ map_write_kernel_map_read (const gchar * upload_fault)
   gst_memory_unref (out);
 }
 
+static void
+setup (void)
+{
+  GError *err = NULL;
+
+  engine = clf_engine_new ("auto", &err);
+  fail_unless (engine != NULL, "no OpenCL device: %s", err->message);
+  allocator = gst_cl_allocator_new (engine);
+}
+
+/* As a discrete GPU's memory, on any device: a device buffer and a pinned
+ * staging buffer, whose transfers go on their own queues (see
+ * clf_engine_host_unified). */
+static void
+setup_discrete (void)
+{
+  g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
+  setup ();
+}
+
+static void
+teardown (void)
+{
+  gst_object_unref (allocator);
+  clf_engine_unref (engine);
+}
+
+/* The way (gst/gstclupload.h) an RGBA frame in `buf` reaches the device
+ * to be read. */
+static const gchar *
+upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
+{
+  const ClfFrameFormat format = clf_ref_byte_plane (GST_VIDEO_INFO_WIDTH
+      (info), GST_VIDEO_INFO_HEIGHT (info), 4, 0x7, 0x7);
+  GstClUpload upload;
+  GError *err = NULL;
+  const gchar *way;
+
+  fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
+          GST_MAP_READ, zero_copy, NULL, &err), "%s", err ? err->message :
+      "the buffer could not be mapped");
+  way = upload.method;
+  gst_cl_upload_close (&upload);
+  return way;
+}
+
+/* The ways in, in order: our memory in place; on a device that works on
+ * host memory, system memory wrapped; else, and without zero copy, a
+ * copy.  Our memory that the CPU holds mapped is copied on a discrete
+ * device, where the device's bytes are not the CPU's. */
+GST_START_TEST (test_upload_ways)
+{
+  GstAllocationParams page = { 0, 4095, 0, 0 };
+  gboolean unified = clf_engine_host_unified (engine);
+  GstVideoInfo info;
+  GstBuffer *ours, *system;
+  GstMapInfo map;
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 13,
+          11));
+  ours = gst_buffer_new_allocate (allocator, info.size, NULL);
+  system = gst_buffer_new_allocate (NULL, info.size, &page);
+  fail_unless_equals_string (upload_way (ours, &info, TRUE), "device-memory");
+  fail_unless_equals_string (upload_way (system, &info, TRUE),
+      unified ? "wrapped-host" : "copied-host");
+  fail_unless_equals_string (upload_way (ours, &info, FALSE), "copied-host");
+  fail_unless_equals_string (upload_way (system, &info, FALSE),
+      "copied-host");
+  fail_unless (gst_buffer_map (ours, &map, GST_MAP_READ));
+  fail_unless_equals_string (upload_way (ours, &info, TRUE),
+      unified ? "device-memory" : "copied-host");
+  gst_buffer_unmap (ours, &map);
+  gst_buffer_unref (ours);
+  gst_buffer_unref (system);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_map_write_kernel_map_read)
 {
   map_write_kernel_map_read (NULL);
-}
-
-GST_END_TEST;
-
-/* ---- transfers that fail (staged memory) ------------------------------ */
-
-/* The upload of the CPU's write fails at the unmap: the kernel's wait
- * list uploads it again first, and the kernel filters the CPU's bytes.
- * (Seen failing with the failure only logged: the kernel read the device
- * buffer's older bytes.) */
-GST_START_TEST (test_failed_upload_retried)
-{
-  map_write_kernel_map_read ("clEnqueueWriteBuffer:1");
-}
-
-GST_END_TEST;
-
-/* The flush after the upload fails: the upload is enqueued all the same,
- * and the kernel waits for it. */
-GST_START_TEST (test_failed_flush_after_upload)
-{
-  map_write_kernel_map_read ("clFlush:1");
-}
-
-GST_END_TEST;
-
-/* The device's bytes of `mem` (its buffer, not the CPU's copy) from
- * `offset` in the buffer, read behind its readiness. */
-static void
-read_device (GstMemory * mem, gsize offset, guint8 * data, gsize size)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  cl_mem buffer = gst_cl_memory_get_buffer (mem, NULL);
-  guint n;
-
-  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
-          &err), "%s", err ? err->message : "");
-  fail_unless_equals_int (clEnqueueReadBuffer (clf_engine_queue (engine),
-          buffer, CL_TRUE, offset, size, data, n, n ? wait : NULL, NULL),
-      CL_SUCCESS);
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-}
-
-/* A CPU map for reading of `mem` shows `want`. */
-static void
-check_mapped (GstMemory * mem, const guint8 * want, gsize size)
-{
-  GstMapInfo map;
-
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, want, size) == 0);
-  gst_memory_unmap (mem, &map);
-}
-
-/* The device's bytes of `mem` are `want`; `lacks` says what it lacks
- * otherwise. */
-static void
-check_on_device (GstMemory * mem, const guint8 * want, gsize size,
-    const gchar * lacks)
-{
-  guint8 *device = g_malloc (size);
-
-  read_device (mem, 0, device, size);
-  fail_unless (memcmp (device, want, size) == 0, "the device lacks %s",
-      lacks);
-  g_free (device);
-}
-
-/* The device access failed as the CPU's write could not be uploaded: the
- * error names the call and the CL error, and says what to do. */
-static void
-check_upload_error (GError * err)
-{
-  fail_unless (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL), "%s",
-      err ? err->message : "no error");
-  fail_unless (strstr (err->message, "clEnqueueWriteBuffer") != NULL
-      && strstr (err->message, "CL_OUT_OF_RESOURCES") != NULL, "%s",
-      err->message);
-  fail_unless (clf_error_get_detail (err) != NULL
-      && strstr (clf_error_get_detail (err), "frames-in-flight") != NULL,
-      "no hint: %s", clf_error_get_detail (err));
-}
-
-/* The upload fails at the unmap and again at each device access: every
- * access (read, write, a promised write) fails with the error, and no
- * events; the CPU still sees its own bytes.  Once the fault is gone, the
- * next access uploads them. */
-GST_START_TEST (test_failed_upload_fails_device_access)
-{
-  const gsize size = 1013;
-  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size);
-  const GstMapFlags access[] = { GST_MAP_READ, GST_MAP_WRITE };
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  GstMapInfo map;
-  guint64 ticket;
-  guint n;
-
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  fill_random (map.data, size);
-  memcpy (written, map.data, size);
-  fail_gstcl_calls ("clEnqueueWriteBuffer:1+");
-  gst_memory_unmap (mem, &map);
-  for (guint i = 0; i < G_N_ELEMENTS (access); i++) {
-    n = 99;
-    fail_if (gst_cl_memory_device_wait_list (mem, access[i], wait, &n,
-            &err), "a device access to bytes that never reached the device");
-    fail_unless_equals_int (n, 0);
-    check_upload_error (err);
-    g_clear_error (&err);
-  }
-  ticket = gst_cl_memory_promise_write (mem);
-  fail_if (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n, &err));
-  check_upload_error (err);
-  g_clear_error (&err);
-  gst_cl_memory_keep_promise (mem, ticket, NULL);
-
-  check_mapped (mem, written, size);
-  fail_gstcl_calls (NULL);
-  check_on_device (mem, written, size, "the CPU's write once the upload "
-      "works");
-
-  g_free (written);
-  gst_memory_unref (mem);
-}
-
-GST_END_TEST;
-
-/* A device write of random bytes into `mem` (the test's own, recorded as
- * the memory's writer); the bytes in `data`. */
-static void
-device_writes (GstMemory * mem, guint8 * data, gsize size)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT], done;
-  GError *err = NULL;
-  gsize offset;
-  cl_mem buffer = gst_cl_memory_get_buffer (mem, &offset);
-  guint n;
-
-  fill_random (data, size);
-  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_WRITE, wait, &n,
-          &err), "%s", err ? err->message : "");
-  fail_unless_equals_int (clEnqueueWriteBuffer (clf_engine_queue (engine),
-          buffer, CL_TRUE, offset, size, data, n, n ? wait : NULL, &done),
-      CL_SUCCESS);
-  gst_cl_memory_device_done (mem, GST_MAP_WRITE, done);
-  clReleaseEvent (done);
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-}
-
-/* Reads of `mem` fail: on the device, naming the failed write's call,
- * with no events; on the CPU, for reading and for reading and writing. */
-static void
-check_reads_fail (GstMemory * mem, const gchar * when)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  GstMapInfo map;
-  guint n = 99;
-
-  fail_if (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
-          &err), "%s: a device read of bytes never written", when);
-  fail_unless_equals_int (n, 0);
-  fail_unless (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL), "%s: %s",
-      when, err ? err->message : "no error");
-  fail_unless (strstr (err->message, "clEnqueueNDRangeKernel") != NULL
-      && strstr (err->message, "CL_OUT_OF_RESOURCES") != NULL, "%s: %s",
-      when, err->message);
-  g_clear_error (&err);
-  fail_if (gst_memory_map (mem, &map, GST_MAP_READ), "%s: a CPU map for "
-      "reading of bytes never written", when);
-  fail_if (gst_memory_map (mem, &map, GST_MAP_READWRITE), "%s: a CPU map "
-      "for reading and writing of bytes never written", when);
-}
-
-/* The device write promised on a memory fails (the promise is broken):
- * every read of the memory fails, device and CPU, also after a later
- * promise is withdrawn, until it is written again: by a device write,
- * then by a CPU map for writing only, each of which goes ahead.  (Without
- * the mark, a downstream clfilter filtered the memory's older bytes.) */
-GST_START_TEST (test_broken_promise_fails_reads)
-{
-  const gsize size = 1531;
-  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size);
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *failure = NULL, *err = NULL;
-  GstMapInfo map;
-  guint64 ticket;
-  guint n;
-
-  g_set_error (&failure, CLF_ERROR, CLF_ERROR_OPENCL,
-      "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)");
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  fill_random (map.data, size);
-  gst_memory_unmap (mem, &map);
-
-  ticket = gst_cl_memory_promise_write (mem);
-  fail_unless (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n,
-          &err), "%s", err ? err->message : "");
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-  gst_cl_memory_break_promise (mem, ticket, failure);
-  check_reads_fail (mem, "broken");
-  ticket = gst_cl_memory_promise_write (mem);
-  gst_cl_memory_keep_promise (mem, ticket, NULL);
-  check_reads_fail (mem, "broken, then withdrawn");
-
-  /* A device write makes the bytes anew. */
-  device_writes (mem, written, size);
-  check_mapped (mem, written, size);
-
-  /* So does a CPU write. */
-  ticket = gst_cl_memory_promise_write (mem);
-  gst_cl_memory_break_promise (mem, ticket, failure);
-  check_reads_fail (mem, "broken again");
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE), "a CPU map for "
-      "writing only of bytes never written");
-  fill_random (map.data, size);
-  memcpy (written, map.data, size);
-  gst_memory_unmap (mem, &map);
-  check_mapped (mem, written, size);
-  check_on_device (mem, written, size, "the CPU's write");
-
-  g_error_free (failure);
-  g_free (written);
-  gst_memory_unref (mem);
-}
-
-GST_END_TEST;
-
-/* The download of what the device wrote fails: at a map (which fails),
- * or at a prefetch (which says nothing); the next map downloads, and shows
- * the device's bytes. */
-GST_START_TEST (test_failed_download_retried)
-{
-  const gboolean prefetch = __i__ == 1;
-  const gsize size = 2011;
-  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size);
-  GstMapInfo map;
-
-  device_writes (mem, written, size);
-  fail_gstcl_calls ("clEnqueueReadBuffer:1");
-  if (prefetch)
-    gst_cl_memory_prefetch (mem);
-  else
-    fail_if (gst_memory_map (mem, &map, GST_MAP_READ), "a map without the "
-        "device's bytes");
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_gstcl_calls (NULL);
-  fail_unless (memcmp (map.data, written, size) == 0, "the map does not "
-      "show what the device wrote");
-  gst_memory_unmap (mem, &map);
-  g_free (written);
-  gst_memory_unref (mem);
-}
-
-GST_END_TEST;
-
-/* The device's zeros of a zeroed prefix and padding fail to be filled:
- * the allocation fails.  The next one (of the same buffer, kept spare)
- * has them zeroed on the device and for the CPU, though the buffer held
- * random bytes there. */
-GST_START_TEST (test_failed_zero_fill)
-{
-  GstAllocationParams params;
-  GstMemory *mem;
-  guint8 *device;
-  GstMapInfo map;
-  gsize maxsize;
-
-  gst_allocation_params_init (&params);
-  params.prefix = 67;
-  params.padding = 35;
-  mem = gst_allocator_alloc (allocator, 101, &params);
-  gst_memory_get_sizes (mem, NULL, &maxsize);
-  device = g_malloc (maxsize);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  fill_random (map.data - params.prefix, maxsize);
-  gst_memory_unmap (mem, &map);
-  gst_memory_unref (mem);
-
-  params.flags = GST_MEMORY_FLAG_ZERO_PREFIXED | GST_MEMORY_FLAG_ZERO_PADDED;
-  fail_gstcl_calls ("clEnqueueFillBuffer:1");
-  fail_unless (gst_allocator_alloc (allocator, 101, &params) == NULL,
-      "allocated without the zeros it asked for");
-  mem = gst_allocator_alloc (allocator, 101, &params);
-  fail_gstcl_calls (NULL);
-  fail_unless (mem != NULL);
-  read_device (mem, 0, device, maxsize);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  for (gsize i = 0; i < params.prefix; i++)
-    fail_unless (device[i] == 0 && map.data[(gssize) i - 67] == 0,
-        "prefix byte %" G_GSIZE_FORMAT " not zeroed", i);
-  for (gsize i = params.prefix + 101; i < maxsize; i++)
-    fail_unless (device[i] == 0 && map.data[i - params.prefix] == 0,
-        "padding byte %" G_GSIZE_FORMAT " not zeroed", i);
-  gst_memory_unmap (mem, &map);
-  gst_memory_unref (mem);
-  g_free (device);
-}
-
-GST_END_TEST;
-
-/* The mapping of a new buffer fails: the allocation fails, and the next
- * works.  Unmappings of freed buffers fail: they are still released. */
-GST_START_TEST (test_failed_map_and_unmap_of_buffers)
-{
-  GstMemory *mem, *many[12];
-  GstMapInfo map;
-
-  fail_gstcl_calls ("clEnqueueMapBuffer:1");
-  fail_unless (gst_allocator_alloc (allocator, 3001, NULL) == NULL);
-  mem = gst_allocator_alloc (allocator, 3001, NULL);
-  fail_gstcl_calls (NULL);
-  fail_unless (mem != NULL);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  memset (map.data, 0x3c, 3001);
-  gst_memory_unmap (mem, &map);
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_READ));
-  fail_unless_equals_int (map.data[3000], 0x3c);
-  gst_memory_unmap (mem, &map);
-  gst_memory_unref (mem);
-
-  /* More than the spares kept: some are released at once. */
-  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
-    many[i] = gst_allocator_alloc (allocator, 2999, NULL);
-  fail_gstcl_calls ("clEnqueueUnmapMemObject:1+");
-  for (guint i = 0; i < G_N_ELEMENTS (many); i++)
-    gst_memory_unref (many[i]);
-  fail_gstcl_calls (NULL);
 }
 
 GST_END_TEST;
@@ -778,295 +437,6 @@ GST_START_TEST (test_pool_reuses_buffers)
 
 GST_END_TEST;
 
-/* ---- readiness -------------------------------------------------------- */
-
-/* A frame big enough that the device is still filtering it when the test
- * maps its memory right after enqueueing it: 3840x2160 RGBA, the sliding
- * blur (one launch, not split: see ClfInterrupt). */
-#define SLOW_W 3840
-#define SLOW_H 2160
-#define SLOW_BPP 4
-
-typedef struct
-{
-  ClfFrameFormat format;
-  ClfParams params;
-  gsize size;
-  ClfPlan *plan;
-} SlowFrame;
-
-static void
-slow_frame_init (SlowFrame * f)
-{
-  GError *err = NULL;
-
-  f->format = clf_ref_byte_plane (SLOW_W, SLOW_H, SLOW_BPP, 0xf, 0xf);
-  f->params = (ClfParams) { CLF_MODE_SLIDING, 40, CLF_BORDER_MIRROR };
-  f->size = (gsize) SLOW_W * SLOW_H * SLOW_BPP;
-  f->plan = clf_plan_new (engine, &f->format, &err);
-  fail_unless (f->plan != NULL, "%s", err->message);
-}
-
-static void
-device_plane_of (GstMemory * mem, ClfFrame * frame)
-{
-  gsize offset;
-
-  frame->mem[0] = gst_cl_memory_get_buffer (mem, &offset);
-  frame->offset[0] = offset;
-  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
-}
-
-static void
-host_plane_of (guint8 * data, gsize size, ClfFrame * frame)
-{
-  frame->data[0] = data;
-  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
-  frame->size[0] = size;
-}
-
-static void
-want_filtered (SlowFrame * f, guint8 * from, guint8 * want)
-{
-  gsize stride = (gsize) SLOW_W * SLOW_BPP;
-
-  clf_ref_filter_frame (&f->params, &f->format, &(ClfHostFrame) { {
-          from}, {stride}}, &(ClfHostFrame) { {
-          want}, {stride}});
-}
-
-static ClfInFlight *
-enqueue_recorded (SlowFrame * f, const ClfFrame * src, const ClfFrame * dst,
-    GstMemory * read, GstMemory * written)
-{
-  return enqueue_with_readiness (f->plan, &f->params, src, dst, read,
-      written);
-}
-
-static void
-finish (SlowFrame * f, ClfInFlight * frame)
-{
-  ClfFrameStats stats;
-  GError *err = NULL;
-
-  fail_unless (clf_plan_finish (f->plan, frame, &stats, &err), "%s",
-      err->message);
-  fail_unless (stats.kernel_ns > 0);
-}
-
-/* A CPU map right after a device write was enqueued shows the written
- * bytes: the map waits for the memory's writer.  (Mapped for the
- * buffer's life on a host-unified device, the memory was read while the
- * kernel still wrote it: seen failing before readiness.) */
-GST_START_TEST (test_cpu_map_waits_for_device_write)
-{
-  SlowFrame f;
-  GstMemory *out;
-  guint8 *in, *want;
-  ClfFrame src = { {0} }, dst = { {0} };
-  ClfInFlight *frame;
-  GstMapInfo map;
-
-  slow_frame_init (&f);
-  in = g_malloc (f.size);
-  want = g_malloc (f.size);
-  fill_random (in, f.size);
-  want_filtered (&f, in, want);
-  out = gst_allocator_alloc (allocator, f.size, NULL);
-  for (guint round = 0; round < 3; round++) {
-    /* The memory's old bytes differ from the frame's everywhere. */
-    fail_unless (gst_memory_map (out, &map, GST_MAP_WRITE));
-    for (gsize i = 0; i < f.size; i++)
-      map.data[i] = ~want[i];
-    gst_memory_unmap (out, &map);
-
-    host_plane_of (in, f.size, &src);
-    device_plane_of (out, &dst);
-    frame = enqueue_recorded (&f, &src, &dst, NULL, out);
-    fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
-    fail_unless (memcmp (map.data, want, f.size) == 0, "round %u: a CPU "
-        "map saw the frame before its kernel finished", round);
-    gst_memory_unmap (out, &map);
-    finish (&f, frame);
-  }
-  gst_memory_unref (out);
-  clf_plan_free (f.plan);
-  g_free (in);
-  g_free (want);
-}
-
-GST_END_TEST;
-
-/* A device write promised on `out`, enqueued from another thread a
- * moment later: the promised wait list, then the kept promise. */
-typedef struct
-{
-  SlowFrame *f;
-  ClfFrame src, dst;
-  GstMemory *out;
-  guint64 ticket;
-  ClfInFlight *frame;
-} PromisedWrite;
-
-static gpointer
-enqueue_promised_later (gpointer data)
-{
-  PromisedWrite *w = data;
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  guint n;
-
-  g_usleep (G_USEC_PER_SEC / 5);
-  fail_unless (gst_cl_memory_promised_wait_list (w->out, w->ticket, wait,
-          &n, &err), "%s", err ? err->message : "");
-  w->frame = clf_plan_enqueue (w->f->plan, &w->f->params, &w->src, &w->dst,
-      wait, n, &err);
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-  gst_cl_memory_keep_promise (w->out, w->ticket, w->frame ?
-      clf_in_flight_event (w->frame) : NULL);
-  g_clear_error (&err);
-  return NULL;
-}
-
-/* A CPU map of memory whose device write is promised but not yet
- * enqueued waits for the promise, then for the write: it shows the
- * written bytes.  (Seen failing with the map not waiting for promises.) */
-GST_START_TEST (test_cpu_map_waits_for_promised_write)
-{
-  SlowFrame f;
-  PromisedWrite w = { &f };
-  guint8 *in, *want;
-  GstMapInfo map;
-  GThread *thread;
-
-  slow_frame_init (&f);
-  in = g_malloc (f.size);
-  want = g_malloc (f.size);
-  fill_random (in, f.size);
-  want_filtered (&f, in, want);
-  w.out = gst_allocator_alloc (allocator, f.size, NULL);
-  fail_unless (gst_memory_map (w.out, &map, GST_MAP_WRITE));
-  for (gsize i = 0; i < f.size; i++)
-    map.data[i] = ~want[i];
-  gst_memory_unmap (w.out, &map);
-  host_plane_of (in, f.size, &w.src);
-  device_plane_of (w.out, &w.dst);
-
-  w.ticket = gst_cl_memory_promise_write (w.out);
-  thread = g_thread_new ("promised", enqueue_promised_later, &w);
-  fail_unless (gst_memory_map (w.out, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, want, f.size) == 0, "a CPU map saw the "
-      "frame before its promised write was enqueued and done");
-  gst_memory_unmap (w.out, &map);
-  g_thread_join (thread);
-  fail_unless (w.frame != NULL);
-  finish (&f, w.frame);
-  gst_memory_unref (w.out);
-  clf_plan_free (f.plan);
-  g_free (in);
-  g_free (want);
-}
-
-GST_END_TEST;
-
-/* A CPU write right after a device read was enqueued waits for the read:
- * the kernel filters the bytes that were there, not the CPU's new ones. */
-GST_START_TEST (test_cpu_write_waits_for_device_read)
-{
-  SlowFrame f;
-  GstMemory *in;
-  guint8 *written, *want, *out;
-  ClfFrame src = { {0} }, dst = { {0} };
-  ClfInFlight *frame;
-  GstMapInfo map;
-
-  slow_frame_init (&f);
-  written = g_malloc (f.size);
-  want = g_malloc (f.size);
-  out = g_malloc (f.size);
-  in = gst_allocator_alloc (allocator, f.size, NULL);
-  for (guint round = 0; round < 3; round++) {
-    fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
-    fill_random (map.data, f.size);
-    memcpy (written, map.data, f.size);
-    gst_memory_unmap (in, &map);
-    want_filtered (&f, written, want);
-
-    device_plane_of (in, &src);
-    host_plane_of (out, f.size, &dst);
-    frame = enqueue_recorded (&f, &src, &dst, in, NULL);
-    fail_unless (gst_memory_map (in, &map, GST_MAP_WRITE));
-    memset (map.data, 0, f.size);
-    gst_memory_unmap (in, &map);
-    finish (&f, frame);
-    fail_unless (memcmp (out, want, f.size) == 0, "round %u: the CPU wrote "
-        "the frame while a kernel read it", round);
-  }
-  gst_memory_unref (in);
-  clf_plan_free (f.plan);
-  g_free (written);
-  g_free (want);
-  g_free (out);
-}
-
-GST_END_TEST;
-
-/* Reads recorded on three queues, the first still gated; then a read on
- * the second queue whose queue cannot be known (libgstcl-1.0's
- * clGetEventInfo fails): the first queue's read is not forgotten, so a
- * device write (or a CPU write, on resident memory) still waits for it.
- * (Seen failing with the query unchecked: the read took the first queue's
- * slot, and the gated read was no longer waited for.) */
-GST_START_TEST (test_read_of_unknown_queue)
-{
-  GstMemory *mem = gst_allocator_alloc (allocator, 4096, NULL);
-  cl_context context = clf_engine_context (engine);
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT], reads[3], unknown, gate;
-  cl_command_queue queues[3];
-  gboolean waited = FALSE;
-  GError *err = NULL;
-  cl_int status;
-  guint n;
-
-  gate = clCreateUserEvent (context, &status);
-  fail_unless_equals_int (status, CL_SUCCESS);
-  for (guint q = 0; q < 3; q++) {
-    queues[q] = clCreateCommandQueue (context, clf_engine_device (engine), 0,
-        &status);
-    fail_unless_equals_int (status, CL_SUCCESS);
-    fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[q], q ? 0 : 1,
-            q ? NULL : &gate, &reads[q]), CL_SUCCESS);
-    gst_cl_memory_device_done (mem, GST_MAP_READ, reads[q]);
-  }
-  fail_unless_equals_int (clEnqueueMarkerWithWaitList (queues[1], 0, NULL,
-          &unknown), CL_SUCCESS);
-  fail_gstcl_calls ("clGetEventInfo:1");
-  gst_cl_memory_device_done (mem, GST_MAP_READ, unknown);
-  fail_gstcl_calls (NULL);
-
-  fail_unless (gst_cl_memory_device_wait_list (mem, GST_MAP_WRITE, wait, &n,
-          &err), "%s", err ? err->message : "");
-  for (guint i = 0; i < n; i++) {
-    waited |= wait[i] == reads[0];
-    clReleaseEvent (wait[i]);
-  }
-  fail_unless (waited, "the read still gated is no longer waited for");
-
-  fail_unless_equals_int (clSetUserEventStatus (gate, CL_COMPLETE),
-      CL_SUCCESS);
-  for (guint q = 0; q < 3; q++) {
-    fail_unless_equals_int (clFinish (queues[q]), CL_SUCCESS);
-    clReleaseEvent (reads[q]);
-    clReleaseCommandQueue (queues[q]);
-  }
-  clReleaseEvent (unknown);
-  clReleaseEvent (gate);
-  gst_memory_unref (mem);
-}
-
-GST_END_TEST;
-
 /* The glue is one shared library: a program that links it (as this test
  * does) and loads the plugin has each type once, so the plugin's memory is
  * the memory this program knows.  With the glue compiled into both, the
@@ -1101,10 +471,11 @@ GST_START_TEST (test_plugin_shares_the_glue)
 GST_END_TEST;
 
 static Suite *
-clmemory_suite (void)
+memory_suite (void)
 {
   Suite *s = suite_create ("clmemory");
   TCase *tc = tcase_create ("general");
+  TCase *discrete;
 
   suite_add_tcase (s, tc);
   tcase_add_checked_fixture (tc, setup, teardown);
@@ -1116,38 +487,24 @@ clmemory_suite (void)
   tcase_add_test (tc, test_pool_video_alignment);
   tcase_add_test (tc, test_pool_reuses_buffers);
   tcase_add_test (tc, test_plugin_shares_the_glue);
-  tcase_add_test (tc, test_cpu_map_waits_for_device_write);
-  tcase_add_test (tc, test_cpu_map_waits_for_promised_write);
-  tcase_add_test (tc, test_cpu_write_waits_for_device_read);
   tcase_add_test (tc, test_upload_ways);
-  tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
-  tcase_add_test (tc, test_read_of_unknown_queue);
-  tcase_add_test (tc, test_broken_promise_fails_reads);
 
   /* The staged memory of discrete devices: a pinned staging buffer beside
    * the device's, whose transfers wait for the memory's events (seen
    * failing without the wait list). */
-  tc = tcase_create ("discrete");
-  suite_add_tcase (s, tc);
-  tcase_add_checked_fixture (tc, setup_discrete, teardown);
-  tcase_add_test (tc, test_map_write_kernel_map_read);
-  tcase_add_test (tc, test_nested_maps);
-  tcase_add_test (tc, test_shared_memory);
-  tcase_add_test (tc, test_zeroed_prefix_and_padding);
-  tcase_add_test (tc, test_freed_buffers_reused);
-  tcase_add_test (tc, test_cpu_map_waits_for_device_write);
-  tcase_add_test (tc, test_cpu_map_waits_for_promised_write);
-  tcase_add_test (tc, test_cpu_write_waits_for_device_read);
-  tcase_add_test (tc, test_upload_ways);
-  tcase_add_test (tc, test_failed_upload_retried);
-  tcase_add_test (tc, test_failed_flush_after_upload);
-  tcase_add_test (tc, test_failed_upload_fails_device_access);
-  tcase_add_loop_test (tc, test_failed_download_retried, 0, 2);
-  tcase_add_test (tc, test_failed_zero_fill);
-  tcase_add_test (tc, test_failed_map_and_unmap_of_buffers);
-  tcase_add_test (tc, test_read_of_unknown_queue);
-  tcase_add_test (tc, test_broken_promise_fails_reads);
+  discrete = tcase_create ("discrete");
+  suite_add_tcase (s, discrete);
+  tcase_add_checked_fixture (discrete, setup_discrete, teardown);
+  tcase_add_test (discrete, test_map_write_kernel_map_read);
+  tcase_add_test (discrete, test_nested_maps);
+  tcase_add_test (discrete, test_shared_memory);
+  tcase_add_test (discrete, test_zeroed_prefix_and_padding);
+  tcase_add_test (discrete, test_freed_buffers_reused);
+  tcase_add_test (discrete, test_upload_ways);
+
+  memory_readiness_add_tests (tc, discrete);
+  memory_failures_add_tests (tc, discrete);
   return s;
 }
 
-GST_CHECK_MAIN (clmemory);
+GST_CHECK_MAIN (memory);
