@@ -31,6 +31,7 @@
  * naive box whose estimated time is above --budget-ms per frame).
  * Exit status 1 when any case mismatched. */
 #include "reference.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,20 +141,6 @@ now_ms (void)
   struct timespec t;
   clock_gettime (CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
-}
-
-static double
-median (double *v, unsigned n)
-{
-  qsort (v, n, sizeof *v, compare_doubles);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- frames ---------------------------------------------------------- */
@@ -349,16 +336,6 @@ check_output (Bench * b, const ClfParams * params, const Options * o)
   return verdict;
 }
 
-static double
-box_reads (const Bench * b, uint32_t radius)
-{
-  double side = 2.0 * radius + 1, reads = 0;
-  for (uint32_t i = 0; i < b->format.n_components; i++)
-    reads += side * side * b->format.components[i].width
-        * b->format.components[i].height;
-  return reads;
-}
-
 static void
 run_case (Bench * b, const char *device, const ClfParams * params,
     const Options * o)
@@ -368,7 +345,7 @@ run_case (Bench * b, const char *device, const ClfParams * params,
       params->radius, b->format.components[0].width,
       b->format.components[0].height);
   if (box && b->last_box_ms_per_read > 0
-      && b->last_box_ms_per_read * box_reads (b, params->radius) >
+      && b->last_box_ms_per_read * clf_test_box_reads (&b->format, params->radius) >
       o->budget_ms) {
     printf ("-\t-\t0\t-\tskipped\t%s\n", b->bench_format->name);
     fflush (stdout);
@@ -393,11 +370,11 @@ run_case (Bench * b, const char *device, const ClfParams * params,
   double kernel_min = kernel[0];
   for (unsigned i = 1; i < n; i++)
     kernel_min = kernel[i] < kernel_min ? kernel[i] : kernel_min;
-  double kernel_median = median (kernel, n);
+  double kernel_median = clf_test_median (kernel, n);
   if (box)
-    b->last_box_ms_per_read = kernel_median / box_reads (b, params->radius);
+    b->last_box_ms_per_read = kernel_median / clf_test_box_reads (&b->format, params->radius);
   printf ("%.4f\t%.4f\t%u\t%.1f\t%s\t%s\n", kernel_median, kernel_min, n,
-      1e3 / median (host, n_host), verdict, b->bench_format->name);
+      1e3 / clf_test_median (host, n_host), verdict, b->bench_format->name);
   fflush (stdout);
   free (kernel);
   free (host);

@@ -15,6 +15,7 @@
  *   device  size  what  median-us  min-us  GB/s (bytes read + written over
  *   the median) */
 #include "clf.h"
+#include "util.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,13 +47,6 @@ fail_cl (const char *call, cl_int status)
   fprintf (stderr, "clf-floor: %s failed: %s (%d)\n", call,
       clf_cl_status_name (status), status);
   exit (2);
-}
-
-static int
-compare_doubles (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y;
 }
 
 /* Microseconds the event's command ran; releases the event. */
@@ -214,8 +208,7 @@ main (int argc, char **argv)
     run_once (&f, what);        /* warm-up */
     for (unsigned r = 0; r < reps; r++)
       us[r] = run_once (&f, what);
-    qsort (us, reps, sizeof *us, compare_doubles);
-    double median = us[reps / 2];
+    double median = clf_test_median (us, reps);
     printf ("%s\t%ux%u\t%s\t%.1f\t%.1f\t%.0f\n",
         clf_engine_device_name (engine), width, height, names[what], median,
         us[0], 2.0 * (double) f.bytes / median / 1e3);

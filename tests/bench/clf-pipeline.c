@@ -38,6 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
+
 typedef struct
 {
   guint rounds, frames, width, height;
@@ -167,21 +169,6 @@ run_once (Options * o, const gchar * filter, Run * run)
   return ok;
 }
 
-static gint
-compare_doubles (gconstpointer a, gconstpointer b)
-{
-  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
-  return (x > y) - (x < y);
-}
-
-static gdouble
-median (GArray * values)
-{
-  g_array_sort (values, compare_doubles);
-  return values->len ? g_array_index (values, gdouble,
-      (values->len - 1) / 2) : -1;
-}
-
 static gboolean
 parse_options (int argc, char **argv, Options * o)
 {
@@ -238,7 +225,8 @@ median_of (GArray * runs, gsize offset)
   for (guint i = 0; i < runs->len; i++)
     g_array_append_val (values, G_STRUCT_MEMBER (gdouble,
             &g_array_index (runs, Run, i), offset));
-  m = median (values);
+  m = values->len ? clf_test_median ((gdouble *) values->data, values->len)
+      : -1;
   g_array_unref (values);
   return m;
 }

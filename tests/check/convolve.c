@@ -262,22 +262,24 @@ GST_START_TEST (test_convolve_property_without_mode)
 
 GST_END_TEST;
 
-/* A random kernel of size K: small coefficients, or coefficients,
- * divisor and bias anywhere in 32 bits. */
-static ClfKernel
-random_kernel (guint size, gboolean huge)
+/* A random value in [lo, hi] from the tests' generator. */
+static gint64
+random_in (gint64 lo, gint64 hi)
 {
-  ClfKernel k = {.size = size };
-  for (guint i = 0; i < size * size; i++)
-    k.coeffs[i] = huge ? (gint32) g_rand_int (test_rng) :
-        g_rand_int_range (test_rng, -8, 9);
-  if (huge) {
-    k.divisor = (gint32) g_rand_int (test_rng);
-    k.bias = (gint32) g_rand_int (test_rng) >> g_rand_int_range (test_rng,
-        0, 32);
-  } else {
-    k.bias = g_rand_int_range (test_rng, -64, 65);
-  }
+  guint64 r = (guint64) g_rand_int (test_rng) << 32 | g_rand_int (test_rng);
+  return lo + (gint64) (r % (guint64) (hi - lo + 1));
+}
+
+/* A random kernel of size K: small coefficients with a bias, or
+ * coefficients, divisor and bias anywhere in 32 bits. */
+static ClfKernel
+element_random_kernel (guint size, gboolean huge)
+{
+  ClfKernel k = random_kernel (size, huge ? KERNEL_HUGE : KERNEL_SMALL,
+      random_in);
+
+  if (!huge)
+    k.bias = (gint32) random_in (-64, 64);
   return k;
 }
 
@@ -301,7 +303,7 @@ GST_START_TEST (test_kernels_while_playing)
         continue;
       ClfParams params = {.mode = CLF_MODE_CONVOLVE,
         .border = (size / 2) % 2 ? CLF_BORDER_MIRROR : CLF_BORDER_CLAMP,
-        .kernel = random_kernel (size, size % 3 == 0)
+        .kernel = element_random_kernel (size, size % 3 == 0)
       };
       set_kernel (h->element, &params.kernel);
       push_and_check (h, fc, &info, &params, INPUT_PADDED);

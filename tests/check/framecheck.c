@@ -201,6 +201,20 @@ fill_random (GstBuffer * buf)
   return buf;
 }
 
+void
+count_new_memories (GstBuffer * buf, guint * counter)
+{
+  GQuark seen = g_quark_from_static_string ("clf-test-seen");
+
+  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
+    GstMiniObject *mem = GST_MINI_OBJECT (gst_buffer_peek_memory (buf, i));
+    if (!gst_mini_object_get_qdata (mem, seen)) {
+      gst_mini_object_set_qdata (mem, seen, GINT_TO_POINTER (1), NULL);
+      (*counter)++;
+    }
+  }
+}
+
 GstBuffer *
 random_buffer (gsize size)
 {

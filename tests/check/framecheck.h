@@ -9,6 +9,7 @@
 #include <gst/video/video.h>
 
 #include "reference.h"
+#include "util.h"
 
 /* One component of a format, written out by hand from the format's
  * definition (not from GstVideoFormatInfo) so that a mistake in the
@@ -66,6 +67,10 @@ ClfFrameFormat frame_format (const FormatCase * fc, guint width,
 gchar *caps_string (const gchar * format, guint width, guint height);
 GstBuffer *fill_random (GstBuffer * buf);
 GstBuffer *random_buffer (gsize size);
+/* Adds to *counter the memories of `buf` not counted before: each is
+ * marked (not compared by address: a freed and reallocated memory may
+ * reuse an address), so a pad's probe counts the pools' allocations. */
+void count_new_memories (GstBuffer * buf, guint * counter);
 GstBuffer *system_buffer (gsize size, gsize misalign);
 GstBuffer *padded_buffer (const FormatCase * fc, const GstVideoInfo * info);
 GstBuffer *input_buffer (GstHarness * h, const FormatCase * fc,

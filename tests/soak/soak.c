@@ -143,8 +143,6 @@ typedef struct
   gsize rss_end;
 } Soak;
 
-static GQuark seen_quark;
-
 static void
 problem (Soak * soak, ProblemKind kind, const gchar * format, ...)
     G_GNUC_PRINTF (3, 4);
@@ -221,19 +219,6 @@ frame_copy (Soak * soak, GstBuffer * buf, FrameCopy * copy)
   }
   gst_video_frame_unmap (&vframe);
   return TRUE;
-}
-
-/* Counts memories a pad has not carried before: the pools' allocations. */
-static void
-count_new_memories (GstBuffer * buf, guint * counter)
-{
-  for (guint i = 0; i < gst_buffer_n_memory (buf); i++) {
-    GstMiniObject *mem = GST_MINI_OBJECT (gst_buffer_peek_memory (buf, i));
-    if (!gst_mini_object_get_qdata (mem, seen_quark)) {
-      gst_mini_object_set_qdata (mem, seen_quark, GINT_TO_POINTER (1), NULL);
-      (*counter)++;
-    }
-  }
 }
 
 /* Into clfilter: remembers what the output must repeat. */
@@ -815,7 +800,6 @@ main (int argc, char **argv)
   soak.format = frame_format (soak.fc, WIDTH, HEIGHT);
   gst_video_info_set_format (&soak.info,
       gst_video_format_from_string (soak.fc->name), WIDTH, HEIGHT);
-  seen_quark = g_quark_from_static_string ("clf-soak-seen");
 #ifdef __GLIBC__
   /* A fixed threshold: blocks of 1 MiB and more are mapped, and unmapped
    * when freed.  glibc's moving one would keep the reference's 7 MiB
