@@ -135,9 +135,9 @@ void row_means_direct(__global S *out, __global const S *keep,
  * (within 2^-30 of it), lies within 256 * 2^-23 < 0.5/N of (D + 0.5)/N,
  * whose fraction lies in [0.5/N, 1 - 0.5/N]: it truncates to floor(D /
  * N).  Larger windows take an estimate from below (1/N lowered by 2^-20,
- * more than the roundings), at most 1 short, and one correction.
- * test_means in test-engine.c checks every radius at the sums where the
- * mean steps. */
+ * more than the roundings), at most 1 short, and one correction.  The
+ * engine tests' means group (tests/engine/means.c) checks every radius
+ * at the sums where the mean steps. */
 #define FLOAT_MEAN_MAX_AREA (127 * 127)
 
 uint16 cpu_means(SUMN(16) sum, Mean m)
