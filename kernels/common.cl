@@ -23,6 +23,17 @@
  * from the source, or with `keep_dst` from the destination, which an
  * earlier pass over the same plane wrote (packed 4:2:2: the chroma pass,
  * then the luma pass).
+ *
+ * Kernels that differ only in a type or a count (convolve's int and long
+ * sums, its 4- and 8-row float tiles) share one body, a file of plain
+ * OpenCL C that names its kernel KERNEL_NAME and takes the rest from
+ * names of its own (ACC, ROWS, ...).  kernels/meson.build's
+ * kernel_variants gives each kernel its file and those names' values;
+ * kernels/embed.py makes each such kernel a source of its own,
+ * clf_kernel_<kernel>: the names #defined (under #ifdef WANT_<kernel>),
+ * the file after its #line, then the names #undefined, so that one
+ * program holds the body once for each of its kernels, and build logs
+ * point at the body's own lines.
  */
 
 #define BORDER_CLAMP 0

@@ -20,7 +20,8 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "convolve_tiles_float_tall", "convolve_strips_float",
 };
 
-/* The file that defines each kernel. */
+/* The source that defines each kernel: its file, or its variant of a
+ * body that several kernels share (kernels/meson.build). */
 static const char *const kernel_source[N_KERNELS] = {
   [K_BOX] = clf_kernel_blur_naive,
   [K_ROWS_DIRECT] = clf_kernel_blur_separable_gpu,
@@ -35,15 +36,15 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_SEPARABLE_TILES] = clf_kernel_blur_tiles_gpu,
   [K_NARROW_COLUMN_SUMS] = clf_kernel_blur_sliding_gpu,
   [K_NARROW_ROW_MEANS] = clf_kernel_blur_sliding_gpu,
-  [K_CONVOLVE_TILES] = clf_kernel_convolve,
-  [K_CONVOLVE_TILES_WIDE] = clf_kernel_convolve,
-  [K_CONVOLVE_RANK1_TILES] = clf_kernel_convolve,
-  [K_CONVOLVE_RANK1_TILES_WIDE] = clf_kernel_convolve,
-  [K_CONVOLVE_STRIPS] = clf_kernel_convolve,
-  [K_CONVOLVE_STRIPS_WIDE] = clf_kernel_convolve,
-  [K_CONVOLVE_TILES_FLOAT] = clf_kernel_convolve,
-  [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve,
-  [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve,
+  [K_CONVOLVE_TILES] = clf_kernel_convolve_tiles,
+  [K_CONVOLVE_TILES_WIDE] = clf_kernel_convolve_tiles_wide,
+  [K_CONVOLVE_RANK1_TILES] = clf_kernel_convolve_rank1_tiles,
+  [K_CONVOLVE_RANK1_TILES_WIDE] = clf_kernel_convolve_rank1_tiles_wide,
+  [K_CONVOLVE_STRIPS] = clf_kernel_convolve_strips,
+  [K_CONVOLVE_STRIPS_WIDE] = clf_kernel_convolve_strips_wide,
+  [K_CONVOLVE_TILES_FLOAT] = clf_kernel_convolve_tiles_float,
+  [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve_tiles_float_tall,
+  [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve_strips_float,
 };
 
 bool
@@ -91,7 +92,9 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
     bool wanted = source == clf_kernel_common
         || (source == clf_kernel_blur_common
         && program->mode != CLF_MODE_LAPLACE
-        && program->mode != CLF_MODE_CONVOLVE);
+        && program->mode != CLF_MODE_CONVOLVE)
+        || (source == clf_kernel_convolve
+        && program->mode == CLF_MODE_CONVOLVE);
     for (unsigned k = 0; k < N_KERNELS && !wanted; k++)
       wanted = kernel_source[k] == source
           && clf_program_has_kernel (program, k);
