@@ -15,8 +15,9 @@
  * clear (alpha, padding, chroma under laplace, the other samples of packed
  * 4:2:2) are copied as they are.
  *
- * Every kernel takes the same arguments (PLANE_ARGS), so the host sets them
- * in one place.  Offsets and strides are in bytes (multiples of
+ * The blurs and laplace take the same arguments (PLANE_ARGS), so the host
+ * sets them in one place; convolve's kernels take theirs (CONVOLVE_ARGS in
+ * convolve.cl).  Offsets and strides are in bytes (multiples of
  * SAMPLE_BYTES), positions along a row in samples.  `sums` holds exact
  * window sums (SUM) between the two passes of a blur, one per sample of the
  * plane, rows of width * BPP entries.  The copied samples of a pixel come
