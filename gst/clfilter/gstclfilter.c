@@ -13,102 +13,32 @@
  *
  * Runs one OpenCL filter over every video frame, on whatever OpenCL device
  * the machine has (a GPU if there is one, else a CPU driver such as PoCL),
- * and reports how long the device spent on each frame.
+ * and reports how long the device spent on each frame.  The filters (box,
+ * separable and sliding box blurs, a Laplace sharpen, any K x K integer
+ * convolution) are integer arithmetic: every device gives the same bytes,
+ * those of the C reference and of OpenCV.  The properties say the rest of
+ * the settings; the README (Properties, Formats and memory, Timing, Errors
+ * and troubleshooting) describes the element in full.
  *
- * Modes: `box` (naive 2D box blur: (2r+1)² reads per pixel), `separable`
- * (a pass along rows and one along columns), `sliding` (running sums: the
- * cost per pixel does not depend on the radius), `laplace` (3x3
- * sharpen) and `convolve` (any integer kernel up to 15x15: the `kernel`,
- * `divisor`, `bias` and `preset` properties).  The three blurs give
- * identical bytes, exactly those of OpenCV's `cv::blur`; all arithmetic is
- * integer, so every device gives the same output.
- *
- * Each frame's timing reaches an application three ways:
- * - an element message `clfilter-stats` (every `stats-interval` frames)
- *   with the fields `frame`, `mode`, `radius`, `border`, `kernel-ns`,
- *   `upload-ns`, `download-ns` (device time in nanoseconds), `copies`
- *   (host-side copies of pixel data; 0 is zero copy), `passthrough`
- *   (see below), `device` and `pts`;
- * - a #GstClFilterMeta on every output buffer with the same figures
- *   (`#include <gst/clfilter/gstclfiltermeta.h>`, then
- *   gst_buffer_get_cl_filter_meta()), and, for language bindings that
- *   cannot read that struct, a #GstCustomMeta named `clfilter-stats` whose
- *   structure has the message's fields but `device` and `pts` (Python:
- *   `buffer.get_custom_meta ("clfilter-stats").get_structure ()`);
- * - a `GST_INFO` line per frame in the `clfilter` debug category
- *   (`GST_DEBUG=clfilter:4`).
- *
- * At EOS the element posts `clfilter-summary` with `frames`,
- * `mean-kernel-ns`, `min-kernel-ns`, `median-kernel-ns`, `p95-kernel-ns`,
- * `max-kernel-ns` and `device`, over every frame since it started (the
- * median and p95 are exact up to 8192 frames; beyond, they come from a
- * uniform sample of 8192 frames, so memory stays bounded in long runs).
- *
- * ## Errors
- * Every failure is an element error that says what went wrong and what to
- * do; the element never passes frames through unfiltered:
- * - no OpenCL driver, or no device matching `device`: RESOURCE/NOT_FOUND
- *   at start, listing the devices found, with a hint to install an ICD
- *   such as pocl-opencl-icd;
- * - kernels that do not build: LIBRARY/INIT, with the build log in the
- *   debug string;
- * - a frame larger than the device can hold (CL_DEVICE_MAX_MEM_ALLOC_SIZE,
- *   or 2 GiB): CORE/NEGOTIATION when the caps come, with the sizes and the
- *   limit; a frame too large for the blurs' sums (4 bytes a byte, within
- *   2 GiB) is still sharpened by laplace, and refused, saying so, when the
- *   mode is or becomes a blur;
- * - a buffer whose planes (as its GstVideoMeta gives them) do not lie
- *   inside its memory, in or out: STREAM/FAILED, before anything reads or
- *   writes it;
- * - an OpenCL call failing mid-stream: RESOURCE/FAILED naming the call
- *   and the CL error, and GST_FLOW_ERROR; the element can then be stopped
- *   and started again.
- * Property values out of range (radius above 1023, unknown modes or
- * borders) cannot be set: GObject refuses them with a warning and the
- * property keeps its value.
- *
- * ## Warnings
- * - device or zero-copy set while running (RESOURCE/SETTINGS): kept for the
- *   next start;
- * - a frame estimated above 1 s, e.g. mode=box radius=1023 (RESOURCE/BUSY,
- *   once per setting): such a frame runs in launches of 50 to 100 ms, so a
- *   flush or a stop never waits for the whole frame;
- * - 4096 clfilter-stats messages unread on the bus
- *   (RESOURCE/NO_SPACE_LEFT): further ones are held back until the bus is
- *   read.
- *
- * ## Formats
- * 82 raw formats, as the pad templates list them: gray, RGB and YUV of 8,
- * 10, 12 and 16 bits, planar, semi-planar (NV12, P010, ...) and packed
- * (RGBA, RGBA64, YUY2, UYVY, AYUV, ...), every raw format whose samples
- * are whole bytes or 16-bit words of their own.  A sample's value is its
- * container shifted by the format's shift and cut to its depth (P010's 10
- * high bits, I420_10LE's 10 low ones); the blurs filter every component
- * but alpha, laplace sharpens gray, RGB and luma and clamps to the depth;
- * alpha is copied.  Offered another format (v210, RGB16, ...), the element
- * refuses it (not-negotiated) and says in a WARNING (GST_DEBUG=clfilter:3)
- * which supported format to convert to with videoconvert.
- *
- * Interlaced frames (interlace-mode=interleaved, or mixed with the
- * interlaced buffer flag) are filtered field by field.
- *
- * ## As a video filter
- * - A blur of radius 0 is the identity where samples fill their bytes
- *   (8- and 16-bit formats; 10- and 12-bit ones are filtered, since a
- *   blur writes their spare bits as 0): the element is then in
- *   passthrough and the buffer goes on as it came, with no kernel and no
- *   copy, and no meta of this element; its clfilter-stats says
- *   `passthrough=true` with kernel-ns 0 (every message has the field).
- * - QoS is on (the `qos` property): a frame that downstream's QoS events
- *   say is already late is dropped before any kernel runs, and a QoS
- *   message says so.
- * - `mode`, `radius` and `border` are controllable: a GstControlSource
- *   bound to them (gst_object_add_control_binding) sets them at each
- *   frame's stream time.
- * - Metas of the input that still hold for the filtered frame (no tags,
- *   or only video, size and orientation ones: crop, regions of interest,
- *   AFD, bar data) are copied to the output; the input's GstVideoMeta and
- *   an upstream clfilter's figures are not.
+ * What gst-inspect cannot show:
+ * - each frame's timing reaches an application as an element message
+ *   `clfilter-stats` (every `stats-interval` frames), a #GstClFilterMeta
+ *   on the output buffer (`#include <gst/clfilter/gstclfiltermeta.h>`),
+ *   a #GstCustomMeta named `clfilter-stats` for language bindings, and a
+ *   `GST_INFO` line (`GST_DEBUG=clfilter:4`); at EOS `clfilter-summary`
+ *   gives the mean, median, p95 and extremes of the kernel times;
+ * - the first use of a format and mode on a device posts
+ *   `clfilter-building` while the kernels compile (later starts load them
+ *   from the cache);
+ * - every failure is an element error that says what went wrong and what
+ *   to do (no device: RESOURCE/NOT_FOUND; kernels that do not build:
+ *   LIBRARY/INIT with the build log; a buffer whose planes do not fit its
+ *   memory: STREAM/FAILED; an OpenCL call failing: RESOURCE/FAILED naming
+ *   the call); frames never pass through unfiltered;
+ * - warnings: `device` or `zero-copy` set while running, a kernel refused,
+ *   convolve settings while `mode` is another (RESOURCE/SETTINGS); a frame
+ *   estimated above 1 s (RESOURCE/BUSY), which then runs in launches of
+ *   about 50 ms so that a flush or a stop does not wait for it.
  *
  * ## Example launch lines
  * |[
@@ -118,22 +48,11 @@
  * gst-launch-1.0 -m videotestsrc num-buffers=100 ! video/x-raw,format=RGBA,width=1280,height=720 ! clfilter mode=sliding radius=31 ! fakesink
  * ]| Blurs 720p test frames and prints each frame's `clfilter-stats`.
  * |[
- * gst-launch-1.0 filesrc location=movie.mp4 ! decodebin ! clfilter mode=separable radius=5 ! videoconvert ! autovideosink
- * ]| The separable blur: a pass along rows and one along columns, each
- * window of 2r+1 samples summed afresh, so the cost grows with r.  A
- * 10-bit movie reaches clfilter as decoded (I420_10LE, P010_10LE or
- * Y444_10LE), without a conversion.
- * |[
  * gst-launch-1.0 videotestsrc ! clfilter mode=box radius=3 border=mirror device=cpu ! videoconvert ! autovideosink
  * ]| The naive blur on the CPU device, mirrored at the edges.
  * |[
- * gst-launch-1.0 videotestsrc ! clfilter mode=convolve kernel="<1,2,1,0,0,0,-1,-2,-1>" bias=128 ! videoconvert ! autovideosink
- * ]| Horizontal edges (Sobel y) over mid grey; `preset=sobel-y` sets the
- * same.
- * |[
- * GST_DEBUG=clfilter:4 gst-launch-1.0 -m videotestsrc num-buffers=30 ! clfilter mode=laplace ! fakesink
- * ]| Prints each frame's timing line, the clfilter-stats messages and, at
- * the end, clfilter-summary.
+ * gst-launch-1.0 videotestsrc ! clfilter mode=convolve preset=sobel-y ! videoconvert ! autovideosink
+ * ]| Horizontal edges over mid grey.
  */
 
 #ifdef HAVE_CONFIG_H
