@@ -7,12 +7,12 @@
 
 /* A program (its kernels for one layout, mode and kind of device), built
  * on first use and kept by the engine.  The caller gets a new reference.  The build runs on a
- * thread of its own; the caller waits for it, asking `interrupt` (may be
+ * thread of its own; the caller waits for it, asking `callbacks` (may be
  * NULL) every few milliseconds: when it says stop, NULL with
  * CLF_ERROR_CANCELLED, and the build goes on, its program kept for the
  * next caller (and stored in the binary cache). */
 cl_program clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
-    const ClfInterrupt * interrupt, GError ** error);
+    const ClfPlanCallbacks * callbacks, GError ** error);
 /* Starts the program's build where the engine has none (built or
  * building) and returns at once, for a caller that knows what it will
  * ask for: clf_engine_program then waits only for what is left.  Nobody

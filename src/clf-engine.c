@@ -10,7 +10,7 @@
 #include <glib.h>
 
 /* A program the engine's plans have used (ClfProgramSpec), built on
- * a thread of its own: a caller may stop waiting for it (ClfInterrupt)
+ * a thread of its own: a caller may stop waiting for it (ClfPlanCallbacks)
  * while the driver, which cannot be interrupted, goes on.  The build holds
  * a reference on the engine, so the engine outlives every build; the
  * first caller to see the build done joins its thread, and where nobody
@@ -445,14 +445,14 @@ fail:
   return NULL;
 }
 
-/* How often a caller waiting for a build asks its interrupt. */
+/* How often a caller waiting for a build asks its callbacks. */
 #define BUILD_POLL_US (10 * G_TIME_SPAN_MILLISECOND)
 
 static bool
-interrupted (const ClfInterrupt * interrupt)
+interrupted (const ClfPlanCallbacks * callbacks)
 {
-  return interrupt && interrupt->cancelled
-      && interrupt->cancelled (interrupt->data);
+  return callbacks && callbacks->cancelled
+      && callbacks->cancelled (callbacks->data);
 }
 
 bool
@@ -467,7 +467,7 @@ clf_engine_start_program (ClfEngine * engine, const ClfProgramSpec * spec,
 
 cl_program
 clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
-    const ClfInterrupt * interrupt, GError ** error)
+    const ClfPlanCallbacks * callbacks, GError ** error)
 {
   cl_program program = NULL;
   GThread *thread = NULL;
@@ -479,18 +479,18 @@ clf_engine_program (ClfEngine * engine, const ClfProgramSpec * spec,
     return NULL;
   }
   g_ref_count_inc (&build->refs);
-  /* The interrupt cannot wake us: it is asked between waits, without the
-   * lock (it may call into the engine). */
+  /* The callbacks cannot wake us: they are asked between waits, without the
+   * lock (they may call into the engine). */
   bool stop = false, told = false;
   while (!build->done && !stop) {
     g_cond_wait_until (&engine->built, &engine->lock,
         g_get_monotonic_time () + BUILD_POLL_US);
     bool tell = !told && g_atomic_int_get (&build->from_source);
     g_mutex_unlock (&engine->lock);
-    if (tell && interrupt && interrupt->building)
-      interrupt->building (spec->mode, interrupt->data);
+    if (tell && callbacks && callbacks->building)
+      callbacks->building (spec->mode, callbacks->data);
     told = told || tell;
-    stop = interrupted (interrupt);
+    stop = interrupted (callbacks);
     g_mutex_lock (&engine->lock);
   }
   if (!build->done)

@@ -1,7 +1,7 @@
 /* Launches: the frame's commands as they are enqueued, timed and waited
  * for; the kernels' arguments; and passes too long for one launch, split
  * into launches sized by the kernels' speeds as learned, with the caller's
- * interrupt asked between them. */
+ * callbacks asked between them. */
 #include "clf-plan-private.h"
 
 #include <string.h>
@@ -154,7 +154,7 @@ fail:
  * radius 1023 on CPUs, and mode=convolve's (a read a tap: 225 for 15x15)
  * seconds at 8K.  One estimated above LAUNCH_NS runs as launches of
  * about that long, each waited for, so that the frame can be stopped
- * between them (clf_plan_set_interrupt): a stop then waits for one launch
+ * between them (clf_plan_set_callbacks): a stop then waits for one launch
  * at most.  The estimate comes from the kernel's speed as measured on its
  * last launch; until a kernel has run, DEFAULT_READS_PER_NS, about the
  * naive box's speed on the slowest device measured (a two-core CPU),
@@ -255,13 +255,13 @@ next_launch (const ClfView * p, const LaunchGrid * grid, uint64_t done,
 static bool
 frame_cancelled (const ClfPlan * plan)
 {
-  return plan->interrupt.cancelled
-      && plan->interrupt.cancelled (plan->interrupt.data);
+  return plan->callbacks.cancelled
+      && plan->callbacks.cancelled (plan->callbacks.data);
 }
 
 /* Runs one launch and waits for it; its device time counts as the frame's
  * kernel time, and teaches the plan the kernel's speed.  After the frame's
- * first such launch, a pass estimated above interrupt.slow_ns is told. */
+ * first such launch, a pass estimated above callbacks.slow_ns is told. */
 static bool
 run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     const LaunchRange * r, const size_t *local, double reads,
@@ -280,12 +280,12 @@ run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
   clReleaseEvent (event);
   plan->commands.launched_ns += ns;
   learn_speed (plan, id, reads, ns);
-  if (!plan->estimated && plan->interrupt.slow) {
+  if (!plan->estimated && plan->callbacks.slow) {
     double estimate = frame_reads / kernel_speed (plan, id);
     plan->estimated = true;
-    if (estimate > (double) plan->interrupt.slow_ns)
-      plan->interrupt.slow (params, (uint64_t) estimate,
-          plan->interrupt.data);
+    if (estimate > (double) plan->callbacks.slow_ns)
+      plan->callbacks.slow (params, (uint64_t) estimate,
+          plan->callbacks.data);
   }
   return true;
 

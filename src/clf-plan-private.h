@@ -100,7 +100,7 @@ struct ClfPlan {
   GMutex speed_lock;
   double reads_per_ns[N_KERNELS];
   bool estimated;
-  ClfInterrupt interrupt;
+  ClfPlanCallbacks callbacks;
 
   struct ClfConvolve *convolve; /* mode=convolve (clf-convolve.c) */
 };
@@ -147,7 +147,7 @@ typedef struct {
 } LaunchGrid;
 /* Runs `kernel` (its arguments set) over view p as launches of about 50 ms
  * along `grid`, each waited for, `reads` bytes in all; between launches
- * the plan's interrupt may stop the frame (CLF_ERROR_CANCELLED).  After
+ * the plan's callbacks may stop the frame (CLF_ERROR_CANCELLED).  After
  * the frame's first launch, a slow frame is reported (clf.h). */
 bool clf_plan_enqueue_in_launches (ClfPlan * plan, cl_kernel kernel,
     const LaunchGrid * grid, const ClfView * p, const ClfParams * params,

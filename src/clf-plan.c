@@ -89,7 +89,7 @@ kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec,
 
   g_assert (plan->n_sets < G_N_ELEMENTS (plan->sets));
   cl_program program = clf_engine_program (plan->engine, spec,
-      &plan->interrupt, error);
+      &plan->callbacks, error);
   if (!program)
     return NULL;
   KernelSet *set = &plan->sets[plan->n_sets];
@@ -296,13 +296,13 @@ clf_plan_new (ClfEngine * engine, const ClfFrameFormat * format,
 
 ClfPlan *
 clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
-    const ClfInterrupt * interrupt, GError ** error)
+    const ClfPlanCallbacks * callbacks, GError ** error)
 {
   if (!clf_frame_format_check (format, error))
     return NULL;
 
   ClfPlan *plan = g_new0 (ClfPlan, 1);
-  clf_plan_set_interrupt (plan, interrupt);
+  clf_plan_set_callbacks (plan, callbacks);
   plan->engine = clf_engine_ref (engine);
   g_mutex_init (&plan->speed_lock);
   plan->n_planes = format->n_planes;
@@ -442,11 +442,11 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
 }
 
 void
-clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt)
+clf_plan_set_callbacks (ClfPlan * plan, const ClfPlanCallbacks * callbacks)
 {
-  memset (&plan->interrupt, 0, sizeof plan->interrupt);
-  if (interrupt)
-    plan->interrupt = *interrupt;
+  memset (&plan->callbacks, 0, sizeof plan->callbacks);
+  if (callbacks)
+    plan->callbacks = *callbacks;
 }
 
 ClfInFlight *

@@ -64,7 +64,7 @@ typedef enum {
   CLF_ERROR_INVALID,    /* a format or argument the engine cannot take */
   CLF_ERROR_FRAME,      /* a frame's planes do not fit its memory (strides,
                          * offsets or sizes): bad input, not a bad format */
-  CLF_ERROR_CANCELLED,  /* the caller stopped the frame (ClfInterrupt) */
+  CLF_ERROR_CANCELLED,  /* the caller stopped the frame (ClfPlanCallbacks) */
   CLF_ERROR_SYSTEM,     /* the system refused what the engine needs of it
                          * (a thread) */
 } ClfErrorCode;
@@ -351,15 +351,15 @@ typedef struct {
   uint64_t slow_ns;
   void *data;
   void (*building) (ClfMode mode, void *data);
-} ClfInterrupt;
+} ClfPlanCallbacks;
 
-/* Sets (a copy of) `interrupt` for the plan's next frames; NULL unsets. */
-void clf_plan_set_interrupt (ClfPlan * plan, const ClfInterrupt * interrupt);
+/* Sets (a copy of) `callbacks` for the plan's next frames; NULL unsets. */
+void clf_plan_set_callbacks (ClfPlan * plan, const ClfPlanCallbacks * callbacks);
 
-/* clf_plan_new with (a copy of) `interrupt` set, asked while the plan
+/* clf_plan_new with (a copy of) `callbacks` set, asked while the plan
  * waits for its programs too (clf_plan_prepare). */
 ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
-    const ClfInterrupt * interrupt, GError ** error);
+    const ClfPlanCallbacks * callbacks, GError ** error);
 
 /* Makes the kernels that frames filtered with `params` need (those of
  * the mode, on every plane, at radii of the same sums' width), which the
@@ -368,7 +368,7 @@ ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
  * failure (CLF_ERROR_BUILD with the build log), out of its frames.  The
  * engine builds a program on a thread of its own (seconds on some drivers,
  * the first time), and the driver's build cannot be stopped: when the
- * plan's interrupt says stop, false with CLF_ERROR_CANCELLED within
+ * plan's callbacks say stop, false with CLF_ERROR_CANCELLED within
  * milliseconds, and the build goes on, its program kept by the engine for
  * the next plan (and stored in the binary cache).  Called from the
  * thread that enqueues, as clf_plan_enqueue is. */

@@ -264,13 +264,13 @@ gst_cl_filter_kernels_building (ClfMode mode, void *data)
 }
 
 /* A plan for `format` that can filter with `params` now, its kernels
- * built, with the element's interrupt; NULL with `error` set.  A flush or a
+ * built, with the element's callbacks; NULL with `error` set.  A flush or a
  * stop does not wait for the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
     const ClfFrameFormat * format, const ClfParams * params, GError ** error)
 {
-  ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfInterrupt) {
+  ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfPlanCallbacks) {
         .cancelled = gst_cl_filter_frame_cancelled,.slow =
         gst_cl_filter_frame_slow,.slow_ns = SLOW_FRAME_NS,.building =
         gst_cl_filter_kernels_building,.data = self}, error);

@@ -27,8 +27,8 @@
  *
  * State, all under `lock`: the flight queue, `to_enqueue`, each frame's
  * `enqueued`, `drops`, `quits`, `out_busy`, `out_held`, `out_flow`,
- * `retired_plans`; `stopping` is also atomic, since the plan's interrupt
- * reads it between launches without the lock.
+ * `retired_plans`; `stopping` is also atomic, since the plan's callbacks
+ * read it between launches without the lock.
  *
  * Who waits on `cond`, and for what:
  * - device thread: a frame in `to_enqueue`, or `quits`;
@@ -103,7 +103,7 @@ struct _GstClFlight
    * that failed): the streaming thread returns it upstream. */
   GstFlowReturn out_flow;
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
-   * launch (see ClfInterrupt), so the stop does not wait for it. */
+   * launch (see ClfPlanCallbacks), so the stop does not wait for it. */
   gint stopping;
 };
 

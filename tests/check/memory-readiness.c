@@ -18,7 +18,7 @@
 
 /* A frame big enough that the device is still filtering it when the test
  * maps its memory right after enqueueing it: 3840x2160 RGBA, the sliding
- * blur (one launch, not split: see ClfInterrupt). */
+ * blur (one launch, not split: see ClfPlanCallbacks). */
 #define SLOW_W 3840
 #define SLOW_H 2160
 #define SLOW_BPP 4

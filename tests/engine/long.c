@@ -35,15 +35,15 @@ watched_plan (const char *what, const ClfFrameFormat * format, LongWatch * w,
     uint64_t slow_ns)
 {
   ClfPlan *plan = plan_for (what, format);
-  ClfInterrupt interrupt = { watch_cancelled, watch_slow, slow_ns, w };
+  ClfPlanCallbacks callbacks = { watch_cancelled, watch_slow, slow_ns, w };
   memset (w, 0, sizeof *w);
   if (plan)
-    clf_plan_set_interrupt (plan, &interrupt);
+    clf_plan_set_callbacks (plan, &callbacks);
   return plan;
 }
 
 /* Builds the programs a frame of `params` needs and forgets the questions
- * their wait asked (it asks the interrupt too), so that `w` counts the
+ * their wait asked (it asks the callbacks too), so that `w` counts the
  * frame's launches only. */
 static void
 prepare_watched (ClfPlan * plan, const ClfParams * params, LongWatch * w,
