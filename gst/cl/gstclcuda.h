@@ -56,7 +56,7 @@ void gst_cl_cuda_handle_set_context (GstElement * element,
 GstBufferPool *gst_cl_cuda_pool_new (GstClCuda * cuda, GstCaps * caps,
     guint size, guint min, guint max);
 
-/* One buffer of CUDA memory opened for the device (gstclupload.c's way
+/* One buffer of CUDA memory opened for the device (gstcldeviceframe.c's way
  * "cuda-memory"): its frame lies in a staging frame of ours, filled from
  * the buffer by a copy on the device (to be read), or copied to it once
  * the kernels wrote it (gst_cl_cuda_access_complete). */

@@ -17,7 +17,7 @@
 #include "gstclcuda.h"
 #include "gstclfilter.h"
 #include "gstclflight.h"
-#include "gstclupload.h"
+#include "gstcldeviceframe.h"
 
 G_BEGIN_DECLS
 
@@ -156,7 +156,7 @@ gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
 void gst_cl_filter_ensure_output_pool (GstClFilter * self);
 gboolean gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClUpload * access, GError ** error);
+    GstClDeviceFrame * access, GError ** error);
 
 /* gstclfilterfields.c: interlaced video. */
 void gst_cl_filter_field_format (const ClfFrameFormat * frame,

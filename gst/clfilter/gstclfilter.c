@@ -636,7 +636,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
   if (gst_cl_flight_hands_over (self->flight, f)) {
     if (f->pushed)
-      gst_cl_upload_promise (&f->out);
+      gst_cl_device_frame_promise (&f->out);
     self->entered = f;
     gst_cl_flight_hand_over (self->flight, f, inbuf);
     GST_LOG_OBJECT (self, "handed to the device thread");

@@ -132,7 +132,7 @@ gst_cl_filter_propose_allocation (GstBaseTransform * trans,
   zero_copy = self->started_zero_copy;
   GST_OBJECT_UNLOCK (self);
   engine = gst_cl_filter_ref_engine (self);
-  proposed = gst_cl_upload_propose_allocation (engine, zero_copy, query);
+  proposed = gst_cl_device_frame_propose_allocation (engine, zero_copy, query);
   if (engine)
     clf_engine_unref (engine);
   if (!proposed)
@@ -287,20 +287,20 @@ gst_cl_filter_ensure_output_pool (GstClFilter * self)
 }
 
 /* Gives the engine the buffer's frame, the first way that takes it
- * (gst/cl/gstclupload.h: in place when it is in our memory, else through a
+ * (gst/cl/gstcldeviceframe.h: in place when it is in our memory, else through a
  * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
  * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
  * message naming `what`).  FALSE with `error` unset when mapping failed. */
 gboolean
 gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClUpload * access, GError ** error)
+    GstClDeviceFrame * access, GError ** error)
 {
-  if (!gst_cl_upload_open (access, self->engine, &self->format, buffer, info,
+  if (!gst_cl_device_frame_open (access, self->engine, &self->format, buffer, info,
           flags, self->started_zero_copy, self->cuda, error))
     return FALSE;
   if (!clf_plan_check_frame (self->plan, &access->frame, what, error)) {
-    gst_cl_upload_close (access);
+    gst_cl_device_frame_close (access);
     return FALSE;
   }
   return TRUE;

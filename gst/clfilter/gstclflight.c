@@ -247,8 +247,8 @@ gst_cl_flight_pushes_early (GstClFlight * flight,
 void
 gst_cl_flight_frame_free (GstClFlightFrame * f)
 {
-  gst_cl_upload_close (&f->out);
-  gst_cl_upload_close (&f->in);
+  gst_cl_device_frame_close (&f->out);
+  gst_cl_device_frame_close (&f->in);
   gst_clear_buffer (&f->outbuf);
   g_clear_error (&f->err);
   g_free (f);
@@ -260,12 +260,12 @@ gboolean
 gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
     GError ** error)
 {
-  f->job = gst_cl_upload_enqueue (&f->in, &f->out, f->plan, &f->params,
+  f->job = gst_cl_device_frame_enqueue (&f->in, &f->out, f->plan, &f->params,
       &f->src, &f->dst, error);
   if (!f->job)
     return FALSE;
   if (!g_atomic_int_get (&flight->output_to_filter))
-    gst_cl_upload_prefetch (&f->out);
+    gst_cl_device_frame_prefetch (&f->out);
   return TRUE;
 }
 
@@ -296,7 +296,7 @@ gst_cl_flight_device_thread (gpointer data)
      * clfilter downstream, which has the frame already, fails it rather
      * than filter the memory's older bytes (quietly where a flush stopped
      * it between two launches: CLF_ERROR_CANCELLED). */
-    gst_cl_upload_withdraw (&f->out, f->err);
+    gst_cl_device_frame_withdraw (&f->out, f->err);
     gst_clear_buffer (&f->inbuf);
     g_mutex_lock (&flight->lock);
     f->enqueued = TRUE;
@@ -443,9 +443,9 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
     gst_cl_flight_wait_enqueued (flight, f);
   if (f->job) {
     ok = clf_plan_finish (f->plan, f->job, &stats, &err)
-        && gst_cl_upload_complete (&f->out, &err);
-    stats.device_copies = gst_cl_upload_device_copies (&f->in)
-        + gst_cl_upload_device_copies (&f->out);
+        && gst_cl_device_frame_complete (&f->out, &err);
+    stats.device_copies = gst_cl_device_frame_device_copies (&f->in)
+        + gst_cl_device_frame_device_copies (&f->out);
   } else if (f->passed_through) {
     ok = TRUE;
   } else {

@@ -11,7 +11,7 @@
 #include <gst/gst.h>
 
 #include "clf.h"
-#include "gstclupload.h"
+#include "gstcldeviceframe.h"
 
 G_BEGIN_DECLS
 
@@ -48,7 +48,7 @@ struct _GstClFlightFrame
 {
   ClfInFlight *job;
   ClfPlan *plan;
-  GstClUpload in, out;
+  GstClDeviceFrame in, out;
   /* What the plan filters: the frames as opened, or their fields apart. */
   ClfFrame src, dst;
   GstBuffer *outbuf;

@@ -467,7 +467,7 @@ GST_END_TEST;
 
 /* An OpenCL call that fails mid-stream, how frames reach it, and whether
  * zero copy is off (frames copied in and out by the engine).  The ways in
- * and out (gst/cl/gstclupload.c): a wrap of host memory, and the engine's
+ * and out (gst/cl/gstcldeviceframe.c): a wrap of host memory, and the engine's
  * copies to and from host memory. */
 static const struct
 {

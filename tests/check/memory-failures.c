@@ -11,7 +11,7 @@
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
 #include "gstclmemory.h"
-#include "gstclupload.h"
+#include "gstcldeviceframe.h"
 #include "memory.h"
 #include "reference.h"
 

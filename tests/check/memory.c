@@ -14,7 +14,7 @@
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
 #include "gstclmemory.h"
-#include "gstclupload.h"
+#include "gstcldeviceframe.h"
 #include "memory.h"
 #include "reference.h"
 
@@ -157,22 +157,22 @@ teardown (void)
   clf_engine_unref (engine);
 }
 
-/* The way (gst/cl/gstclupload.h) an RGBA frame in `buf` reaches the device
+/* The way (gst/cl/gstcldeviceframe.h) an RGBA frame in `buf` reaches the device
  * to be read. */
 static const gchar *
 upload_way (GstBuffer * buf, const GstVideoInfo * info, gboolean zero_copy)
 {
   const ClfFrameFormat format = clf_ref_byte_plane (GST_VIDEO_INFO_WIDTH
       (info), GST_VIDEO_INFO_HEIGHT (info), 4, 0x7, 0x7);
-  GstClUpload upload;
+  GstClDeviceFrame upload;
   GError *err = NULL;
   const gchar *way;
 
-  fail_unless (gst_cl_upload_open (&upload, engine, &format, buf, info,
+  fail_unless (gst_cl_device_frame_open (&upload, engine, &format, buf, info,
           GST_MAP_READ, zero_copy, NULL, &err), "%s", err ? err->message :
       "the buffer could not be mapped");
   way = upload.method;
-  gst_cl_upload_close (&upload);
+  gst_cl_device_frame_close (&upload);
   return way;
 }
 

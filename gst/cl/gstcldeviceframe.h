@@ -1,6 +1,6 @@
 /* GStreamer
- * gst-clfilter: one way in for a frame: how a buffer's frame reaches the
- * OpenCL device.
+ * gst-clfilter: a buffer's frame opened for the OpenCL device, to be read
+ * or written.
  *
  * This library is free software; you can redistribute it and/or modify it
  * under the terms of the GNU Library General Public License as published by
@@ -25,7 +25,7 @@ G_BEGIN_DECLS
  *   "cuda-memory"    GStreamer's CUDA memory in the context of the
  *                    element's GstClCuda: copied on the device into a
  *                    frame OpenCL imported (to be read), or from it once
- *                    the kernels wrote it (gst_cl_upload_complete);
+ *                    the kernels wrote it (gst_cl_device_frame_complete);
  *   "device-memory"  every plane lies in GstClMemory of the engine's
  *                    context, usable as it is (on a discrete device, not
  *                    mapped by the CPU meanwhile): the kernels work on it
@@ -47,7 +47,7 @@ typedef struct
   /* The way it took: one of the names above. */
   const gchar *method;
 
-  /* private: what gst_cl_upload_close() undoes, and our memories the
+  /* private: what gst_cl_device_frame_close() undoes, and our memories the
    * frame lies in (each once), whose readiness the device follows. */
   GstVideoFrame vframe;
   gboolean mapped;
@@ -59,37 +59,37 @@ typedef struct
   guint n_wraps;
   GstMemory *device[GST_VIDEO_MAX_PLANES];
   guint n_device;
-  /* The write promised on each (gst_cl_upload_promise), until kept. */
+  /* The write promised on each (gst_cl_device_frame_promise), until kept. */
   guint64 tickets[GST_VIDEO_MAX_PLANES];
   gboolean promised;
   /* The way "cuda-memory". */
   GstClCudaAccess cuda;
-} GstClUpload;
+} GstClDeviceFrame;
 
 /* Opens `buffer` (laid out as `info`, or its GstVideoMeta) for the device
  * as `format` describes its frames, to be accessed with `flags`
  * (GST_MAP_READ or GST_MAP_WRITE); `cuda` (or NULL) takes CUDA memory.  FALSE on failure: with `error` set
  * (CLF_ERROR_FRAME for a buffer whose planes the engine cannot take), or
  * unset when the buffer could not be mapped. */
-gboolean gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
+gboolean gst_cl_device_frame_open (GstClDeviceFrame * dframe, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
     GstClCuda * cuda, GError ** error);
 /* Once the device finished the frame, what an output still owes its
  * buffer: the copy to CUDA memory.  FALSE with `error` set on failure. */
-gboolean gst_cl_upload_complete (GstClUpload * upload, GError ** error);
+gboolean gst_cl_device_frame_complete (GstClDeviceFrame * dframe, GError ** error);
 /* The copies made on the device for the frame (CUDA memory). */
-guint gst_cl_upload_device_copies (const GstClUpload * upload);
-/* Gives up a promise not kept (gst_cl_upload_withdraw, with no failure),
+guint gst_cl_device_frame_device_copies (const GstClDeviceFrame * dframe);
+/* Gives up a promise not kept (gst_cl_device_frame_withdraw, with no failure),
  * then releases what the frame holds. */
-void gst_cl_upload_close (GstClUpload * upload);
+void gst_cl_device_frame_close (GstClDeviceFrame * dframe);
 
 /* Answers an allocation query for frames that go to `engine`'s device
  * (NULL where there is none yet): every way reads the frame's layout from
  * a GstVideoMeta; with `zero_copy`, the first offers a pool of GstClMemory
  * (where the query asks for one) and its allocator.  FALSE where a pool
  * could not be configured. */
-gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
+gboolean gst_cl_device_frame_propose_allocation (ClfEngine * engine,
     gboolean zero_copy, GstQuery * query);
 
 /* Enqueues `plan`'s filtering of `src` (the frame `in` opened) into `dst`
@@ -100,23 +100,23 @@ gboolean gst_cl_upload_propose_allocation (ClfEngine * engine,
  * where a memory's device copy lacks a CPU write that could not be
  * uploaded (gst_cl_memory_device_wait_list; the message says which frame),
  * so that no frame is filtered from stale bytes. */
-ClfInFlight *gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out,
+ClfInFlight *gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out,
     ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
     const ClfFrame * dst, GError ** error);
 /* For an output whose write is enqueued later, on another thread, while
  * its buffer goes on at once: promises that write on the frame's
  * memories (gst_cl_memory_promise_write), so whoever reads or writes them
- * meanwhile waits for it.  gst_cl_upload_enqueue() then waits only for
- * earlier promises, and keeps the promise; gst_cl_upload_withdraw() gives
+ * meanwhile waits for it.  gst_cl_device_frame_enqueue() then waits only for
+ * earlier promises, and keeps the promise; gst_cl_device_frame_withdraw() gives
  * it up where the write was not enqueued: with `failure` (why it failed)
  * the memories' bytes are marked unwritten, so that whoever reads them
  * next fails with it (gst_cl_memory_break_promise) instead of taking the
  * older bytes for the frame; with NULL (a flush or a stop dropped the
  * write, and the frame with it) they stay as they were. */
-void gst_cl_upload_promise (GstClUpload * upload);
-void gst_cl_upload_withdraw (GstClUpload * upload, const GError * failure);
+void gst_cl_device_frame_promise (GstClDeviceFrame * dframe);
+void gst_cl_device_frame_withdraw (GstClDeviceFrame * dframe, const GError * failure);
 /* Starts the download of what the device wrote to the frame's memories,
  * for a consumer that reads it on the CPU (see gst_cl_memory_prefetch). */
-void gst_cl_upload_prefetch (const GstClUpload * upload);
+void gst_cl_device_frame_prefetch (const GstClDeviceFrame * dframe);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* GStreamer
- * gst-clfilter: one way in for a frame: how a buffer's frame reaches the
- * OpenCL device.
+ * gst-clfilter: a buffer's frame opened for the OpenCL device, to be read
+ * or written.
  *
  * This library is free software; you can redistribute it and/or modify it
  * under the terms of the GNU Library General Public License as published by
@@ -15,10 +15,10 @@
 #include <string.h>
 
 #include "gstclbufferpool.h"
-#include "gstclupload.h"
+#include "gstcldeviceframe.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cl_upload_debug);
-#define GST_CAT_DEFAULT gst_cl_upload_debug
+GST_DEBUG_CATEGORY_STATIC (gst_cl_device_frame_debug);
+#define GST_CAT_DEFAULT gst_cl_device_frame_debug
 
 /* The most events one frame's readiness gives. */
 #define MAX_WAIT (GST_VIDEO_MAX_PLANES * GST_CL_MEMORY_MAX_WAIT + 1)
@@ -33,34 +33,34 @@ typedef struct
   GstMapFlags flags;
   gboolean zero_copy;
   GstClCuda *cuda;
-} UploadRequest;
+} OpenRequest;
 
 typedef enum
 {
-  UPLOAD_DONE,
-  UPLOAD_DECLINED,              /* the buffer does not fit: try the next way */
-  UPLOAD_FAILED,
-} UploadResult;
+  OPEN_DONE,
+  OPEN_DECLINED,              /* the buffer does not fit: try the next way */
+  OPEN_FAILED,
+} OpenResult;
 
 typedef struct
 {
   const gchar *name;
   /* Whether the way applies at all, before it looks at the planes. */
-  gboolean (*accept) (const UploadRequest * req);
-  UploadResult (*perform) (GstClUpload * upload, const UploadRequest * req,
+  gboolean (*accept) (const OpenRequest * req);
+  OpenResult (*perform) (GstClDeviceFrame * dframe, const OpenRequest * req,
       GError ** error);
   /* What it adds to an allocation query for `caps`, or NULL. */
-  gboolean (*propose) (const UploadRequest * req, GstQuery * query,
+  gboolean (*propose) (const OpenRequest * req, GstQuery * query,
       GstCaps * caps, gboolean need_pool);
-} UploadMethod;
+} Way;
 
 static void
-add_device_memory (GstClUpload * upload, GstMemory * mem)
+add_device_memory (GstClDeviceFrame * dframe, GstMemory * mem)
 {
-  for (guint i = 0; i < upload->n_device; i++)
-    if (upload->device[i] == mem)
+  for (guint i = 0; i < dframe->n_device; i++)
+    if (dframe->device[i] == mem)
       return;
-  upload->device[upload->n_device++] = mem;
+  dframe->device[dframe->n_device++] = mem;
 }
 
 static void
@@ -73,25 +73,25 @@ release_events (cl_event * events, guint n)
 /* ---- cuda-memory ------------------------------------------------------ */
 
 static gboolean
-cuda_memory_accept (const UploadRequest * req)
+cuda_memory_accept (const OpenRequest * req)
 {
   return gst_cl_cuda_accepts (req->cuda, req->buffer);
 }
 
 /* The staging frame is laid out as the caps say. */
-static UploadResult
-cuda_memory_perform (GstClUpload * upload, const UploadRequest * req,
+static OpenResult
+cuda_memory_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
     GError ** error)
 {
-  return gst_cl_cuda_access_open (&upload->cuda, req->cuda, req->buffer,
-      req->info, req->format, req->flags, &upload->frame, error) ?
-      UPLOAD_DONE : UPLOAD_FAILED;
+  return gst_cl_cuda_access_open (&dframe->cuda, req->cuda, req->buffer,
+      req->info, req->format, req->flags, &dframe->frame, error) ?
+      OPEN_DONE : OPEN_FAILED;
 }
 
 /* ---- device-memory ---------------------------------------------------- */
 
 static gboolean
-device_memory_accept (const UploadRequest * req)
+device_memory_accept (const OpenRequest * req)
 {
   return req->zero_copy;
 }
@@ -99,7 +99,7 @@ device_memory_accept (const UploadRequest * req)
 /* Memory of ours in the engine's context, holding `bytes` bytes from
  * `skip`, that the device can use as it is now. */
 static gboolean
-device_can_use (const UploadRequest * req, GstMemory * mem, gsize skip,
+device_can_use (const OpenRequest * req, GstMemory * mem, gsize skip,
     gsize bytes)
 {
   if (!gst_is_cl_memory (mem)
@@ -112,12 +112,12 @@ device_can_use (const UploadRequest * req, GstMemory * mem, gsize skip,
       || clf_engine_host_unified (req->engine);
 }
 
-static UploadResult
-device_memory_perform (GstClUpload * upload, const UploadRequest * req,
+static OpenResult
+device_memory_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
     GError ** error)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (req->buffer);
-  ClfFrame *frame = &upload->frame;
+  ClfFrame *frame = &dframe->frame;
 
   for (guint i = 0; i < req->format->n_planes; i++) {
     gsize row_bytes = clf_frame_format_row_bytes (req->format, i);
@@ -130,24 +130,24 @@ device_memory_perform (GstClUpload * upload, const UploadRequest * req,
 
     if (stride <= 0 || !gst_buffer_find_memory (req->buffer, offset, 1, &idx,
             &n, &skip))
-      return UPLOAD_DECLINED;
+      return OPEN_DECLINED;
     mem = gst_buffer_peek_memory (req->buffer, idx);
     if (!device_can_use (req, mem, skip, (gsize) stride * (rows - 1)
             + row_bytes))
-      return UPLOAD_DECLINED;
+      return OPEN_DECLINED;
     frame->mem[i] = gst_cl_memory_get_buffer (mem, &mem_offset);
     frame->offset[i] = mem_offset + skip;
     frame->stride[i] = (size_t) stride;
-    add_device_memory (upload, mem);
+    add_device_memory (dframe, mem);
   }
-  return UPLOAD_DONE;
+  return OPEN_DONE;
 }
 
 /* A pool of our memory (where the query asks for one: its buffers carry
  * a GstVideoMeta, so producers may pad their rows) and our allocator, so
  * producers write frames straight into memory the device uses. */
 static gboolean
-device_memory_propose (const UploadRequest * req, GstQuery * query,
+device_memory_propose (const OpenRequest * req, GstQuery * query,
     GstCaps * caps, gboolean need_pool)
 {
   GstAllocator *allocator;
@@ -174,13 +174,13 @@ device_memory_propose (const UploadRequest * req, GstQuery * query,
 /* ---- wrapped-host and copied-host ------------------------------------- */
 
 static gboolean
-wrapped_host_accept (const UploadRequest * req)
+wrapped_host_accept (const OpenRequest * req)
 {
   return req->zero_copy && clf_engine_host_unified (req->engine);
 }
 
 static gboolean
-copied_host_accept (const UploadRequest * req)
+copied_host_accept (const OpenRequest * req)
 {
   return TRUE;
 }
@@ -188,18 +188,18 @@ copied_host_accept (const UploadRequest * req)
 /* A device buffer over the mapped memory at `region` (one per distinct
  * memory), or NULL where only a copy can take it to the device. */
 static cl_mem
-wrap_region (GstClUpload * upload, ClfEngine * engine,
+wrap_region (GstClDeviceFrame * dframe, ClfEngine * engine,
     const GstMapInfo * region, GError ** error)
 {
   cl_mem mem;
 
-  for (guint w = 0; w < upload->n_wraps; w++)
-    if (upload->wraps[w].base == region->data)
-      return upload->wraps[w].mem;
+  for (guint w = 0; w < dframe->n_wraps; w++)
+    if (dframe->wraps[w].base == region->data)
+      return dframe->wraps[w].mem;
   mem = clf_engine_wrap_host (engine, region->data, region->size, error);
   if (mem) {
-    upload->wraps[upload->n_wraps].base = region->data;
-    upload->wraps[upload->n_wraps++].mem = mem;
+    dframe->wraps[dframe->n_wraps].base = region->data;
+    dframe->wraps[dframe->n_wraps++].mem = mem;
   }
   return mem;
 }
@@ -208,15 +208,15 @@ wrap_region (GstClUpload * upload, ClfEngine * engine,
  * `wrap` and the device allow it, else left in host memory for the engine
  * to copy.  The planes' extents are the mapped memory's: the engine checks
  * that the strides keep every row inside it. */
-static UploadResult
-host_perform (GstClUpload * upload, const UploadRequest * req,
+static OpenResult
+host_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
     gboolean wrap, GError ** error)
 {
-  GstVideoFrame *vframe = &upload->vframe;
+  GstVideoFrame *vframe = &dframe->vframe;
 
   if (!gst_video_frame_map (vframe, req->info, req->buffer, req->flags))
-    return UPLOAD_FAILED;
-  upload->mapped = TRUE;
+    return OPEN_FAILED;
+  dframe->mapped = TRUE;
   for (guint i = 0; i < GST_VIDEO_FRAME_N_PLANES (vframe); i++) {
     guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (vframe, i);
     gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (vframe, i);
@@ -235,41 +235,41 @@ host_perform (GstClUpload * upload, const UploadRequest * req,
       g_set_error (error, CLF_ERROR, CLF_ERROR_FRAME, "plane %u has a "
           "stride of %d bytes: clfilter takes rows top-down, with a positive "
           "stride", i, stride);
-      return UPLOAD_FAILED;
+      return OPEN_FAILED;
     }
     mem = wrap && offset % align == 0 && stride % align == 0 ?
-        wrap_region (upload, req->engine, region, &wrap_error) : NULL;
+        wrap_region (dframe, req->engine, region, &wrap_error) : NULL;
     if (wrap_error) {
       g_propagate_error (error, wrap_error);
-      return UPLOAD_FAILED;
+      return OPEN_FAILED;
     }
-    upload->frame.stride[i] = (size_t) stride;
-    upload->frame.mem[i] = mem;
-    upload->frame.wrapped[i] = mem != NULL;
-    upload->frame.offset[i] = mem ? offset : 0;
-    upload->frame.data[i] = mem ? NULL : data;
-    upload->frame.size[i] = mem ? 0 : region->size - offset;
+    dframe->frame.stride[i] = (size_t) stride;
+    dframe->frame.mem[i] = mem;
+    dframe->frame.wrapped[i] = mem != NULL;
+    dframe->frame.offset[i] = mem ? offset : 0;
+    dframe->frame.data[i] = mem ? NULL : data;
+    dframe->frame.size[i] = mem ? 0 : region->size - offset;
   }
-  return UPLOAD_DONE;
+  return OPEN_DONE;
 }
 
-static UploadResult
-wrapped_host_perform (GstClUpload * upload, const UploadRequest * req,
+static OpenResult
+wrapped_host_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
     GError ** error)
 {
-  return host_perform (upload, req, TRUE, error);
+  return host_perform (dframe, req, TRUE, error);
 }
 
-static UploadResult
-copied_host_perform (GstClUpload * upload, const UploadRequest * req,
+static OpenResult
+copied_host_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
     GError ** error)
 {
-  return host_perform (upload, req, FALSE, error);
+  return host_perform (dframe, req, FALSE, error);
 }
 
 /* In order of preference: no copy, then a copy only of what cannot be
  * shared, then a copy of everything. */
-static const UploadMethod upload_methods[] = {
+static const Way ways[] = {
   {"cuda-memory", cuda_memory_accept, cuda_memory_perform, NULL},
   {"device-memory", device_memory_accept, device_memory_perform,
       device_memory_propose},
@@ -278,54 +278,54 @@ static const UploadMethod upload_methods[] = {
 };
 
 static void
-upload_debug_init (void)
+debug_init (void)
 {
   static gsize done = 0;
 
   if (g_once_init_enter (&done)) {
-    GST_DEBUG_CATEGORY_INIT (gst_cl_upload_debug, "clupload", 0,
+    GST_DEBUG_CATEGORY_INIT (gst_cl_device_frame_debug, "cldeviceframe", 0,
         "how frames reach the OpenCL device");
     g_once_init_leave (&done, 1);
   }
 }
 
 gboolean
-gst_cl_upload_open (GstClUpload * upload, ClfEngine * engine,
+gst_cl_device_frame_open (GstClDeviceFrame * dframe, ClfEngine * engine,
     const ClfFrameFormat * format, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, gboolean zero_copy,
     GstClCuda * cuda, GError ** error)
 {
-  const UploadRequest req = { engine, format, buffer, info, flags, zero_copy,
+  const OpenRequest req = { engine, format, buffer, info, flags, zero_copy,
     cuda
   };
 
-  upload_debug_init ();
-  memset (upload, 0, sizeof *upload);
-  for (guint m = 0; m < G_N_ELEMENTS (upload_methods); m++) {
-    const UploadMethod *method = &upload_methods[m];
-    UploadResult result;
+  debug_init ();
+  memset (dframe, 0, sizeof *dframe);
+  for (guint m = 0; m < G_N_ELEMENTS (ways); m++) {
+    const Way *method = &ways[m];
+    OpenResult result;
 
     if (!method->accept (&req))
       continue;
-    result = method->perform (upload, &req, error);
-    if (result == UPLOAD_DONE) {
-      upload->method = method->name;
+    result = method->perform (dframe, &req, error);
+    if (result == OPEN_DONE) {
+      dframe->method = method->name;
       GST_LOG ("buffer %p: %s", buffer, method->name);
       return TRUE;
     }
-    gst_cl_upload_close (upload);
-    memset (upload, 0, sizeof *upload);
-    if (result == UPLOAD_FAILED)
+    gst_cl_device_frame_close (dframe);
+    memset (dframe, 0, sizeof *dframe);
+    if (result == OPEN_FAILED)
       return FALSE;
   }
   return FALSE;
 }
 
 gboolean
-gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
+gst_cl_device_frame_propose_allocation (ClfEngine * engine, gboolean zero_copy,
     GstQuery * query)
 {
-  const UploadRequest req = {.engine = engine,.zero_copy = zero_copy };
+  const OpenRequest req = {.engine = engine,.zero_copy = zero_copy };
   GstCaps *caps;
   gboolean need_pool;
 
@@ -335,8 +335,8 @@ gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
   /* CUDA memory comes from upstream's own pools. */
   if (!caps || !engine || gst_cl_caps_are_cuda (caps))
     return TRUE;
-  for (guint m = 0; m < G_N_ELEMENTS (upload_methods); m++) {
-    const UploadMethod *method = &upload_methods[m];
+  for (guint m = 0; m < G_N_ELEMENTS (ways); m++) {
+    const Way *method = &ways[m];
 
     if (method->propose && method->accept (&req)
         && !method->propose (&req, query, caps, need_pool))
@@ -346,28 +346,28 @@ gst_cl_upload_propose_allocation (ClfEngine * engine, gboolean zero_copy,
 }
 
 void
-gst_cl_upload_close (GstClUpload * upload)
+gst_cl_device_frame_close (GstClDeviceFrame * dframe)
 {
-  gst_cl_upload_withdraw (upload, NULL);
-  for (guint w = 0; w < upload->n_wraps; w++)
-    clReleaseMemObject (upload->wraps[w].mem);
-  upload->n_wraps = 0;
-  if (upload->mapped)
-    gst_video_frame_unmap (&upload->vframe);
-  upload->mapped = FALSE;
-  gst_cl_cuda_access_close (&upload->cuda);
+  gst_cl_device_frame_withdraw (dframe, NULL);
+  for (guint w = 0; w < dframe->n_wraps; w++)
+    clReleaseMemObject (dframe->wraps[w].mem);
+  dframe->n_wraps = 0;
+  if (dframe->mapped)
+    gst_video_frame_unmap (&dframe->vframe);
+  dframe->mapped = FALSE;
+  gst_cl_cuda_access_close (&dframe->cuda);
 }
 
 gboolean
-gst_cl_upload_complete (GstClUpload * upload, GError ** error)
+gst_cl_device_frame_complete (GstClDeviceFrame * dframe, GError ** error)
 {
-  return gst_cl_cuda_access_complete (&upload->cuda, error);
+  return gst_cl_cuda_access_complete (&dframe->cuda, error);
 }
 
 guint
-gst_cl_upload_device_copies (const GstClUpload * upload)
+gst_cl_device_frame_device_copies (const GstClDeviceFrame * dframe)
 {
-  return upload->cuda.copies;
+  return dframe->cuda.copies;
 }
 
 /* The device readiness of the frame's memories: the events a command that
@@ -375,17 +375,17 @@ gst_cl_upload_device_copies (const GstClUpload * upload)
  * at most MAX_WAIT; how many in `n_wait`).  FALSE with `error` set, and
  * no events, where a memory's device copy could not be made current. */
 static gboolean
-wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait,
+wait_list (const GstClDeviceFrame * dframe, GstMapFlags flags, cl_event * wait,
     guint * n_wait, GError ** error)
 {
-  guint n = gst_cl_cuda_access_wait_list (&upload->cuda, wait);
+  guint n = gst_cl_cuda_access_wait_list (&dframe->cuda, wait);
 
-  for (guint i = 0; i < upload->n_device; i++) {
+  for (guint i = 0; i < dframe->n_device; i++) {
     guint added;
-    gboolean ready = upload->promised ?
-        gst_cl_memory_promised_wait_list (upload->device[i],
-        upload->tickets[i], wait + n, &added, error) :
-        gst_cl_memory_device_wait_list (upload->device[i], flags, wait + n,
+    gboolean ready = dframe->promised ?
+        gst_cl_memory_promised_wait_list (dframe->device[i],
+        dframe->tickets[i], wait + n, &added, error) :
+        gst_cl_memory_device_wait_list (dframe->device[i], flags, wait + n,
         &added, error);
 
     if (!ready) {
@@ -402,35 +402,35 @@ wait_list (const GstClUpload * upload, GstMapFlags flags, cl_event * wait,
 /* Keeps the frame's promises with `event`, or none; breaks them with
  * `failure` where the write failed. */
 static void
-keep_promises (GstClUpload * upload, cl_event event, const GError * failure)
+keep_promises (GstClDeviceFrame * dframe, cl_event event, const GError * failure)
 {
-  for (guint i = 0; i < upload->n_device; i++) {
+  for (guint i = 0; i < dframe->n_device; i++) {
     if (!event && failure)
-      gst_cl_memory_break_promise (upload->device[i], upload->tickets[i],
+      gst_cl_memory_break_promise (dframe->device[i], dframe->tickets[i],
           failure);
     else
-      gst_cl_memory_keep_promise (upload->device[i], upload->tickets[i],
+      gst_cl_memory_keep_promise (dframe->device[i], dframe->tickets[i],
           event);
   }
-  upload->promised = FALSE;
+  dframe->promised = FALSE;
 }
 
 /* Records the command `event`, enqueued after wait_list()'s events, as
  * the last that accessed the frame's memories as `flags` says. */
 static void
-done (GstClUpload * upload, GstMapFlags flags, cl_event event)
+done (GstClDeviceFrame * dframe, GstMapFlags flags, cl_event event)
 {
-  gst_cl_cuda_access_done (&upload->cuda, event);
-  if (upload->promised) {
-    keep_promises (upload, event, NULL);
+  gst_cl_cuda_access_done (&dframe->cuda, event);
+  if (dframe->promised) {
+    keep_promises (dframe, event, NULL);
     return;
   }
-  for (guint i = 0; i < upload->n_device; i++)
-    gst_cl_memory_device_done (upload->device[i], flags, event);
+  for (guint i = 0; i < dframe->n_device; i++)
+    gst_cl_memory_device_done (dframe->device[i], flags, event);
 }
 
 ClfInFlight *
-gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out, ClfPlan * plan,
+gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out, ClfPlan * plan,
     const ClfParams * params, const ClfFrame * src, const ClfFrame * dst,
     GError ** error)
 {
@@ -457,24 +457,24 @@ gst_cl_upload_enqueue (GstClUpload * in, GstClUpload * out, ClfPlan * plan,
 }
 
 void
-gst_cl_upload_promise (GstClUpload * upload)
+gst_cl_device_frame_promise (GstClDeviceFrame * dframe)
 {
-  g_return_if_fail (!upload->promised);
-  for (guint i = 0; i < upload->n_device; i++)
-    upload->tickets[i] = gst_cl_memory_promise_write (upload->device[i]);
-  upload->promised = TRUE;
+  g_return_if_fail (!dframe->promised);
+  for (guint i = 0; i < dframe->n_device; i++)
+    dframe->tickets[i] = gst_cl_memory_promise_write (dframe->device[i]);
+  dframe->promised = TRUE;
 }
 
 void
-gst_cl_upload_withdraw (GstClUpload * upload, const GError * failure)
+gst_cl_device_frame_withdraw (GstClDeviceFrame * dframe, const GError * failure)
 {
-  if (upload->promised)
-    keep_promises (upload, NULL, failure);
+  if (dframe->promised)
+    keep_promises (dframe, NULL, failure);
 }
 
 void
-gst_cl_upload_prefetch (const GstClUpload * upload)
+gst_cl_device_frame_prefetch (const GstClDeviceFrame * dframe)
 {
-  for (guint i = 0; i < upload->n_device; i++)
-    gst_cl_memory_prefetch (upload->device[i]);
+  for (guint i = 0; i < dframe->n_device; i++)
+    gst_cl_memory_prefetch (dframe->device[i]);
 }
