@@ -448,8 +448,8 @@ program_from_binary (cl_context context, cl_device_id device,
   cl_int status, binary_status = CL_INVALID_BINARY;
   cl_program program = clCreateProgramWithBinary (context, 1, &device,
       &size, &binary, &binary_status, &status);
-  CLF_CHECK (status, "clCreateProgramWithBinary", &error, fail);
-  CLF_CHECK (binary_status, "clCreateProgramWithBinary", &error, fail);
+  CLF_CHECK (&error, fail, status, "clCreateProgramWithBinary");
+  CLF_CHECK (&error, fail, binary_status, "clCreateProgramWithBinary");
   /* A program made from a binary still has to be built (OpenCL 1.2
    * 5.6.2), with the options it was compiled with. */
   CLF_TRY (&error, fail, clBuildProgram, program, 1, &device, options, NULL,

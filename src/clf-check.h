@@ -16,7 +16,7 @@ void clf_set_cl_error (GError ** error, const char *call, cl_int status);
 
 /* Checks the status of OpenCL call `call`; on failure records the call's
  * name and the CL error in `error` and jumps to `label`. */
-#define CLF_CHECK(status, call, error, label)             \
+#define CLF_CHECK(error, label, status, call)             \
   do {                                                    \
     if ((status) != CL_SUCCESS) {                         \
       clf_set_cl_error ((error), (call), (status));       \
@@ -28,7 +28,7 @@ void clf_set_cl_error (GError ** error, const char *call, cl_int status);
 #define CLF_TRY(error, label, fn, ...)                    \
   do {                                                    \
     cl_int clf_status_ = fn (__VA_ARGS__);                \
-    CLF_CHECK (clf_status_, #fn, error, label);           \
+    CLF_CHECK (error, label, clf_status_, #fn);           \
   } while (0)
 
 /* A platform's (or, with platform NULL, a device's) string property, for

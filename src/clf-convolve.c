@@ -272,7 +272,7 @@ convolve_for (ClfPlan * plan, ConvolveKernel * conv, const ClfKernel * kernel,
   cl_mem mem = clCreateBuffer (clf_engine_context (plan->engine),
       CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
       setup.n_coeffs * sizeof (cl_int), setup.coeffs, &status);
-  CLF_CHECK (status, "clCreateBuffer", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateBuffer");
   if (conv->coeffs)
     clReleaseMemObject (conv->coeffs);
   conv->coeffs = mem;

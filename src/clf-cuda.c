@@ -381,7 +381,7 @@ import_frame (ClfCudaFrame * frame, int fd, GError ** error)
       &status);
   if (status != CL_SUCCESS)
     close (fd);
-  CLF_CHECK (status, "clCreateBufferWithProperties", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateBufferWithProperties");
   return true;
 fail:
   return false;
@@ -490,7 +490,7 @@ enqueue_ownership (ClfCudaFrame * frame, OwnershipFn command,
   *done = NULL;
   status = command ? command (queue, 1, &frame->buffer, n_wait, list, done)
       : clEnqueueMarkerWithWaitList (queue, n_wait, list, done);
-  CLF_CHECK (status, call, error, fail);
+  CLF_CHECK (error, fail, status, call);
   return true;
 fail:
   return false;

@@ -59,13 +59,13 @@ append_platform_devices (DeviceList * list, cl_platform_id platform,
     note_empty_platform (list, platform, platform_index, status);
     return true;
   }
-  CLF_CHECK (status, "clGetDeviceIDs", error, fail);
+  CLF_CHECK (error, fail, status, "clGetDeviceIDs");
 
   cl_device_id *ids = g_new0 (cl_device_id, n);
   status = clGetDeviceIDs (platform, CL_DEVICE_TYPE_ALL, n, ids, NULL);
   if (status != CL_SUCCESS) {
     g_free (ids);
-    CLF_CHECK (status, "clGetDeviceIDs", error, fail);
+    CLF_CHECK (error, fail, status, "clGetDeviceIDs");
   }
 
   char *platform_name = clf_info_string (platform, NULL, CL_PLATFORM_NAME);
@@ -110,7 +110,7 @@ list_devices_unlocked (DeviceList * list, GError ** error)
           "shows what the ICD loader finds.");
     return false;
   }
-  CLF_CHECK (status, "clGetPlatformIDs", error, fail);
+  CLF_CHECK (error, fail, status, "clGetPlatformIDs");
 
   cl_platform_id *platforms = g_new0 (cl_platform_id, n);
   status = clGetPlatformIDs (n, platforms, NULL);

@@ -98,16 +98,16 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, GError ** error)
   engine->device_name = g_strdup (e->name);
   engine->context = clCreateContext (props, 1, &e->device, NULL, NULL,
       &status);
-  CLF_CHECK (status, "clCreateContext", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateContext");
   engine->queue = clCreateCommandQueue (engine->context, e->device,
       CL_QUEUE_PROFILING_ENABLE, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateCommandQueue");
   engine->transfer_queue = clCreateCommandQueue (engine->context, e->device,
       0, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateCommandQueue");
   engine->download_queue = clCreateCommandQueue (engine->context, e->device,
       0, &status);
-  CLF_CHECK (status, "clCreateCommandQueue", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateCommandQueue");
   return query_memory_model (engine, error);
 
 fail:
@@ -250,7 +250,7 @@ clf_engine_wrap_host (ClfEngine * engine, void *data, size_t size,
   cl_mem mem = NULL;
   mem = clCreateBuffer (engine->context, CL_MEM_READ_WRITE
       | CL_MEM_USE_HOST_PTR, size, data, &status);
-  CLF_CHECK (status, "clCreateBuffer", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateBuffer");
   return mem;
 
 fail:
@@ -298,7 +298,7 @@ build_program (ClfEngine * engine, const ClfProgramSpec * spec,
   cl_uint n_sources = clf_program_sources (spec, sources);
   cl_program program = clCreateProgramWithSource (engine->context,
       n_sources, sources, NULL, &status);
-  CLF_CHECK (status, "clCreateProgramWithSource", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateProgramWithSource");
 
   status = clBuildProgram (program, 1, &engine->device, options, NULL, NULL);
   if (status == CL_BUILD_PROGRAM_FAILURE) {
@@ -313,7 +313,7 @@ build_program (ClfEngine * engine, const ClfProgramSpec * spec,
     clReleaseProgram (program);
     return NULL;
   }
-  CLF_CHECK (status, "clBuildProgram", error, fail);
+  CLF_CHECK (error, fail, status, "clBuildProgram");
   log_build (program, engine, options);
   return program;
 

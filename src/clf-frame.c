@@ -51,7 +51,7 @@ clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
       clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
       buffer_origin, host_origin, region, plan->staged[i].stride, 0,
       host->stride[i], 0, host->data[i], n_wait, wait, event);
-  CLF_CHECK (status, call, error, fail);
+  CLF_CHECK (error, fail, status, call);
   clf_plan_event_enqueued (plan);
   return true;
 
@@ -177,13 +177,13 @@ enqueue_host_handback (ClfPlan * plan, cl_mem mem, size_t from, size_t to,
 
   mapped = clEnqueueMapBuffer (queue, mem, CL_FALSE, CL_MAP_READ, from,
       to - from, 0, NULL, clf_plan_next_event (plan, CMD_DOWNLOAD), &status);
-  CLF_CHECK (status, "clEnqueueMapBuffer", error, fail);
+  CLF_CHECK (error, fail, status, "clEnqueueMapBuffer");
   clf_plan_event_enqueued (plan);
   status = clEnqueueUnmapMemObject (queue, mem, mapped, 0, NULL,
       clf_plan_next_event (plan, CMD_DOWNLOAD));
   if (status == CL_SUCCESS)
     clf_plan_event_enqueued (plan);
-  CLF_CHECK (status, "clEnqueueUnmapMemObject", error, fail);
+  CLF_CHECK (error, fail, status, "clEnqueueUnmapMemObject");
   return true;
 
 fail:

@@ -101,7 +101,7 @@ kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec,
       set->kernels[k] = clCreateKernel (program, clf_kernel_names[k],
           &status);
   clReleaseProgram (program);
-  CLF_CHECK (status, "clCreateKernel", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateKernel");
   for (int k = 0; k < N_KERNELS; k++)
     if (set->kernels[k] && !kernel_group_size (set->kernels[k],
             clf_engine_device (plan->engine), &set->group[k], error))
@@ -367,7 +367,7 @@ ensure_buffer (ClfPlan * plan, cl_mem * mem, size_t size, cl_mem_flags flags,
   cl_int status;
   *mem = clCreateBuffer (clf_engine_context (plan->engine), flags, size,
       NULL, &status);
-  CLF_CHECK (status, "clCreateBuffer", error, fail);
+  CLF_CHECK (error, fail, status, "clCreateBuffer");
   return true;
 
 fail:
