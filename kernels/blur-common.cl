@@ -19,8 +19,9 @@
  * one of them uses).  They are built in this order:
  *   blur-naive.cl          box_2d, any device
  *   blur-separable-gpu.cl  rows_direct, cols_direct
- *   blur-sliding-gpu.cl    column_sums, row_means_scan; narrow_column_sums,
- *                          narrow_row_means
+ *   blur-sliding-gpu.cl    row_means_scan, narrow_row_means, and the
+ *                          column slides of
+ *   blur-column-sums.cl    column_sums and narrow_column_sums (one body)
  *   blur-tiles-gpu.cl      sliding_tiles, separable_tiles
  *   blur-strips-cpu.cl     separable_strips, sliding_strips
  * How fast each way is at each radius: docs/performance/.

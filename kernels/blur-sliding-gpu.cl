@@ -72,36 +72,8 @@ DEFINE_COLUMN_SLIDE (column_slide_aligned_4, aligned_4, uint4, uint,
     LOAD_ALIGNED_WORD, STORE_ALIGNED_SUMS)
 DEFINE_COLUMN_SLIDE (column_slide_1, 1, uint, uint, LOAD_ONE, STORE_ONE_SUM)
 
-/* A work-item per 4 samples of a row (the last of a row: 1 to 4) and
- * segment of `seg` rows; one access for the 4 where the plane's rows and
- * the rows of sums are aligned to them. */
-#define DEFINE_COLUMN_SUMS(NAME, OUT, SLIDE_4, SLIDE_ALIGNED_4, SLIDE_1)   \
-  __kernel void NAME (PLANE_ARGS)                                          \
-  {                                                                        \
-    const int b = get_global_id (0) * 4, y0 = get_global_id (1) * seg;     \
-    const int y1 = min (y0 + seg, height), row_units = width * BPP;        \
-    __global OUT *out = (__global OUT *) sums;                             \
-    if (b >= row_units)                                                    \
-      return;                                                              \
-    if (b + 4 > row_units) {                                               \
-      for (int i = b; i < row_units; i++)                                  \
-        SLIDE_1 (src + src_off, src_stride, out + i, row_units, i, y0, y1, \
-            height, radius, border);                                       \
-      return;                                                              \
-    }                                                                      \
-    if ((src_off | src_stride) % (4 * SAMPLE_BYTES) == 0                   \
-        && row_units % 4 == 0)                                             \
-      SLIDE_ALIGNED_4 (src + src_off, src_stride, out + b, row_units, b,   \
-          y0, y1, height, radius, border);                                 \
-    else                                                                   \
-      SLIDE_4 (src + src_off, src_stride, out + b, row_units, b, y0, y1,   \
-          height, radius, border);                                         \
-  }
-
-#ifdef WANT_column_sums
-DEFINE_COLUMN_SUMS (column_sums, uint, column_slide_4,
-    column_slide_aligned_4, column_slide_1)
-#endif
+/* column_sums and narrow_column_sums: blur-column-sums.cl, over the
+ * slides above and below. */
 
 #define SCAN_GROUP 256
 
@@ -210,10 +182,6 @@ DEFINE_COLUMN_SLIDE (narrow_slide_aligned_4, aligned_4, uint4, ushort,
     LOAD_ALIGNED_WORD, STORE_ALIGNED_NARROW)
 DEFINE_COLUMN_SLIDE (narrow_slide_1, 1, uint, ushort, LOAD_ONE,
     STORE_NARROW_ONE)
-#ifdef WANT_narrow_column_sums
-DEFINE_COLUMN_SUMS (narrow_column_sums, ushort, narrow_slide_4,
-    narrow_slide_aligned_4, narrow_slide_1)
-#endif
 
 #define NARROW_PAD_EVERY (64 / BPP)
 #define NARROW_SLOT(k) ((k) + (k) / NARROW_PAD_EVERY)

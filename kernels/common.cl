@@ -26,7 +26,8 @@
  * then the luma pass).
  *
  * Kernels that differ only in a type or a count (convolve's int and long
- * sums, its 4- and 8-row float tiles) share one body, a file of plain
+ * sums, its 4- and 8-row float tiles; the sliding blur's 32- and 16-bit
+ * column sums) share one body, a file of plain
  * OpenCL C that names its kernel KERNEL_NAME and takes the rest from
  * names of its own (ACC, ROWS, ...).  kernels/meson.build's
  * kernel_variants gives each kernel its file and those names' values;
