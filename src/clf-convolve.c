@@ -205,7 +205,7 @@ clf_convolve_setup (const ClfKernel * kernel, uint32_t depth,
         CLF_CONV_GROUP + 2 * setup->radius, cpu_kernels, setup);
     add_column_spans (kernel, setup);
   }
-  setup->abs_divisor = d < 0 ? (uint64_t) -d : (uint64_t) d;
+  setup->abs_divisor = d < 0 ? -(uint64_t) d : (uint64_t) d;
   if (!setup->rank1) {
     /* 1 / |d| for the float quotients: rounded to nearest for the GPUs'
      * tiles, up for the CPUs' strips (c |d| is exact in doubles). */
@@ -378,9 +378,11 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     plan->convolve = g_new0 (ClfConvolve, 1);
   /* The fill is a 1 x 1 kernel of 0 plus the mid value: exact as any
    * kernel, on every kind of device, with no kernel of its own. */
+  /* *INDENT-OFF* */
   const ClfKernel neutral = { 1, {0}, 1, 1 << (p->depth - 1),
     CLF_CHROMA_FILTERED
   };
+  /* *INDENT-ON* */
   const ConvolveKernel *conv = fill ?
       convolve_for (plan, &plan->convolve->fill, &neutral, p->depth, error) :
       convolve_for (plan, &plan->convolve->filter, &params->kernel, p->depth,
@@ -396,9 +398,11 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
   const bool in_launches = clf_plan_long_pass (plan, id, reads);
   size_t global[2], local_size[2] = { CLF_CONV_GROUP, CLF_CONV_GROUP };
   const size_t *local = local_size;
+  /* *INDENT-OFF* */
   LaunchGrid grid = { id, {CLF_CONV_GROUP, CLF_CONV_GROUP}, CLF_CONV_GROUP,
     1, 1
   };
+  /* *INDENT-ON* */
   size_t tile_bytes = 0;
   cl_int seg = 1, columns = (cl_int) p->width;
   if (plan->cpu_kernels) {
@@ -410,7 +414,9 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     seg = (cl_int) clf_work_shape_size (plan->compute_units, layout, 1,
         &pass, p, &window, global);
     local = clf_pass_local_size (true, 1, &pass, global, local_size);
+    /* *INDENT-OFF* */
     grid = (LaunchGrid) { id, {1, 1}, 1, LAUNCH_STRIP_COLUMNS, 0 };
+    /* *INDENT-ON* */
     if (in_launches) {
       seg = 1;
       columns = LAUNCH_STRIP_COLUMNS;
@@ -424,8 +430,10 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
     global[1] = clf_ceil_div (p->height, float_block (tall)) * local_size[1];
     tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall),
         !tall);
+    /* *INDENT-OFF* */
     grid = (LaunchGrid) { id, {local_size[0], local_size[1]},
         float_block (tall), 1, 1 };
+    /* *INDENT-ON* */
   } else {
     global[0] = clf_ceil_div (p->width, CLF_CONV_GROUP) * CLF_CONV_GROUP;
     global[1] = clf_ceil_div (p->height, CLF_CONV_GROUP) * CLF_CONV_GROUP;

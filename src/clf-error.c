@@ -34,7 +34,9 @@ clf_error_private_clear (ClfErrorPrivate * priv)
   g_clear_pointer (&priv->detail, g_free);
 }
 
+/* *INDENT-OFF* */
 G_DEFINE_EXTENDED_ERROR (ClfError, clf_error)
+/* *INDENT-ON* */
 #pragma GCC diagnostic pop
 
 /* The private part of `error`, or NULL where it is not of our domain. */

@@ -178,9 +178,11 @@ view_for (ClfViews * views, const ClfComponent * c)
       return v;
   }
   ClfView *v = &views->views[views->n++];
+  /* *INDENT-OFF* */
   *v = (ClfView) {
   .plane = c->plane,.width = c->width,.height = c->height,
         .sample_bytes = size,.units = c->pstride / size,.depth = 8};
+  /* *INDENT-ON* */
   return v;
 }
 

@@ -71,12 +71,14 @@ kernel_set_release (KernelSet * set)
 static ClfLayout
 view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
 {
+  /* *INDENT-OFF* */
   return (ClfLayout) {
     .sample_bytes = v->sample_bytes,.units = v->units,.mask = mask,
     .depth = v->depth,.shift = v->shift,
     .swap = v->sample_bytes == 2
         && v->big_endian == clf_engine_little_endian (plan->engine)
   };
+  /* *INDENT-ON* */
 }
 
 static const KernelSet *

@@ -4,14 +4,16 @@
 # and runs against that release's GStreamer (1.26), GLib, OpenCL headers and
 # PoCL: every meson test of the build as the quick tier runs them
 # (CLF_TEST_TIER=quick: the big matrices sampled, each case still checked
-# byte for byte; CLF_STRESS_SECONDS=5), but two suites, to fit in CI's time.
-# Both run in the Debian 12 stage:
+# byte for byte; CLF_STRESS_SECONDS=5), but three suites.  They run in the
+# Debian 12 stage:
 #   memcheck    valgrind: the same code, and under valgrind longer than all
 #               the rest here;
 #   engine-gpu  the engine groups again with the GPUs' kernels on PoCL, 9 of
 #               the 27 minutes all the suites took here one at a time
 #               (kernels-werror still builds every GPU program with -Werror
-#               on this PoCL).
+#               on this PoCL);
+#   style       the formatting check (tests/indent.sh): the tree's format
+#               does not depend on the release.
 #
 # The root is made once with `debootstrap --variant=minbase trixie` and kept
 # outside the clone (CLF_DEBIAN13_ROOT, default /var/tmp/clf-debian13): a
@@ -39,7 +41,7 @@ root=${CLF_DEBIAN13_ROOT:-/var/tmp/clf-debian13}
 jobs=${CLF_DEBIAN13_JOBS:-$(nproc)}
 source_dir=$(cd "$(dirname "$0")/.." && pwd)
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(--no-suite memcheck --no-suite engine-gpu)
+[ ${#tests[@]} -gt 0 ] || tests=(--no-suite memcheck --no-suite engine-gpu --no-suite style)
 test_env=(CLF_TEST_TIER="${CLF_DEBIAN13_TIER:-quick}"
   CLF_STRESS_SECONDS="${CLF_STRESS_SECONDS:-5}")
 [ -z "${CLF_TEST_SEED:-}" ] || test_env+=(CLF_TEST_SEED="$CLF_TEST_SEED")

@@ -8,15 +8,16 @@
 # tests, valgrind, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-dev: libclang_rt.asan, .ubsan, .fuzzer) and llvm-symbolizer
 # (llvm) for readable reports; PyGObject with GStreamer's introspection data
-# for the Python tests (tests/python/), and OpenCV's (python3-opencv) for
-# mode=convolve's comparison with filter2D.  Runs apt-get
+# for the Python tests (tests/python/), OpenCV's (python3-opencv) for
+# mode=convolve's comparison with filter2D, and GNU indent for the
+# formatting check (tests/indent.sh).  Runs apt-get
 # through sudo when not root, and prints apt's output only if it fails.
 # With --minimal, only what a default build and the element tests need;
 # with --demo, what examples/demo.sh needs: that, the encoder and decoder
 # of its clip and the video sinks; with --tests, what every test of the
-# main build needs but valgrind (the memcheck suite) and the sanitizer
-# build's clang (tests/debian13.sh installs that much in its Debian 13
-# root).
+# main build needs but valgrind (the memcheck suite), the sanitizer
+# build's clang and indent (the style suite) (tests/debian13.sh installs
+# that much in its Debian 13 root).
 # Usage: tests/install-deps.sh [--minimal | --demo | --tests]
 set -euo pipefail
 
@@ -44,12 +45,12 @@ full=(
   xvfb xauth xdotool
   valgrind clang libclang-rt-dev llvm
   python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
-  python3-opencv
+  python3-opencv indent
 )
 
 tests=()
 for p in "${full[@]}"; do
-  case $p in valgrind|clang|libclang-rt-dev|llvm) ;; *) tests+=("$p") ;; esac
+  case $p in valgrind|clang|libclang-rt-dev|llvm|indent) ;; *) tests+=("$p") ;; esac
 done
 
 case "${1:-}" in

@@ -21,12 +21,12 @@ is_filtered (const ClfParams * params, const ClfComponent * c)
 {
   if (c->role == CLF_COMPONENT_COPIED)
     return false;
-  return params->mode != CLF_MODE_LAPLACE
-      || c->role == CLF_COMPONENT_SHARPENED;
+  return params->mode != CLF_MODE_LAPLACE || c->role == CLF_COMPONENT_SHARPENED;
 }
 
 /* A component's samples in one frame. */
-typedef struct {
+typedef struct
+{
   const ClfComponent *c;
   uint8_t *plane;
   size_t stride;
@@ -42,7 +42,7 @@ samples_of (const ClfComponent * c, const ClfHostFrame * frame)
 static uint8_t *
 container (const Samples * s, int x, int y)
 {
-  return s->plane + (size_t) y * s->stride + (size_t) x * s->c->pstride
+  return s->plane + s->stride * (size_t) y + s->c->pstride * (size_t) x
       + s->c->offset;
 }
 
@@ -169,7 +169,7 @@ convolve_component (const ClfParams * params, const Samples * in,
     if (d == 0)
       d = 1;
   }
-  const uint64_t abs_d = d < 0 ? (uint64_t) -d : (uint64_t) d;
+  const uint64_t abs_d = d < 0 ? -(uint64_t) d : (uint64_t) d;
   for (int y = 0; y < (int) in->c->height; y++)
     for (int x = 0; x < (int) in->c->width; x++) {
       int64_t s = 0;
@@ -177,7 +177,7 @@ convolve_component (const ClfParams * params, const Samples * in,
         for (int j = 0; j < n; j++)
           s += (int64_t) k->coeffs[i * n + j]
               * value_at (in, x + j - r, y + i - r, params->border);
-      uint64_t abs_s = s < 0 ? (uint64_t) -s : (uint64_t) s;
+      uint64_t abs_s = s < 0 ? -(uint64_t) s : (uint64_t) s;
       int64_t q = (int64_t) ((abs_s + abs_d / 2) / abs_d);
       if ((s < 0) != (d < 0))
         q = -q;
@@ -277,9 +277,12 @@ clf_ref_add_byte_plane (ClfFrameFormat * format, uint32_t w, uint32_t h,
   for (uint32_t c = 0; c < bpp; c++) {
     ClfComponentRole role = !(blur >> c & 1) ? CLF_COMPONENT_COPIED :
         (laplace >> c & 1) ? CLF_COMPONENT_SHARPENED : CLF_COMPONENT_BLURRED;
+
+    /* *INDENT-OFF* */
     format->components[format->n_components++] = (ClfComponent) {
-    .plane = format->n_planes,.offset = c,.pstride = bpp,.width = w,
-          .height = h,.depth = 8,.role = role};
+      .plane = format->n_planes, .offset = c, .pstride = bpp, .width = w,
+      .height = h, .depth = 8, .role = role};
+    /* *INDENT-ON* */
   }
   format->n_planes++;
 }

@@ -70,6 +70,7 @@ gst_cl_format_describe (const GstVideoInfo * info, ClfFrameFormat * format)
 
     if (pstride <= 0 || depth <= 0 || shift < 0)
       return FALSE;
+    /* *INDENT-OFF* */
     format->components[c] = (ClfComponent) {
       .plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c),
       .offset = component_offset (finfo, c),
@@ -82,6 +83,7 @@ gst_cl_format_describe (const GstVideoInfo * info, ClfFrameFormat * format)
       .big_endian = depth + shift > 8 && !GST_VIDEO_FORMAT_INFO_IS_LE (finfo),
       .role = component_role (finfo, c),
     };
+    /* *INDENT-ON* */
   }
   ok = clf_frame_format_check (format, &err);
   g_clear_error (&err);

@@ -270,10 +270,12 @@ static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
     const ClfFrameFormat * format, const ClfParams * params, GError ** error)
 {
+  /* *INDENT-OFF* */
   ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfPlanCallbacks) {
         .cancelled = gst_cl_filter_frame_cancelled,.slow =
         gst_cl_filter_frame_slow,.slow_ns = SLOW_FRAME_NS,.building =
         gst_cl_filter_kernels_building,.data = self}, error);
+  /* *INDENT-ON* */
 
   /* A frame too large for the blurs is still sharpened: refused only
    * when the mode asks for a blur (at the caps now, or at a later frame). */

@@ -101,11 +101,13 @@ frame_format (const BenchFormat * f, uint32_t width, uint32_t height)
   ClfFrameFormat format = { f->n_planes, f->n_components };
   for (uint32_t i = 0; i < f->n_components; i++) {
     const BenchComponent *c = &f->c[i];
+    /* *INDENT-OFF* */
     format.components[i] = (ClfComponent) {
     .plane = c->plane,.offset = c->offset,.pstride = c->pstride,
           .width = (width + c->sub_x - 1) / c->sub_x,
           .height = (height + c->sub_y - 1) / c->sub_y,.depth = c->depth,
           .shift = c->shift,.role = c->role};
+    /* *INDENT-ON* */
   }
   return format;
 }

@@ -173,12 +173,14 @@ frame_format (const FormatCase * fc, guint width, guint height)
   ClfFrameFormat f = { fc->n_planes, fc->n_components };
   for (guint i = 0; i < fc->n_components; i++) {
     const CaseComponent *c = &fc->c[i];
+    /* *INDENT-OFF* */
     f.components[i] = (ClfComponent) {
       .plane = c->plane,.offset = c->offset,.pstride = c->pstride,
       .width = (width + c->sub_x - 1) / c->sub_x,
       .height = (height + c->sub_y - 1) / c->sub_y,
       .depth = c->depth,.shift = c->shift,.big_endian = c->big_endian,
       .role = c->role};
+    /* *INDENT-ON* */
   }
   return f;
 }
@@ -303,7 +305,9 @@ reference_fields (const ClfParams * params, const ClfFrameFormat * format,
     for (guint field = 0; field < 2; field++) {
       guint rows = clf_frame_format_rows (format, i);
       ClfFrameFormat one = { 1, 0 };
+      /* *INDENT-OFF* */
       ClfHostFrame in = { {0} }, out = { {0} };
+      /* *INDENT-ON* */
 
       rows = field ? rows / 2 : (rows + 1) / 2;
       for (guint c = 0; c < format->n_components; c++)

@@ -613,9 +613,11 @@ GST_START_TEST (test_long_frame_flushed)
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
 
   set_caps (h, "GRAY8", 64, 48, &info);
+  /* *INDENT-OFF* */
   gst_harness_push_event (h, gst_event_new_segment (&(GstSegment) {
             .format = GST_FORMAT_TIME, .rate = 1.0, .applied_rate = 1.0,
             .stop = GST_CLOCK_TIME_NONE, .duration = GST_CLOCK_TIME_NONE}));
+  /* *INDENT-ON* */
   while (gst_harness_buffers_in_queue (h))
     gst_buffer_unref (gst_harness_pull (h));
   push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
@@ -747,9 +749,11 @@ GST_START_TEST (test_long_convolve_frame_stopped)
   if (flush) {
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
     set_caps (h, "RGBA64_LE", 67, 45, &info);
+    /* *INDENT-OFF* */
     gst_harness_push_event (h, gst_event_new_segment (&(GstSegment) {
               .format = GST_FORMAT_TIME,.rate = 1.0,.applied_rate = 1.0,
               .stop = GST_CLOCK_TIME_NONE,.duration = GST_CLOCK_TIME_NONE}));
+    /* *INDENT-ON* */
     while (gst_harness_buffers_in_queue (h))
       gst_buffer_unref (gst_harness_pull (h));
     push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);

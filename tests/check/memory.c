@@ -110,9 +110,11 @@ map_write_kernel_map_read (const gchar * upload_fault)
               &src, &dst, in, out), &stats, &err), "%s", err->message);
   fail_unless_equals_int (stats.copies, 0);
 
+  /* *INDENT-OFF* */
   clf_ref_filter_frame (&params, &format, &(ClfHostFrame) { {
           written + offset}, {stride}}, &(ClfHostFrame) { {
           want + offset}, {stride}});
+  /* *INDENT-ON* */
   fail_unless (gst_memory_map (out, &map, GST_MAP_READ));
   for (guint y = 0; y < 23; y++)
     fail_unless (memcmp (map.data + offset + y * stride,

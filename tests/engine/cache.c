@@ -528,8 +528,10 @@ check_failure_after_load (const char *dir, const char *call)
 static void
 cache_format_init (void)
 {
+  /* *INDENT-OFF* */
   cache_format = byte_planes (2, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
       {7, 6, 2, 3, 0}});
+  /* *INDENT-ON* */
 }
 
 /* test-engine cache-start: one start, and what the cache did for it. */

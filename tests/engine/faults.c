@@ -134,8 +134,10 @@ test_faults (void)
       layers ? layers : "");
   if (!layers || !strstr (layers, "clf-test-layer"))
     return;
+  /* *INDENT-OFF* */
   fault_format = byte_planes (3, (const uint32_t[][5]) {{13, 11, 1, 1, 1},
       {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}});
+  /* *INDENT-ON* */
   for (size_t n = 0; n < N_OF (nths); n++) {
     for (size_t c = 0; c < N_OF (host_calls); c++)
       check_fault (host_calls[c], nths[n], false);

@@ -254,8 +254,10 @@ check_changing_frames (void)
     {CLF_MODE_SLIDING, 0, CLF_BORDER_CLAMP},
     {CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR},
   };
+  /* *INDENT-OFF* */
   const ClfFrameFormat i420 = byte_planes (3, (const uint32_t[][5]) {
         {29, 17, 1, 1, 1}, {15, 9, 1, 1, 0}, {15, 9, 1, 1, 0}});
+  /* *INDENT-ON* */
   ClfPlan *plan = plan_for ("i420", &i420);
   BlobPair b[3];
   ClfHostFrame in[3];
@@ -356,8 +358,10 @@ wait_programs_built (ClfEngine * e, unsigned n, ClfCacheStats * stats)
 static void
 check_started_builds (void)
 {
+  /* *INDENT-OFF* */
   const ClfFrameFormat nv12 = byte_planes (2, (const uint32_t[][5]) {
         {97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}});
+  /* *INDENT-ON* */
   const ClfParams params = { CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR };
   const ClfParams invalid = { CLF_MODE_SLIDING, CLF_MAX_RADIUS + 1 };
   ClfCacheStats built, prepared;
@@ -412,10 +416,14 @@ test_frames (void)
     {CLF_MODE_SLIDING, 2, CLF_BORDER_MIRROR},
     {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP},
   };
+  /* *INDENT-OFF* */
   const ClfFrameFormat i420 = byte_planes (3, (const uint32_t[][5]) {
         {13, 11, 1, 1, 1}, {7, 6, 1, 1, 0}, {7, 6, 1, 1, 0}});
+  /* *INDENT-ON* */
+  /* *INDENT-OFF* */
   const ClfFrameFormat nv12 = byte_planes (2, (const uint32_t[][5]) {
         {97, 61, 1, 1, 1}, {49, 31, 2, 3, 0}});
+  /* *INDENT-ON* */
   const ClfFrameFormat rgb = one_plane (7, 1, 3, 7, 7);
   const ClfFrameFormat tiny = one_plane (1, 1, 4, 7, 7);
   for (size_t p = 0; p < N_OF (params); p++) {

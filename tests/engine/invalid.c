@@ -6,9 +6,11 @@
 static ClfComponent
 gray16 (void)
 {
+  /* *INDENT-OFF* */
   return (ClfComponent) {
   .plane = 0,.offset = 0,.pstride = 2,.width = 8,.height = 8,.depth = 16,
         .role = CLF_COMPONENT_SHARPENED};
+  /* *INDENT-ON* */
 }
 
 /* Component descriptions the kernels cannot take, refused by the check

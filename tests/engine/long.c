@@ -191,11 +191,13 @@ check_long_pass_stops (void)
 static ClfFrameFormat
 rgba64 (uint32_t w, uint32_t h)
 {
+  /* *INDENT-OFF* */
   return (ClfFrameFormat) {
   1, 4, {component (0, 0, 8, w, h, 16, 0, false, SHARP),
           component (0, 2, 8, w, h, 16, 0, false, SHARP),
           component (0, 4, 8, w, h, 16, 0, false, SHARP),
           component (0, 6, 8, w, h, 16, 0, false, ALPHA)}};
+  /* *INDENT-ON* */
 }
 
 /* mode=convolve's frames estimated above 50 ms run in launches too (the

@@ -146,12 +146,14 @@ fuzz_plane (ClfFrameFormat * format, uint32_t w, uint32_t h, uint8_t kind,
     return false;
   for (uint32_t c = 0; c < units; c++) {
     ClfComponent *k = &format->components[format->n_components++];
+    /* *INDENT-OFF* */
     *k = (ClfComponent) {
     .plane = format->n_planes,.offset = c * size,.pstride = units * size,
           .width = w,.height = h,.depth = wide ? depths[kind >> 3 & 3][0] : 8,
           .shift = wide ? depths[kind >> 3 & 3][1] : 0,
           .big_endian = wide && (kind & 32),.role = role_of (blur, laplace,
           c)};
+    /* *INDENT-ON* */
     if (packed) {
       /* YUY2: luma every 2 samples, U and V every 4 (at 1 and 3). */
       k->offset = (c == 0 ? 0 : c == 1 ? 1 : 3) * size;
@@ -264,7 +266,9 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       ClfFrame from = { {mem}, {1 + take (in) % buffer_size}, {NULL},
       {row}
       };
+      /* *INDENT-OFF* */
       ClfFrame to = { {NULL}, {0}, {out}, {row}, {row * height} };
+      /* *INDENT-ON* */
       if (clf_plan_process (plan, &params, &from, &to, &stats, &err)
           || !g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME))
         fail ("a plane beyond its device buffer was accepted", &format,
@@ -444,15 +448,19 @@ check_layout (ClfEngine * engine, Input * in)
           mem, CL_TRUE, 0, room, memory, 0, NULL, NULL) != CL_SUCCESS)
     abort ();
   if (lie_in_dst) {
+    /* *INDENT-OFF* */
     ClfHostFrame src = { {honest}, {row}, {tight} };
     ClfHostFrame ref = { {want}, {row}, {tight} };
+    /* *INDENT-ON* */
     if (fits)
       clf_ref_filter_frame (&params, &format, &src, &ref);
     check_plane_memory (memory, room, offset, stride, &format, &params,
         fits ? want : NULL);
   } else if (fits) {
+    /* *INDENT-OFF* */
     ClfHostFrame src = { {memory + offset}, {stride}, {room - offset} };
     ClfHostFrame ref = { {want}, {row}, {tight} };
+    /* *INDENT-ON* */
     clf_ref_filter_frame (&params, &format, &src, &ref);
     for (size_t b = 0; b < tight; b++)
       if (honest[b] != want[b])
@@ -620,7 +628,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   }
 
   ClfHostFrame src, want, got;
+  /* *INDENT-OFF* */
   ClfFrame from = { {NULL} }, to = { {NULL} };
+  /* *INDENT-ON* */
   fill_source (&in, &format, src_pad, &src);
   cl_mem mem = upload_planes (engine, &format, on_device, &src, &from);
   memset (&want, 0, sizeof want);
