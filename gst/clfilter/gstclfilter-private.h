@@ -33,6 +33,29 @@ G_BEGIN_DECLS
  * with a WARNING (once for each setting): video cannot play like that. */
 #define SLOW_FRAME_NS (1 * GST_SECOND)
 
+/* The element's properties, one table for the files that install them. */
+typedef enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_RADIUS,
+  PROP_BORDER,
+  PROP_DEVICE,
+  PROP_DEVICE_NAME,
+  PROP_LAST_KERNEL_NS,
+  PROP_MEAN_KERNEL_NS,
+  PROP_FRAMES,
+  PROP_STATS_INTERVAL,
+  PROP_ZERO_COPY,
+  PROP_FRAMES_IN_FLIGHT,
+  /* gstclfilterconvolve.c's */
+  PROP_KERNEL,
+  PROP_DIVISOR,
+  PROP_BIAS,
+  PROP_PRESET,
+  N_PROPS
+} GstClFilterProp;
+
 struct _GstClFilter
 {
   GstBaseTransform parent;
@@ -174,15 +197,15 @@ void gst_cl_filter_before_transform (GstBaseTransform * trans,
 GstFlowReturn gst_cl_filter_transform_ip (GstBaseTransform * trans,
     GstBuffer * buffer);
 
-/* gstclfilterconvolve.c: mode=convolve's kernel, divisor, bias and
- * preset, as properties from `first_prop_id` on. */
-void gst_cl_filter_convolve_install (GObjectClass * gobject_class,
-    guint first_prop_id);
+/* gstclfilterconvolve.c: mode=convolve's properties (kernel, divisor,
+ * bias and preset), installed and set there. */
+void gst_cl_filter_convolve_install (GObjectClass * gobject_class);
+gboolean gst_cl_filter_convolve_owns (guint prop_id);
 void gst_cl_filter_convolve_init (GstClFilter * self);
-void gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
-    const GValue * value);
-void gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
-    GValue * value);
+void gst_cl_filter_convolve_set_property (GstClFilter * self,
+    GstClFilterProp prop, const GValue * value);
+void gst_cl_filter_convolve_get_property (GstClFilter * self,
+    GstClFilterProp prop, GValue * value);
 /* The kernel frames of `depth`-bit samples (0: not known yet) are filtered
  * with: a preset's mid-grey bias is the mid value of that depth.  Called
  * with the object lock. */

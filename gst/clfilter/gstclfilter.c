@@ -75,23 +75,6 @@ GST_DEBUG_CATEGORY (gst_cl_filter_debug);
 #define DEFAULT_STATS_INTERVAL 1
 #define DEFAULT_ZERO_COPY TRUE
 
-enum
-{
-  PROP_0,
-  PROP_MODE,
-  PROP_RADIUS,
-  PROP_BORDER,
-  PROP_DEVICE,
-  PROP_DEVICE_NAME,
-  PROP_LAST_KERNEL_NS,
-  PROP_MEAN_KERNEL_NS,
-  PROP_FRAMES,
-  PROP_STATS_INTERVAL,
-  PROP_ZERO_COPY,
-  PROP_FRAMES_IN_FLIGHT,
-  PROP_CONVOLVE_FIRST,          /* gstclfilterconvolve.c's, from here on */
-};
-
 GType
 gst_cl_filter_mode_get_type (void)
 {
@@ -231,7 +214,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "auto: 3 on a discrete GPU, else 1 (CPU driver, CUDA memory)",
           0, MAX_FRAMES_IN_FLIGHT, DEFAULT_FRAMES_IN_FLIGHT,
           rw | GST_PARAM_MUTABLE_PLAYING));
-  gst_cl_filter_convolve_install (gobject_class, PROP_CONVOLVE_FIRST);
+  gst_cl_filter_convolve_install (gobject_class);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
   element_class->change_state =
@@ -380,9 +363,8 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
   GstClFilter *self = GST_CL_FILTER (object);
   const gchar *not_applied = NULL;
 
-  if (prop_id >= PROP_CONVOLVE_FIRST) {
-    gst_cl_filter_convolve_set_property (self, prop_id - PROP_CONVOLVE_FIRST,
-        value);
+  if (gst_cl_filter_convolve_owns (prop_id)) {
+    gst_cl_filter_convolve_set_property (self, prop_id, value);
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -431,9 +413,8 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstClFilter *self = GST_CL_FILTER (object);
 
-  if (prop_id >= PROP_CONVOLVE_FIRST) {
-    gst_cl_filter_convolve_get_property (self, prop_id - PROP_CONVOLVE_FIRST,
-        value);
+  if (gst_cl_filter_convolve_owns (prop_id)) {
+    gst_cl_filter_convolve_get_property (self, prop_id, value);
     return;
   }
   GST_OBJECT_LOCK (self);

@@ -24,16 +24,8 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
 
-enum
-{
-  CONV_PROP_KERNEL,
-  CONV_PROP_DIVISOR,
-  CONV_PROP_BIAS,
-  CONV_PROP_PRESET,
-  N_CONV_PROPS
-};
-
-static GParamSpec *conv_props[N_CONV_PROPS];
+/* This file's entries of the element's property table. */
+static GParamSpec *properties[N_PROPS];
 
 #define DEFAULT_PRESET GST_CL_FILTER_PRESET_SHARPEN
 
@@ -133,14 +125,13 @@ kernel_from_preset (ClfKernel * kernel, GstClFilterPreset preset)
 }
 
 void
-gst_cl_filter_convolve_install (GObjectClass * gobject_class,
-    guint first_prop_id)
+gst_cl_filter_convolve_install (GObjectClass * gobject_class)
 {
   const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
       | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
 
   /* Not controllable: no control binding takes an array. */
-  conv_props[CONV_PROP_KERNEL] = gst_param_spec_array ("kernel", "Kernel",
+  properties[PROP_KERNEL] = gst_param_spec_array ("kernel", "Kernel",
       "mode=convolve: K*K integer coefficients in rows, K odd, 1 to 15, "
       "e.g. \"<0,-1,0,-1,5,-1,0,-1,0>\"; correlated as OpenCV's filter2D. "
       "Another size is refused with a warning (on stderr and the bus); not "
@@ -148,25 +139,30 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class,
       g_param_spec_int ("coefficient", "Coefficient", "A coefficient",
           G_MININT, G_MAXINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS),
       flags & ~GST_PARAM_CONTROLLABLE);
-  conv_props[CONV_PROP_DIVISOR] = g_param_spec_int ("divisor", "Divisor",
+  properties[PROP_DIVISOR] = g_param_spec_int ("divisor", "Divisor",
       "mode=convolve: the sum is divided by this, rounded half away from "
       "zero; 0 = the sum of the coefficients (1 where that is 0)",
       G_MININT, G_MAXINT, presets[DEFAULT_PRESET].divisor, flags);
-  conv_props[CONV_PROP_BIAS] = g_param_spec_int ("bias", "Bias",
+  properties[PROP_BIAS] = g_param_spec_int ("bias", "Bias",
       "mode=convolve: added after the division, then the value is clamped "
       "to the component's range; in the component's own units (mid grey: "
       "128 at 8 bits, 512 at 10, 32768 at 16)", G_MININT, G_MAXINT,
       presets[DEFAULT_PRESET].bias, flags);
-  conv_props[CONV_PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
+  properties[PROP_PRESET] = g_param_spec_enum ("preset", "Preset",
       "mode=convolve: sets kernel, divisor and bias to a named kernel "
       "(emboss and sobel: a grey picture, chroma neutral); custom once any "
       "of them is set on its own, and then chroma is filtered as luma.  "
       "Any of these four set while mode is another posts a warning at the "
       "first frame",
       GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
-  for (guint i = 0; i < N_CONV_PROPS; i++)
-    g_object_class_install_property (gobject_class, first_prop_id + i,
-        conv_props[i]);
+  for (guint i = PROP_KERNEL; i <= PROP_PRESET; i++)
+    g_object_class_install_property (gobject_class, i, properties[i]);
+}
+
+gboolean
+gst_cl_filter_convolve_owns (guint prop_id)
+{
+  return prop_id >= PROP_KERNEL && prop_id <= PROP_PRESET;
 }
 
 void
@@ -219,17 +215,17 @@ static void
 notify_kernel (GstClFilter * self, gboolean preset_set)
 {
   if (preset_set) {
-    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_KERNEL]);
-    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_DIVISOR]);
-    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_BIAS]);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_KERNEL]);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DIVISOR]);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_BIAS]);
   } else {
-    g_object_notify_by_pspec (G_OBJECT (self), conv_props[CONV_PROP_PRESET]);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PRESET]);
   }
 }
 
 void
-gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
-    const GValue * value)
+gst_cl_filter_convolve_set_property (GstClFilter * self,
+    GstClFilterProp prop, const GValue * value)
 {
   ClfKernel kernel;
   gchar *why = NULL;
@@ -240,26 +236,28 @@ gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
   was_custom = self->preset == GST_CL_FILTER_PRESET_CUSTOM;
   self->convolve_set = TRUE;
   switch (prop) {
-    case CONV_PROP_KERNEL:
+    case PROP_KERNEL:
       if (!kernel_from_array (value, &kernel, &why))
         break;
       self->kernel.size = kernel.size;
       memcpy (self->kernel.coeffs, kernel.coeffs, sizeof kernel.coeffs);
       self->preset = GST_CL_FILTER_PRESET_CUSTOM;
       break;
-    case CONV_PROP_DIVISOR:
+    case PROP_DIVISOR:
       self->kernel.divisor = g_value_get_int (value);
       self->preset = GST_CL_FILTER_PRESET_CUSTOM;
       break;
-    case CONV_PROP_BIAS:
+    case PROP_BIAS:
       self->kernel.bias = g_value_get_int (value);
       self->preset = GST_CL_FILTER_PRESET_CUSTOM;
       break;
-    case CONV_PROP_PRESET:
+    case PROP_PRESET:
       self->preset = g_value_get_enum (value);
       if (self->preset != GST_CL_FILTER_PRESET_CUSTOM)
         kernel_from_preset (&self->kernel, self->preset);
       break;
+    default:
+      g_assert_not_reached ();
   }
   GST_OBJECT_UNLOCK (self);
 
@@ -275,7 +273,7 @@ gst_cl_filter_convolve_set_property (GstClFilter * self, guint prop,
     GST_OBJECT_UNLOCK (self);
     g_free (why);
     gst_cl_filter_convolve_post_pending (self);
-  } else if (prop == CONV_PROP_PRESET) {
+  } else if (prop == PROP_PRESET) {
     if (g_value_get_enum (value) != GST_CL_FILTER_PRESET_CUSTOM)
       notify_kernel (self, TRUE);
   } else if (!was_custom) {
@@ -333,12 +331,12 @@ gst_cl_filter_convolve_check_used (GstClFilter * self, ClfMode mode)
 }
 
 void
-gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
-    GValue * value)
+gst_cl_filter_convolve_get_property (GstClFilter * self,
+    GstClFilterProp prop, GValue * value)
 {
   GST_OBJECT_LOCK (self);
   switch (prop) {
-    case CONV_PROP_KERNEL:
+    case PROP_KERNEL:
       for (guint i = 0; i < self->kernel.size * self->kernel.size; i++) {
         GValue c = G_VALUE_INIT;
         g_value_init (&c, G_TYPE_INT);
@@ -346,15 +344,17 @@ gst_cl_filter_convolve_get_property (GstClFilter * self, guint prop,
         gst_value_array_append_and_take_value (value, &c);
       }
       break;
-    case CONV_PROP_DIVISOR:
+    case PROP_DIVISOR:
       g_value_set_int (value, self->kernel.divisor);
       break;
-    case CONV_PROP_BIAS:
+    case PROP_BIAS:
       g_value_set_int (value, self->kernel.bias);
       break;
-    case CONV_PROP_PRESET:
+    case PROP_PRESET:
       g_value_set_enum (value, self->preset);
       break;
+    default:
+      g_assert_not_reached ();
   }
   GST_OBJECT_UNLOCK (self);
 }
