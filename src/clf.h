@@ -304,7 +304,7 @@ bool clf_plan_process (ClfPlan * plan, const ClfParams * params,
  * (having waited for what it enqueued) with `error` set.
  * clf_in_flight_event gives the event that completes the frame (the
  * frame's; retain it to keep it).  clf_plan_finish waits for the frame,
- * gives its figures (as clf_plan_process does) and frees it.  Several
+ * gives its statistics (as clf_plan_process does) and frees it.  Several
  * frames may be in flight at once, finished in any order; until a frame
  * is finished its memory (host planes too) must stay as it is.  One
  * thread at a time enqueues on a plan; frames may be finished on another

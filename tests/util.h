@@ -29,7 +29,7 @@ double clf_test_box_reads (const ClfFrameFormat * format, uint32_t radius);
  * coefficients, divisor and bias anywhere in 32 bits (long sums), a
  * negative sum, a sum of 0 (divisor 1) with a bias, a rank-1 kernel
  * of large entries (two passes with long sums), and a sparse kernel (most
- * coefficients zero, as the seed's motion blur: the taps skip them). */
+ * coefficients zero, as the motion-blur preset: the taps skip them). */
 enum {
   KERNEL_SMALL, KERNEL_RANK1, KERNEL_HUGE, KERNEL_NEGATIVE, KERNEL_ZERO_SUM,
   KERNEL_HUGE_RANK1, KERNEL_SPARSE, N_KERNEL_KINDS

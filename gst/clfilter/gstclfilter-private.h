@@ -218,7 +218,7 @@ void gst_cl_filter_convolve_post_pending (GstClFilter * self);
  * another is said once a start, as a warning message. */
 void gst_cl_filter_convolve_check_used (GstClFilter * self, ClfMode mode);
 
-/* gstclfilterstats.c: figures, messages and metas. */
+/* gstclfilterstats.c: statistics, messages and metas. */
 /* A frame filtered: counted, said in the INFO log and (every
  * stats-interval) a clfilter-stats message, and put on `outbuf` (where
  * it has yet to leave) as a meta. */

@@ -88,7 +88,7 @@ gst_buffer_add_cl_filter_meta (GstBuffer * buffer)
  * application that registered it first as a custom meta, to read it,
  * keeps its own.  One that registered another kind of meta under the name
  * gets no stats meta (NULL): the C meta and the messages still carry the
- * figures. */
+ * statistics. */
 const GstMetaInfo *
 gst_cl_filter_stats_meta_get_info (void)
 {
@@ -106,7 +106,7 @@ gst_cl_filter_stats_meta_get_info (void)
     if (registered && !gst_meta_info_is_custom (registered)) {
       GST_WARNING ("a meta named %s is registered that is not a "
           "GstCustomMeta: clfilter adds no %s meta to its buffers (the "
-          "GstClFilterMeta and the clfilter-stats messages have the figures)",
+          "GstClFilterMeta and the clfilter-stats messages have the statistics)",
           GST_CL_FILTER_STATS_META_NAME, GST_CL_FILTER_STATS_META_NAME);
       registered = NULL;
     }

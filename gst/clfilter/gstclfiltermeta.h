@@ -29,7 +29,7 @@ G_BEGIN_DECLS
  *   and out of CUDA memory, else 0)
  *
  * What clfilter did to the output buffer it is attached to: the same
- * figures as the frame's `clfilter-stats` message, on the buffer itself, so
+ * statistics as the frame's `clfilter-stats` message, on the buffer itself, so
  * an application reading buffers (an appsink, a pad probe) gets each
  * frame's timing with the frame.  Copied with the buffer.
  *

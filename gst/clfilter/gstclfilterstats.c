@@ -7,7 +7,7 @@
  * your option) any later version.
  */
 
-/* A frame's figures: the element's statistics, the clfilter-stats
+/* A frame's statistics: the element's statistics, the clfilter-stats
  * messages (held back while the bus is not read), the metas on the output
  * buffers and the clfilter-summary at EOS. */
 
@@ -67,16 +67,16 @@ gst_cl_filter_bus_has_room (GstClFilter * self)
         ("%d clfilter-stats messages on the bus are unread: no more are "
             "posted until the application reads its bus", MAX_UNREAD_STATS),
         ("Set stats-interval=0 when nothing reads the bus; each frame's "
-            "figures are also in its GstClFilterMeta, in the INFO log "
+            "statistics are also in its GstClFilterMeta, in the INFO log "
             "(GST_DEBUG=clfilter:4) and summed up in clfilter-summary"));
   self->stats_held = TRUE;
   return FALSE;
 }
 
-/* A frame's figures, written once for the clfilter-stats message and the
+/* A frame's statistics, written once for the clfilter-stats message and the
  * stats meta, so that the two always carry the same fields. */
 static void
-gst_cl_filter_set_figures (GstStructure * s, guint64 frame,
+gst_cl_filter_set_stats_fields (GstStructure * s, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats,
     gboolean passthrough)
 {
@@ -105,7 +105,7 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   if (!gst_cl_filter_bus_has_room (self))
     return;
   s = gst_structure_new_empty ("clfilter-stats");
-  gst_cl_filter_set_figures (s, frame, params, stats, passthrough);
+  gst_cl_filter_set_stats_fields (s, frame, params, stats, passthrough);
   gst_structure_set (s,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
       "pts", G_TYPE_UINT64, pts,
@@ -117,9 +117,9 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   gst_element_post_message (GST_ELEMENT (self), message);
 }
 
-/* The frame's figures on the output buffer, for applications.  An upstream
+/* The frame's statistics on the output buffer, for applications.  An upstream
  * clfilter's metas were not copied to it (transform_meta): a buffer
- * carries the figures of the filter that made it. */
+ * carries the statistics of the filter that made it. */
 static void
 gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
     const ClfParams * params, const ClfFrameStats * stats)
@@ -136,10 +136,10 @@ gst_cl_filter_add_meta (GstBuffer * outbuf, guint64 frame,
   meta->download_ns = stats->download_ns;
   meta->copies = stats->copies;
   meta->device_copies = stats->device_copies;
-  /* The same figures for bindings (Python cannot read the struct above). */
+  /* The same statistics for bindings (Python cannot read the struct above). */
   s = gst_buffer_writable_cl_filter_stats (outbuf);
   if (s)
-    gst_cl_filter_set_figures (s, frame, params, stats, FALSE);
+    gst_cl_filter_set_stats_fields (s, frame, params, stats, FALSE);
 }
 
 void
@@ -164,7 +164,7 @@ gst_cl_filter_count_frame (GstClFilter * self, const ClfParams * params,
  * the output, as GstVideoFilter does: those with no tags or only video,
  * size and orientation ones (crop, regions of interest, AFD, bar data).
  * A GstVideoMeta (memory tag) describes the input's layout, and this
- * element's own metas an upstream clfilter's figures: the output gets its
+ * element's own metas an upstream clfilter's statistics: the output gets its
  * own. */
 gboolean
 gst_cl_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,

@@ -73,7 +73,7 @@ consume (GstBuffer * buf, gint64 * map_us)
   return sum;
 }
 
-/* One run's figures. */
+/* One run's results. */
 typedef struct
 {
   gdouble seconds;              /* PLAYING to the last frame consumed */

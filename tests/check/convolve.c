@@ -88,7 +88,7 @@ GST_START_TEST (test_presets)
     fail_unless_equals_int (k.divisor, presets[p].divisor);
     fail_unless_equals_int (k.bias, presets[p].bias);
   }
-  /* The motion blur's first row, as the seed gives it (x 10000). */
+  /* The motion blur's first row, as the preset table gives it (x 10000). */
   gst_util_set_object_arg (G_OBJECT (f), "preset", "motion-blur");
   fail_unless_equals_int (element_kernel (f).coeffs[5], 145);
   fail_unless_equals_int (element_kernel (f).coeffs[12], 1283);
@@ -475,7 +475,7 @@ GST_START_TEST (test_custom_bias_filters_chroma)
 
 GST_END_TEST;
 
-/* A preset through a pipeline: the seed's motion blur on RGBA, every
+/* A preset through a pipeline: the motion-blur preset on RGBA, every
  * frame against the reference. */
 GST_START_TEST (test_preset_through_pipeline)
 {

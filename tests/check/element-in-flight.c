@@ -33,7 +33,7 @@ pull_within (GstHarness * h, guint seconds)
   return out;
 }
 
-/* Checks the frame `pulled` as it leaves: in order, with its own figures
+/* Checks the frame `pulled` as it leaves: in order, with its own statistics
  * and the reference's bytes. */
 static void
 check_frame_out (const FormatCase * fc, const GstVideoInfo * info,
@@ -78,7 +78,7 @@ check_flight_latency (GstHarness * h, GstClockTime max)
   gst_object_unref (sink);
 }
 
-/* frames-in-flight=3: frames leave in order, each with its own figures and
+/* frames-in-flight=3: frames leave in order, each with its own statistics and
  * the reference's bytes, as soon as the device is done with them (a lone
  * frame leaves with no other coming in: it waited for two more before the
  * output thread), and a push returns once at most two frames are held;

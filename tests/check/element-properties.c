@@ -183,7 +183,7 @@ count_frame_logs (GstDebugCategory * category, GstDebugLevel level,
     g_atomic_int_inc ((gint *) user_data);
 }
 
-/* Each frame's figures reach an application three ways: the meta on the
+/* Each frame's statistics reach an application three ways: the meta on the
  * output buffer, the clfilter-stats message and a GST_INFO line; and at
  * EOS, clfilter-summary sums them up. */
 GST_START_TEST (test_timing_surfaces)
@@ -227,7 +227,7 @@ GST_START_TEST (test_timing_surfaces)
             "download-ns"));
     kernel_ns[i] = meta->kernel_ns;
 
-    /* A copy of the buffer keeps the figures. */
+    /* A copy of the buffer keeps the statistics. */
     copy = gst_buffer_copy (out);
     meta = gst_buffer_get_cl_filter_meta (copy);
     fail_unless (meta != NULL && meta->frame == i
@@ -362,7 +362,7 @@ GST_END_TEST;
 
 /* Metas that still hold for the filtered frame reach the output (crop,
  * region of interest, AFD), as through videobalance; an upstream
- * clfilter's figures do not: the output carries this element's, once.
+ * clfilter's statistics do not: the output carries this element's, once.
  * Before, every tagged meta was dropped, and an upstream crop showed the
  * whole frame. */
 GST_START_TEST (test_metas_kept_by_tags)
@@ -392,7 +392,7 @@ GST_START_TEST (test_metas_kept_by_tags)
   gst_buffer_add_video_region_of_interest_meta (in, "face", 4, 5, 6, 7);
   gst_buffer_add_video_afd_meta (in, 0, GST_VIDEO_AFD_SPEC_ATSC_A53,
       GST_VIDEO_AFD_16_9_TOP_ALIGNED);
-  /* An upstream clfilter's figures, its meta and its custom meta. */
+  /* An upstream clfilter's statistics, its meta and its custom meta. */
   upstream = (GstClFilterMeta *) gst_buffer_add_meta (in,
       gst_meta_get_info ("GstClFilterMeta"), NULL);
   upstream->frame = 1234;

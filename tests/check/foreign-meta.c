@@ -24,7 +24,7 @@ foreign_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 }
 
 /* The stats meta is left out, with a warning in the log: the C meta and
- * the clfilter-stats messages still carry every frame's figures, and no
+ * the clfilter-stats messages still carry every frame's statistics, and no
  * critical is logged (gst-check fails the test on any). */
 GST_START_TEST (test_foreign_meta_with_the_stats_name)
 {

@@ -59,7 +59,7 @@ field_as_posted (GQuark field, const GValue * value, gpointer stats)
 }
 
 /* The stats meta (for bindings): one on the buffer, even after two
- * filters, with the message's figures but device and pts. */
+ * filters, with the message's statistics but device and pts. */
 static void
 check_stats_meta (guint64 n, GstBuffer * buf, const GstStructure * stats)
 {
@@ -137,7 +137,7 @@ check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
         "but not the buffer that came in", n);
     return;
   }
-  /* A frame passed on before its figures existed carries none. */
+  /* A frame passed on before its statistics existed carries none. */
   if (early) {
     fail_unless (meta == NULL, "frame %" G_GUINT64_FORMAT " passed on early "
         "with a meta", n);
@@ -403,7 +403,7 @@ frame_log_new (GstElement * filter)
   /* The log takes each output for the latest input, and every input for
    * reported: a filter that holds frames in flight (frames-in-flight
    * above 1, the default on a discrete GPU) breaks both, and drops the
-   * frames in it at a flush without figures (test_frames_in_flight and
+   * frames in it at a flush without statistics (test_frames_in_flight and
    * test_frames_in_flight_pipeline check those), so the filters logged
    * here work frame by frame on every device. */
   g_object_set (filter, "frames-in-flight", 1, NULL);

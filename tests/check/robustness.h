@@ -36,7 +36,7 @@ typedef struct
   GstStructure *summary;        /* the last clfilter-summary */
   guint epoch;
   /* The element feeds another clfilter: it passes each frame on as soon
-   * as it is enqueued, before its figures exist (README, "Timing");
+   * as it is enqueued, before its statistics exist (README, "Timing");
    * such outputs wait here for their stats to be checked. */
   gboolean feeds_clfilter;
   GPtrArray *early;             /* LoggedFrame: outputs before their stats */

@@ -163,7 +163,7 @@ event_state (cl_event event)
 
 /* Frames in flight: two frames enqueued behind a user event held open
  * here, the second before the first is finished, run only once it
- * completes; finished in the other order, each has its figures and the
+ * completes; finished in the other order, each has its statistics and the
  * reference's bytes. */
 static void
 check_frames_in_flight (void)
