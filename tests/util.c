@@ -101,3 +101,28 @@ random_kernel (uint32_t size, int kind, ClfTestRandomIn random_in)
   }
   return k;
 }
+
+bool
+clf_test_first_difference (const ClfFrameFormat * format,
+    const ClfHostFrame * got, const ClfHostFrame * want, uint8_t canary,
+    ClfTestDifference * d)
+{
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    size_t row = clf_frame_format_row_bytes (format, i);
+    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
+      for (size_t x = 0; x < got->stride[i]; x++) {
+        uint8_t g = got->data[i][y * got->stride[i] + x];
+        uint8_t w = x < row ? want->data[i][y * want->stride[i] + x] : canary;
+        if (g != w) {
+          d->plane = i;
+          d->y = y;
+          d->x = x;
+          d->got = g;
+          d->want = w;
+          d->padding = x >= row;
+          return true;
+        }
+      }
+  }
+  return false;
+}

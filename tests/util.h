@@ -1,5 +1,5 @@
 /* Helpers shared by the test and benchmark programs, plain C: medians,
- * removing a directory tree, the reads of a naive box blur and random
+ * removing a directory tree, comparing frames byte by byte, the reads of a naive box blur and random
  * convolution kernels.  The oracle is reference.h; the gst-check
  * programs' own helpers are check/framecheck.h. */
 #pragma once
@@ -19,6 +19,23 @@ double clf_test_median (double *v, size_t n);
 /* Removes `path` and, for a directory, everything under it (links are
  * removed, not followed). */
 void clf_test_remove_tree (const char *path);
+
+/* Where a frame differs from the one wanted: a byte of a row (`padding`
+ * false) or of the padding beyond it, which must still hold the canary. */
+typedef struct
+{
+  uint32_t plane, y;
+  size_t x;
+  uint8_t got, want;
+  bool padding;
+} ClfTestDifference;
+
+/* Reads every plane of `got` to its stride: each byte of a row against
+ * `want`'s, each byte beyond the row against `canary`.  true, with the
+ * first byte that differs in `d`, where one does. */
+bool clf_test_first_difference (const ClfFrameFormat * format,
+    const ClfHostFrame * got, const ClfHostFrame * want, uint8_t canary,
+    ClfTestDifference * d);
 
 /* The samples a naive box blur of `radius` reads over every component of
  * `format`: (2r+1)^2 a sample. */

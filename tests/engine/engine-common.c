@@ -68,21 +68,13 @@ bool
 frames_equal (const ClfFrameFormat * format, const ClfHostFrame * got,
     const ClfHostFrame * want, const char *what)
 {
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    size_t row = clf_frame_format_row_bytes (format, i);
-    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
-      for (size_t x = 0; x < got->stride[i]; x++) {
-        uint8_t g = got->data[i][y * got->stride[i] + x];
-        uint8_t w = x < row ?
-            want->data[i][y * want->stride[i] + x] : CANARY;
-        if (g != w) {
-          CHECK (false, "%s: plane %u, row %u, byte %zu%s: got %u, want %u",
-              what, i, y, x, x < row ? "" : " (padding)", g, w);
-          return false;
-        }
-      }
-  }
-  return true;
+  ClfTestDifference d;
+
+  if (!clf_test_first_difference (format, got, want, CANARY, &d))
+    return true;
+  CHECK (false, "%s: plane %u, row %u, byte %zu%s: got %u, want %u", what,
+      d.plane, d.y, d.x, d.padding ? " (padding)" : "", d.got, d.want);
+  return false;
 }
 
 void

@@ -43,6 +43,7 @@
  * still reaches CLF_MAX_RADIUS on small frames.
  */
 #include "reference.h"
+#include "util.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -576,19 +577,12 @@ static void
 compare (const ClfFrameFormat * format, const ClfParams * params,
     const ClfHostFrame * got, const ClfHostFrame * want)
 {
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    size_t row = clf_frame_format_row_bytes (format, i);
-    for (uint32_t y = 0; y < clf_frame_format_rows (format, i); y++)
-      for (size_t x = 0; x < got->stride[i]; x++) {
-        unsigned g = got->data[i][y * got->stride[i] + x];
-        unsigned w = x < row ? want->data[i][y * want->stride[i] + x] :
-            CANARY;
-        if (g != w)
-          fail (x < row ? "a byte differs from the reference" :
-              "a padding byte of the destination changed", format, params,
-              i, y, x, g, w);
-      }
-  }
+  ClfTestDifference d;
+
+  if (clf_test_first_difference (format, got, want, CANARY, &d))
+    fail (d.padding ? "a padding byte of the destination changed" :
+        "a byte differs from the reference", format, params, d.plane, d.y,
+        d.x, d.got, d.want);
 }
 
 int
