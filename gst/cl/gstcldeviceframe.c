@@ -348,7 +348,6 @@ gst_cl_device_frame_propose_allocation (ClfEngine * engine, gboolean zero_copy,
 void
 gst_cl_device_frame_close (GstClDeviceFrame * dframe)
 {
-  gst_cl_device_frame_withdraw (dframe, NULL);
   for (guint w = 0; w < dframe->n_wraps; w++)
     clReleaseMemObject (dframe->wraps[w].mem);
   dframe->n_wraps = 0;
@@ -382,13 +381,9 @@ wait_list (const GstClDeviceFrame * dframe, GstMapFlags flags, cl_event * wait,
 
   for (guint i = 0; i < dframe->n_device; i++) {
     guint added;
-    gboolean ready = dframe->promised ?
-        gst_cl_memory_promised_wait_list (dframe->device[i],
-        dframe->tickets[i], wait + n, &added, error) :
-        gst_cl_memory_device_wait_list (dframe->device[i], flags, wait + n,
-        &added, error);
 
-    if (!ready) {
+    if (!gst_cl_memory_device_wait_list (dframe->device[i], flags, wait + n,
+            &added, error)) {
       release_events (wait, n);
       *n_wait = 0;
       return FALSE;
@@ -399,32 +394,12 @@ wait_list (const GstClDeviceFrame * dframe, GstMapFlags flags, cl_event * wait,
   return TRUE;
 }
 
-/* Keeps the frame's promises with `event`, or none; breaks them with
- * `failure` where the write failed. */
-static void
-keep_promises (GstClDeviceFrame * dframe, cl_event event, const GError * failure)
-{
-  for (guint i = 0; i < dframe->n_device; i++) {
-    if (!event && failure)
-      gst_cl_memory_break_promise (dframe->device[i], dframe->tickets[i],
-          failure);
-    else
-      gst_cl_memory_keep_promise (dframe->device[i], dframe->tickets[i],
-          event);
-  }
-  dframe->promised = FALSE;
-}
-
 /* Records the command `event`, enqueued after wait_list()'s events, as
  * the last that accessed the frame's memories as `flags` says. */
 static void
 done (GstClDeviceFrame * dframe, GstMapFlags flags, cl_event event)
 {
   gst_cl_cuda_access_done (&dframe->cuda, event);
-  if (dframe->promised) {
-    keep_promises (dframe, event, NULL);
-    return;
-  }
   for (guint i = 0; i < dframe->n_device; i++)
     gst_cl_memory_device_done (dframe->device[i], flags, event);
 }
@@ -454,22 +429,6 @@ gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out, ClfP
   done (in, GST_MAP_READ, clf_in_flight_event (job));
   done (out, GST_MAP_WRITE, clf_in_flight_event (job));
   return job;
-}
-
-void
-gst_cl_device_frame_promise (GstClDeviceFrame * dframe)
-{
-  g_return_if_fail (!dframe->promised);
-  for (guint i = 0; i < dframe->n_device; i++)
-    dframe->tickets[i] = gst_cl_memory_promise_write (dframe->device[i]);
-  dframe->promised = TRUE;
-}
-
-void
-gst_cl_device_frame_withdraw (GstClDeviceFrame * dframe, const GError * failure)
-{
-  if (dframe->promised)
-    keep_promises (dframe, NULL, failure);
 }
 
 void

@@ -59,9 +59,6 @@ typedef struct
   guint n_wraps;
   GstMemory *device[GST_VIDEO_MAX_PLANES];
   guint n_device;
-  /* The write promised on each (gst_cl_device_frame_promise), until kept. */
-  guint64 tickets[GST_VIDEO_MAX_PLANES];
-  gboolean promised;
   /* The way "cuda-memory". */
   GstClCudaAccess cuda;
 } GstClDeviceFrame;
@@ -80,8 +77,7 @@ gboolean gst_cl_device_frame_open (GstClDeviceFrame * dframe, ClfEngine * engine
 gboolean gst_cl_device_frame_complete (GstClDeviceFrame * dframe, GError ** error);
 /* The copies made on the device for the frame (CUDA memory). */
 guint gst_cl_device_frame_device_copies (const GstClDeviceFrame * dframe);
-/* Gives up a promise not kept (gst_cl_device_frame_withdraw, with no failure),
- * then releases what the frame holds. */
+/* Releases what the frame holds. */
 void gst_cl_device_frame_close (GstClDeviceFrame * dframe);
 
 /* Answers an allocation query for frames that go to `engine`'s device
@@ -103,18 +99,6 @@ gboolean gst_cl_device_frame_propose_allocation (ClfEngine * engine,
 ClfInFlight *gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out,
     ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
     const ClfFrame * dst, GError ** error);
-/* For an output whose write is enqueued later, on another thread, while
- * its buffer goes on at once: promises that write on the frame's
- * memories (gst_cl_memory_promise_write), so whoever reads or writes them
- * meanwhile waits for it.  gst_cl_device_frame_enqueue() then waits only for
- * earlier promises, and keeps the promise; gst_cl_device_frame_withdraw() gives
- * it up where the write was not enqueued: with `failure` (why it failed)
- * the memories' bytes are marked unwritten, so that whoever reads them
- * next fails with it (gst_cl_memory_break_promise) instead of taking the
- * older bytes for the frame; with NULL (a flush or a stop dropped the
- * write, and the frame with it) they stay as they were. */
-void gst_cl_device_frame_promise (GstClDeviceFrame * dframe);
-void gst_cl_device_frame_withdraw (GstClDeviceFrame * dframe, const GError * failure);
 /* Starts the download of what the device wrote to the frame's memories,
  * for a consumer that reads it on the CPU (see gst_cl_memory_prefetch). */
 void gst_cl_device_frame_prefetch (const GstClDeviceFrame * dframe);

@@ -53,11 +53,6 @@ typedef struct
   cl_event staging_reader;
   gboolean host_stale;
   gboolean device_stale;
-
-  /* A device write promised on the buffer that failed (its error), until
-   * the buffer is written again: the bytes it was to make are on neither
-   * side, and reads fail rather than take the older bytes for them. */
-  GError *write_failed;
 } ClStore;
 
 struct _GstClMemory
@@ -70,12 +65,6 @@ struct _GstClMemory
   ClStore store;
   guint map_count;
   GstMapFlags map_access;
-
-  /* Device writes promised (gst_cl_memory_promise_write) and kept, counted
-   * from the first: access waits (on `kept_cond`) for those made before
-   * it. */
-  guint64 promised, kept;
-  GCond kept_cond;
 };
 
 /* The buffers of freed memory are kept for the next allocations of the
@@ -272,26 +261,6 @@ upload_failed_write (ClStore * store, ClfEngine * engine, GError ** error)
   return FALSE;
 }
 
-/* Before a read of the store's bytes, on the device or the CPU: FALSE with
- * `error` set (the failed write's, prefixed) where the device write that
- * was to make them failed and nothing wrote them since.  A write goes
- * ahead: it makes the bytes anew. */
-static gboolean
-check_written (const ClStore * store, GstMapFlags access, GError ** error)
-{
-  if (!(access & GST_MAP_READ) || !store->write_failed)
-    return TRUE;
-  g_propagate_error (error, g_error_copy (store->write_failed));
-  g_prefix_error (error, "its bytes were never written (the device write "
-      "that was to make them failed): ");
-  if (error)
-    clf_error_set_detail (*error, "The element upstream (another clfilter) "
-        "passed the frame on before the device wrote it, as frames in "
-        "flight do, and that write failed, so the frame is not filtered.  "
-        "That element's own error says why.");
-  return FALSE;
-}
-
 /* The events a CPU access to `host` waits for.  Resident: the device's
  * commands on the buffer.  Staged: the transfers of the staging buffer
  * (a read, the last download; a write, that and the last upload). */
@@ -342,38 +311,22 @@ ready_for_cpu (ClStore * store, ClfEngine * engine, GstMapFlags access)
   return status == CL_SUCCESS;
 }
 
-/* Waits, under the root's lock, until the writes promised up to
- * `ticket` are kept: until then the memory's readiness is not known. */
-static void
-wait_for_promises (GstClMemory * root, guint64 ticket)
-{
-  while (root->kept < ticket)
-    g_cond_wait (&root->kept_cond, &root->lock);
-}
-
 static gpointer
 gst_cl_memory_map (GstMemory * mem, GstMapInfo * info, gsize maxsize)
 {
   GstClMemory *root = root_of (mem);
   GstMapFlags access = info->flags & GST_MAP_READWRITE;
   gpointer data = NULL;
-  GError *err = NULL;
 
   g_mutex_lock (&root->lock);
-  wait_for_promises (root, root->promised);
   if (root->map_count > 0 && (access & ~root->map_access))
     goto access_denied;
-  if (!check_written (&root->store, access, &err))
-    goto never_written;
   if (root->map_count == 0 || !root->store.staging) {
     if (!ready_for_cpu (&root->store, engine_of (mem), access)) {
       g_mutex_unlock (&root->lock);
       return NULL;
     }
   }
-  /* A map for writing only makes the bytes anew. */
-  if (!(access & GST_MAP_READ))
-    g_clear_error (&root->store.write_failed);
   /* Resident memory is the device's own: any access nests.  Staged
    * memory uploads at the last unmap what the first map may write. */
   if (root->map_count++ == 0)
@@ -388,14 +341,6 @@ access_denied:
     GST_ERROR ("memory %p is mapped for %s; a nested map cannot ask for %s",
         mem, root->map_access & GST_MAP_WRITE ? "writing" : "reading",
         access & GST_MAP_WRITE ? "writing" : "reading");
-    g_mutex_unlock (&root->lock);
-    return NULL;
-  }
-never_written:
-  {
-    GST_ERROR ("memory %p cannot be mapped for reading: %s", mem,
-        err->message);
-    g_error_free (err);
     g_mutex_unlock (&root->lock);
     return NULL;
   }
@@ -433,7 +378,6 @@ memory_new (GstAllocator * allocator, GstMemoryFlags flags,
   gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
       align, offset, size);
   g_mutex_init (&mem->lock);
-  g_cond_init (&mem->kept_cond);
   return mem;
 }
 
@@ -643,15 +587,12 @@ gst_cl_allocator_free (GstAllocator * allocator, GstMemory * mem)
 
   /* Sub-memories only hold their parent. */
   if (!mem->parent) {
-    /* The next memory's bytes are undefined, not failed. */
-    g_clear_error (&clmem->store.write_failed);
     if (clmem->map_count > 0)
       GST_WARNING ("memory %p freed while mapped", mem);
     if (clmem->map_count > 0 || !keep_spare (self, &clmem->store))
       store_destroy (&clmem->store, self->engine);
   }
   g_mutex_clear (&clmem->lock);
-  g_cond_clear (&clmem->kept_cond);
   g_free (clmem);
 }
 
@@ -721,8 +662,6 @@ gst_cl_memory_zero (GstMemory * mem)
   g_mutex_lock (&root->lock);
   zeroed = zero_bytes (GST_CL_ALLOCATOR (mem->allocator), &root->store, 0,
       root->store.maxsize);
-  if (zeroed)
-    g_clear_error (&root->store.write_failed);
   g_mutex_unlock (&root->lock);
   return zeroed;
 }
@@ -763,44 +702,21 @@ gst_cl_memory_is_mapped (GstMemory * mem)
   return mapped;
 }
 
-/* The memory's device wait list for `access`, once the writes promised
- * before `ticket` (0: every write promised) are enqueued (or given up),
- * the device holds the CPU's last write, and a read has bytes that were
- * written. */
-static gboolean
-wait_list_behind_promises (GstMemory * mem, guint64 ticket,
-    GstMapFlags access, cl_event wait[GST_CL_MEMORY_MAX_WAIT],
-    guint * n_wait, GError ** error)
-{
-  GstClMemory *root = root_of (mem);
-  gboolean current;
-
-  g_mutex_lock (&root->lock);
-  wait_for_promises (root, ticket ? ticket - 1 : root->promised);
-  current = check_written (&root->store, access, error)
-      && upload_failed_write (&root->store, engine_of (mem), error);
-  *n_wait = current ? device_wait_list (&root->store, access, wait) : 0;
-  g_mutex_unlock (&root->lock);
-  return current;
-}
-
 gboolean
 gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
     cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error)
 {
+  GstClMemory *root;
+  gboolean current;
+
   *n_wait = 0;
   g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
-  return wait_list_behind_promises (mem, 0, access, wait, n_wait, error);
-}
-
-/* Records the last writer, which made the bytes anew; the staging
- * buffer lacks them until downloaded. */
-static void
-record_device_write (GstClMemory * root, cl_event event)
-{
-  set_writer (&root->store, event);
-  root->store.host_stale = root->store.staging != NULL;
-  g_clear_error (&root->store.write_failed);
+  root = root_of (mem);
+  g_mutex_lock (&root->lock);
+  current = upload_failed_write (&root->store, engine_of (mem), error);
+  *n_wait = current ? device_wait_list (&root->store, access, wait) : 0;
+  g_mutex_unlock (&root->lock);
+  return current;
 }
 
 void
@@ -813,7 +729,9 @@ gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
   root = root_of (mem);
   g_mutex_lock (&root->lock);
   if (access & GST_MAP_WRITE) {
-    record_device_write (root, event);
+    /* The staging buffer lacks the new bytes until downloaded. */
+    set_writer (&root->store, event);
+    root->store.host_stale = root->store.staging != NULL;
   } else {
     add_reader (&root->store, event);
   }
@@ -831,75 +749,9 @@ gst_cl_memory_prefetch (GstMemory * mem)
   g_mutex_lock (&root->lock);
   /* A download that could not be enqueued is made at the map. */
   if (root->store.host_stale && root->map_count == 0
-      && root->kept == root->promised
       && !transfer (&root->store, engine_of (mem), FALSE, &err)) {
     GST_WARNING ("%s; tried again at the map", err->message);
     g_error_free (err);
   }
   g_mutex_unlock (&root->lock);
-}
-
-guint64
-gst_cl_memory_promise_write (GstMemory * mem)
-{
-  GstClMemory *root;
-  guint64 ticket;
-
-  g_return_val_if_fail (gst_is_cl_memory (mem), 0);
-  root = root_of (mem);
-  gst_memory_ref (mem);
-  g_mutex_lock (&root->lock);
-  ticket = ++root->promised;
-  g_mutex_unlock (&root->lock);
-  return ticket;
-}
-
-gboolean
-gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error)
-{
-  *n_wait = 0;
-  g_return_val_if_fail (gst_is_cl_memory (mem), FALSE);
-  g_return_val_if_fail (ticket > 0, FALSE);
-  return wait_list_behind_promises (mem, ticket, GST_MAP_WRITE, wait,
-      n_wait, error);
-}
-
-/* Ends a promise: the write `event`, or none; `failure`, where the write
- * failed. */
-static void
-settle_promise (GstMemory * mem, guint64 ticket, cl_event event,
-    const GError * failure)
-{
-  GstClMemory *root = root_of (mem);
-
-  g_mutex_lock (&root->lock);
-  /* Kept in the order they were made: each waited for those before. */
-  g_warn_if_fail (root->kept == ticket - 1);
-  if (event) {
-    record_device_write (root, event);
-  } else if (failure) {
-    g_clear_error (&root->store.write_failed);
-    root->store.write_failed = g_error_copy (failure);
-  }
-  root->kept = ticket;
-  g_cond_broadcast (&root->kept_cond);
-  g_mutex_unlock (&root->lock);
-  gst_memory_unref (mem);
-}
-
-void
-gst_cl_memory_keep_promise (GstMemory * mem, guint64 ticket, cl_event event)
-{
-  g_return_if_fail (gst_is_cl_memory (mem));
-  settle_promise (mem, ticket, event, NULL);
-}
-
-void
-gst_cl_memory_break_promise (GstMemory * mem, guint64 ticket,
-    const GError * failure)
-{
-  g_return_if_fail (gst_is_cl_memory (mem));
-  g_return_if_fail (failure != NULL);
-  settle_promise (mem, ticket, NULL, failure);
 }

@@ -70,40 +70,13 @@ gboolean gst_cl_memory_is_mapped (GstMemory * mem);
  * uploaded again first (the staging buffer still holds it); where that
  * fails too, FALSE with `error` set (CLF_ERROR_OPENCL, naming the call)
  * and no events: the device's bytes are stale, and the command must not
- * be enqueued.  A read also fails so where a promised write broke (see
- * below). */
+ * be enqueued. */
 gboolean gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
     cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error);
 /* Records `event` (a reference is taken) as the last device command that
  * read or wrote `mem`'s buffer, once it is enqueued after the wait list. */
 void gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
     cl_event event);
-
-/* Promised writes, for a device write that is enqueued later on another
- * thread while the memory goes on at once (a clfilter passing a frame to
- * the next before its device thread has enqueued the kernel).  Until the
- * promise is kept, every device access through the calls above and every
- * CPU map waits for it, since the memory's readiness is not known yet.
- * gst_cl_memory_promise_write() takes a reference to `mem` and returns
- * the promise's ticket; the write itself takes its wait list from
- * gst_cl_memory_promised_wait_list(), which waits only for the promises
- * made before it (and fails as gst_cl_memory_device_wait_list() does),
- * and gst_cl_memory_keep_promise() records it (`event`, or none where it
- * was not tried: a flush or a stop dropped it, and the bytes stay as they
- * were) and drops the reference.  Where the write failed,
- * gst_cl_memory_break_promise() keeps the promise with `failure` (copied)
- * instead: until the memory is written again (a device write recorded, a
- * CPU map for writing only), a read of it fails with that error, on the
- * device (the wait lists above, for GST_MAP_READ) and the CPU (a map for
- * reading), so that nobody takes the older bytes for the write's.
- * Promises on a memory are kept in the order they were made. */
-guint64 gst_cl_memory_promise_write (GstMemory * mem);
-gboolean gst_cl_memory_promised_wait_list (GstMemory * mem, guint64 ticket,
-    cl_event wait[GST_CL_MEMORY_MAX_WAIT], guint * n_wait, GError ** error);
-void gst_cl_memory_keep_promise (GstMemory * mem, guint64 ticket,
-    cl_event event);
-void gst_cl_memory_break_promise (GstMemory * mem, guint64 ticket,
-    const GError * failure);
 
 /* Starts the download of what the device wrote to `mem` (on a discrete
  * device; elsewhere there is nothing to do), without waiting: for memory

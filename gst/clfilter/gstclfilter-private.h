@@ -220,8 +220,8 @@ void gst_cl_filter_convolve_check_used (GstClFilter * self, ClfMode mode);
 
 /* gstclfilterstats.c: statistics, messages and metas. */
 /* A frame filtered: counted, said in the INFO log and (every
- * stats-interval) a clfilter-stats message, and put on `outbuf` (where
- * it has yet to leave) as a meta. */
+ * stats-interval) a clfilter-stats message, and put on `outbuf`, yet to
+ * leave, as a meta. */
 void gst_cl_filter_count_frame (GstClFilter * self, const ClfParams * params,
     const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
 void gst_cl_filter_count_passed (GstClFilter * self, const ClfParams * params,

@@ -613,11 +613,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     goto open_failed;
   GST_LOG_OBJECT (self, "frames opened");
   gst_cl_filter_plan_frame (self, inbuf, f);
-  f->pushed = gst_cl_flight_pushes_early (self->flight, f);
-  f->outbuf = f->pushed ? NULL : gst_buffer_ref (outbuf);
-  if (gst_cl_flight_hands_over (self->flight, f)) {
-    if (f->pushed)
-      gst_cl_device_frame_promise (&f->out);
+  f->outbuf = gst_buffer_ref (outbuf);
+  if (gst_cl_flight_uses_device_thread (self->flight)) {
     self->entered = f;
     gst_cl_flight_hand_over (self->flight, f, inbuf);
     GST_LOG_OBJECT (self, "handed to the device thread");
@@ -667,7 +664,6 @@ static GstFlowReturn
 gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  GstClFlightFrame *leaving = NULL;
   GstFlowReturn ret;
 
   self->entered = NULL;
@@ -678,21 +674,17 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (self->entered) {
     GstClFlightFrame *f = self->entered;
 
-    /* A frame held back keeps its buffer until it lands; one pushed
-     * early gives it now.  A frame handed over goes in flight for the
-     * output thread only now, its buffer writable (for the meta), and
-     * says a drop before it as basetransform would. */
-    if (!f->pushed)
-      gst_clear_buffer (outbuf);
-    if (f->on_thread && f->outbuf && self->discont) {
+    /* The frame keeps its buffer until it lands.  A frame handed over
+     * goes in flight for the output thread only now, its buffer writable
+     * (for the meta), and says a drop before it as basetransform would. */
+    gst_clear_buffer (outbuf);
+    if (f->on_thread && self->discont) {
       f->outbuf = gst_buffer_make_writable (f->outbuf);
       GST_BUFFER_FLAG_SET (f->outbuf, GST_BUFFER_FLAG_DISCONT);
     }
     self->discont = FALSE;
     if (f->on_thread)
       gst_cl_flight_put_in_flight (self->flight, f);
-    else
-      leaving = f;
   } else if (!*outbuf) {
     /* Dropped before any kernel (QoS). */
     self->discont = TRUE;
@@ -700,11 +692,6 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     ret = gst_cl_flight_drain (self->flight, TRUE);
     if (ret != GST_FLOW_OK)
       gst_clear_buffer (outbuf);
-    return ret;
-  }
-  ret = gst_cl_flight_collect (self->flight, leaving);
-  if (ret != GST_FLOW_OK) {
-    gst_clear_buffer (outbuf);
     return ret;
   }
   return gst_cl_flight_make_room (self->flight, outbuf);

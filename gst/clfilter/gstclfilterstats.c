@@ -156,8 +156,7 @@ gst_cl_filter_count_frame (GstClFilter * self, const ClfParams * params,
       stats->copies);
   if (post)
     gst_cl_filter_post_stats (self, frame, params, stats, pts, FALSE);
-  if (outbuf)
-    gst_cl_filter_add_meta (outbuf, frame, params, stats);
+  gst_cl_filter_add_meta (outbuf, frame, params, stats);
 }
 
 /* Metas of the input that still hold for the filtered frame are copied to

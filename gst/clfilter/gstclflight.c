@@ -15,18 +15,18 @@
  * - the streaming thread (transform(), generate_output(), events and
  *   serialized queries) opens each frame and either enqueues it itself and
  *   puts it in flight, or hands it over to the device thread; it lands the
- *   frames it did not hand over (collect, make_room, drain);
+ *   frames it did not hand over (make_room, drain);
  * - the device thread (frames-in-flight above 1, or behind a frame handed
  *   over) takes the frames handed over from `to_enqueue`, in order,
  *   enqueues them (none while `drops`) and sets each one's `enqueued`;
  * - the output thread lands the frames handed over, from the head of the
- *   flight queue, once they are enqueued and done, and pushes those held
- *   back downstream; it sets `out_busy`/`out_held` while it lands one and
- *   keeps downstream's answer in `out_flow`;
+ *   flight queue, once they are enqueued and done, and pushes them
+ *   downstream; it sets `out_busy` while it lands one and keeps
+ *   downstream's answer in `out_flow`;
  * - any thread (flush-start, flush-stop, PAUSED to READY) sets `stopping`.
  *
  * State, all under `lock`: the flight queue, `to_enqueue`, each frame's
- * `enqueued`, `drops`, `quits`, `out_busy`, `out_held`, `out_flow`,
+ * `enqueued`, `drops`, `quits`, `out_busy`, `out_flow`,
  * `retired_plans`; `stopping` is also atomic, since the plan's callbacks
  * read it between launches without the lock.
  *
@@ -37,8 +37,7 @@
  * - streaming thread in drain(): a frame not handed over at the head, or
  *   the queue empty and `out_busy` clear;
  * - streaming thread in make_room(): a frame not handed over at the head,
- *   room (fewer than frames-in-flight held back, at most
- *   MAX_PUSHED_IN_FLIGHT in the queue), or `stopping`.
+ *   room (fewer than frames-in-flight in flight), or `stopping`.
  *
  * The rule: every change to what a waiter waits for (the queue, its head,
  * `to_enqueue`, `enqueued`, `out_busy`, `quits`, `stopping`) is made under
@@ -63,10 +62,6 @@
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
-
-/* Frames pushed before their figures were known, at most, before the
- * element waits for the oldest: they bound the device's work queued. */
-#define MAX_PUSHED_IN_FLIGHT 16
 
 struct _GstClFlight
 {
@@ -95,10 +90,9 @@ struct _GstClFlight
   /* A flush or a stop: enqueue and push no more. */
   gboolean drops;
   gboolean quits;
-  /* The output thread took a frame from the queue and is landing it; its
-   * buffer has yet to go downstream (out_held). */
+  /* The output thread took a frame from the queue and is landing it and
+   * pushing its buffer downstream. */
   gboolean out_busy;
-  gboolean out_held;
   /* What downstream answered the output thread's last push (or a frame
    * that failed): the streaming thread returns it upstream. */
   GstFlowReturn out_flow;
@@ -216,32 +210,7 @@ gst_cl_flight_free_retired_plans (GstClFlight * flight)
 static guint
 gst_cl_flight_held_frames (GstClFlight * flight)
 {
-  guint held = flight->out_held;
-
-  for (GList * l = flight->queue.head; l; l = l->next)
-    held += !((GstClFlightFrame *) l->data)->pushed;
-  return held;
-}
-
-/* A frame written into the memory of the clfilter downstream goes on at
- * once: that clfilter enqueues its own frame behind this one's readiness
- * (gst_cl_memory_device_wait_list, which waits for a write the device
- * thread has yet to enqueue), so neither waits for the device between
- * them.  Only behind no frame held back, so that buffers keep their
- * order. */
-gboolean
-gst_cl_flight_pushes_early (GstClFlight * flight,
-    const GstClFlightFrame * f)
-{
-  gboolean early;
-
-  if (!g_atomic_int_get (&flight->output_to_filter)
-      || g_strcmp0 (f->out.method, "device-memory") != 0)
-    return FALSE;
-  g_mutex_lock (&flight->lock);
-  early = gst_cl_flight_held_frames (flight) == 0;
-  g_mutex_unlock (&flight->lock);
-  return early;
+  return g_queue_get_length (&flight->queue) + flight->out_busy;
 }
 
 void
@@ -291,12 +260,6 @@ gst_cl_flight_device_thread (gpointer data)
     g_mutex_unlock (&flight->lock);
     if (!drops)
       gst_cl_flight_enqueue (flight, f, &f->err);
-    /* A write not enqueued (dropped, failed) is given up, so that nothing
-     * downstream waits for it; a failed one with its error, so that a
-     * clfilter downstream, which has the frame already, fails it rather
-     * than filter the memory's older bytes (quietly where a flush stopped
-     * it between two launches: CLF_ERROR_CANCELLED). */
-    gst_cl_device_frame_withdraw (&f->out, f->err);
     gst_clear_buffer (&f->inbuf);
     g_mutex_lock (&flight->lock);
     f->enqueued = TRUE;
@@ -306,7 +269,7 @@ gst_cl_flight_device_thread (gpointer data)
   return NULL;
 }
 
-/* Frames held back go through the device thread with frames-in-flight
+/* Frames go through the device thread with frames-in-flight
  * above 1, and while any frame handed to it is in flight (or leaving from
  * the output thread), so that frames reach the device, and leave, in
  * order.  Every frame after one handed over is handed over too, so the
@@ -324,22 +287,6 @@ gst_cl_flight_uses_device_thread (GstClFlight * flight)
   uses = flight->out_busy || (newest && newest->on_thread);
   g_mutex_unlock (&flight->lock);
   return uses;
-}
-
-/* Frames pushed early go there too on a device with memory of its own,
- * where each launch costs the streaming thread time (docs/performance/):
- * a chain's filters then all enqueue off it.  Where the device works in
- * host memory (a CPU driver), its kernels run on the cores those threads
- * would take, and a thread more per filter made the chain slower; there
- * a frame is pushed early only behind no frame handed over
- * (gst_cl_flight_pushes_early), so frames still reach the device in
- * order. */
-gboolean
-gst_cl_flight_hands_over (GstClFlight * flight,
-    const GstClFlightFrame * f)
-{
-  return (!f->pushed || flight->staged)
-      && gst_cl_flight_uses_device_thread (flight);
 }
 
 /* The device and output threads, from the first frame handed over (or
@@ -437,8 +384,8 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
   gboolean passed_through;
 
-  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT "%s",
-      GST_TIME_ARGS (pts), f->pushed ? " (pushed already)" : "");
+  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (pts));
   if (f->on_thread)
     gst_cl_flight_wait_enqueued (flight, f);
   if (f->job) {
@@ -507,7 +454,7 @@ gst_cl_flight_land_oldest (GstClFlight * flight, gboolean deliver,
 }
 
 /* The output thread: lands the frames handed over, oldest first, as the
- * device finishes them, and pushes those held back downstream (none while
+ * device finishes them, and pushes them downstream (none while
  * a flush or a stop drops them); downstream's answer is kept for the
  * streaming thread.  Frames not handed over are the streaming thread's,
  * and come before them. */
@@ -531,7 +478,6 @@ gst_cl_flight_output_thread (gpointer data)
     }
     gst_cl_flight_pop_oldest (flight);
     flight->out_busy = TRUE;
-    flight->out_held = !f->pushed;
     g_mutex_unlock (&flight->lock);
 
     ret = gst_cl_flight_land (flight, f, TRUE, &buf);
@@ -539,39 +485,14 @@ gst_cl_flight_output_thread (gpointer data)
       ret = gst_pad_push (flight->srcpad, g_steal_pointer (&buf));
 
     g_mutex_lock (&flight->lock);
-    if (!flight->drops && (flight->out_held || ret != GST_FLOW_OK))
+    if (!flight->drops)
       flight->out_flow = ret;
-    flight->out_busy = flight->out_held = FALSE;
+    flight->out_busy = FALSE;
     gst_cl_flight_free_retired_plans (flight);
     g_cond_broadcast (&flight->cond);
   }
   g_mutex_unlock (&flight->lock);
   return NULL;
-}
-
-/* Lands the frames at the head that were pushed already (and not handed
- * over), for their figures, in order: those done on the device, and the
- * oldest while more than MAX_PUSHED_IN_FLIGHT are in flight.  Stops at
- * `leaving`, a frame whose buffer has not left yet: its figures come
- * after it. */
-GstFlowReturn
-gst_cl_flight_collect (GstClFlight * flight,
-    const GstClFlightFrame * leaving)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-  GstClFlightFrame *f;
-
-  g_mutex_lock (&flight->lock);
-  while (ret == GST_FLOW_OK && (f = g_queue_peek_head (&flight->queue))
-      && f != leaving && f->pushed && !f->on_thread && (!f->job
-          || clf_in_flight_done (f->job)
-          || g_queue_get_length (&flight->queue) > MAX_PUSHED_IN_FLIGHT)) {
-    GstBuffer *none = NULL;
-
-    ret = gst_cl_flight_land_oldest (flight, TRUE, &none);
-  }
-  g_mutex_unlock (&flight->lock);
-  return ret;
 }
 
 /* Lands every frame in flight, in order: pushed downstream with
@@ -617,19 +538,16 @@ gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
 }
 
 /* Whether the next frame must wait for room (under the lock): while
- * frames-in-flight frames are held back, or too many pushed ones are in
- * flight. */
+ * frames-in-flight frames are held back. */
 static gboolean
 gst_cl_flight_needs_room (GstClFlight * flight, guint limit)
 {
-  return gst_cl_flight_held_frames (flight) >= limit
-      || g_queue_get_length (&flight->queue) > MAX_PUSHED_IN_FLIGHT;
+  return gst_cl_flight_held_frames (flight) >= limit;
 }
 
-/* Makes room for the next frame: the oldest frames not handed over land
- * here (pushed ones for their figures; a held one goes out, the one frame
- * a buffer in gives, in `*outbuf`, which holds none then); frames handed
- * over are waited for while the output thread sends them on.  Returns
+/* Makes room for the next frame: the oldest frame not handed over lands
+ * here and goes out, the one frame a buffer in gives, in `*outbuf`, which
+ * holds none then; frames handed over are waited for while the output thread sends them on.  Returns
  * what downstream last answered the output thread, or FLUSHING once a
  * flush or a stop began. */
 GstFlowReturn

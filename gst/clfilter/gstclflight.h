@@ -27,8 +27,8 @@ typedef struct
 {
   /* How many frames may be held back now (frames-in-flight). */
   guint (*limit) (GstElement * element);
-  /* A frame landed with its figures; `outbuf` is its buffer where it has
-   * yet to go downstream (NULL for one pushed early), for a meta. */
+  /* A frame landed with its figures; `outbuf` is its buffer, yet to go
+   * downstream, for a meta. */
   void (*landed) (GstElement * element, const ClfParams * params,
       const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
   /* A buffer passed through landed (after the frames before it). */
@@ -40,10 +40,8 @@ typedef struct
 
 /* A frame on the device, from its enqueueing in transform() to its
  * landing (gst_cl_flight_land): the accesses stay open (host planes
- * stay mapped) until the device is done with them.  A frame `pushed`
- * went downstream at once and lands for its figures only (if handed to
- * the device thread, with its write promised on the output's memory); the
- * others hold their output buffer until they land. */
+ * stay mapped) until the device is done with them, and the frame holds
+ * its output buffer until it lands. */
 struct _GstClFlightFrame
 {
   ClfInFlight *job;
@@ -52,7 +50,6 @@ struct _GstClFlightFrame
   /* What the plan filters: the frames as opened, or their fields apart. */
   ClfFrame src, dst;
   GstBuffer *outbuf;
-  gboolean pushed;
   /* A buffer passed through (a blur of radius 0) behind frames that leave
    * from the output thread: no job; it follows them there. */
   gboolean passed_through;
@@ -78,10 +75,10 @@ void gst_cl_flight_free (GstClFlight * flight);
  * discrete GPU, frames staged in host memory). */
 void gst_cl_flight_start (GstClFlight * flight, gboolean staged);
 gboolean gst_cl_flight_is_staged (GstClFlight * flight);
-/* Whether outputs go to the pool of a clfilter downstream, which
- * enqueues behind their readiness (so they go on once enqueued), or to a
- * consumer that reads them on the CPU (so their download starts at
- * once); from decide_allocation(). */
+/* Whether outputs go to the pool of a clfilter downstream, which reads
+ * them on the device (so nothing downloads them), or to a consumer that
+ * reads them on the CPU (so their download starts once the frame is
+ * enqueued); from decide_allocation(). */
 void gst_cl_flight_set_output_to_filter (GstClFlight * flight,
     gboolean to_filter);
 void gst_cl_flight_set_stopping (GstClFlight * flight, gboolean stopping);
@@ -91,13 +88,9 @@ void gst_cl_flight_retire_plans (GstClFlight * flight, ClfPlan * plan,
     ClfPlan * field_plan);
 
 void gst_cl_flight_frame_free (GstClFlightFrame * f);
-gboolean gst_cl_flight_pushes_early (GstClFlight * flight,
-    const GstClFlightFrame * f);
 gboolean gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
     GError ** error);
 gboolean gst_cl_flight_uses_device_thread (GstClFlight * flight);
-gboolean gst_cl_flight_hands_over (GstClFlight * flight,
-    const GstClFlightFrame * f);
 void gst_cl_flight_ensure_threads (GstClFlight * flight);
 void gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
     GstBuffer * inbuf);
@@ -105,8 +98,6 @@ void gst_cl_flight_put_in_flight (GstClFlight * flight, GstClFlightFrame * f);
 GstFlowReturn gst_cl_flight_frame_failed (GstClFlight * flight,
     GError * error);
 
-GstFlowReturn gst_cl_flight_collect (GstClFlight * flight,
-    const GstClFlightFrame * leaving);
 GstFlowReturn gst_cl_flight_make_room (GstClFlight * flight,
     GstBuffer ** outbuf);
 GstFlowReturn gst_cl_flight_drain (GstClFlight * flight, gboolean deliver);

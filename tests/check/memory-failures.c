@@ -2,7 +2,7 @@
  * The memory suite (memory.c): transfers that fail (libgstcl-1.0's
  * calls, through the test layer): uploads and downloads retried or
  * failing every later access with an error, a zero fill, a buffer's
- * mapping and unmapping, a promised write broken.
+ * mapping and unmapping.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -97,7 +97,7 @@ check_upload_error (GError * err)
 }
 
 /* The upload fails at the unmap and again at each device access: every
- * access (read, write, a promised write) fails with the error, and no
+ * access (read, write) fails with the error, and no
  * events; the CPU still sees its own bytes.  Once the fault is gone, the
  * next access uploads them. */
 GST_START_TEST (test_failed_upload_fails_device_access)
@@ -109,7 +109,6 @@ GST_START_TEST (test_failed_upload_fails_device_access)
   cl_event wait[GST_CL_MEMORY_MAX_WAIT];
   GError *err = NULL;
   GstMapInfo map;
-  guint64 ticket;
   guint n;
 
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
@@ -125,11 +124,6 @@ GST_START_TEST (test_failed_upload_fails_device_access)
     check_upload_error (err);
     g_clear_error (&err);
   }
-  ticket = gst_cl_memory_promise_write (mem);
-  fail_if (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n, &err));
-  check_upload_error (err);
-  g_clear_error (&err);
-  gst_cl_memory_keep_promise (mem, ticket, NULL);
 
   check_mapped (mem, written, size);
   fail_gstcl_calls (NULL);
@@ -164,87 +158,6 @@ device_writes (GstMemory * mem, guint8 * data, gsize size)
   for (guint i = 0; i < n; i++)
     clReleaseEvent (wait[i]);
 }
-
-/* Reads of `mem` fail: on the device, naming the failed write's call,
- * with no events; on the CPU, for reading and for reading and writing. */
-static void
-check_reads_fail (GstMemory * mem, const gchar * when)
-{
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  GstMapInfo map;
-  guint n = 99;
-
-  fail_if (gst_cl_memory_device_wait_list (mem, GST_MAP_READ, wait, &n,
-          &err), "%s: a device read of bytes never written", when);
-  fail_unless_equals_int (n, 0);
-  fail_unless (g_error_matches (err, CLF_ERROR, CLF_ERROR_OPENCL), "%s: %s",
-      when, err ? err->message : "no error");
-  fail_unless (strstr (err->message, "clEnqueueNDRangeKernel") != NULL
-      && strstr (err->message, "CL_OUT_OF_RESOURCES") != NULL, "%s: %s",
-      when, err->message);
-  g_clear_error (&err);
-  fail_if (gst_memory_map (mem, &map, GST_MAP_READ), "%s: a CPU map for "
-      "reading of bytes never written", when);
-  fail_if (gst_memory_map (mem, &map, GST_MAP_READWRITE), "%s: a CPU map "
-      "for reading and writing of bytes never written", when);
-}
-
-/* The device write promised on a memory fails (the promise is broken):
- * every read of the memory fails, device and CPU, also after a later
- * promise is withdrawn, until it is written again: by a device write,
- * then by a CPU map for writing only, each of which goes ahead.  (Without
- * the mark, a downstream clfilter filtered the memory's older bytes.) */
-GST_START_TEST (test_broken_promise_fails_reads)
-{
-  const gsize size = 1531;
-  GstMemory *mem = gst_allocator_alloc (allocator, size, NULL);
-  guint8 *written = g_malloc (size);
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *failure = NULL, *err = NULL;
-  GstMapInfo map;
-  guint64 ticket;
-  guint n;
-
-  g_set_error (&failure, CLF_ERROR, CLF_ERROR_OPENCL,
-      "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES (-5)");
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
-  fill_random (map.data, size);
-  gst_memory_unmap (mem, &map);
-
-  ticket = gst_cl_memory_promise_write (mem);
-  fail_unless (gst_cl_memory_promised_wait_list (mem, ticket, wait, &n,
-          &err), "%s", err ? err->message : "");
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-  gst_cl_memory_break_promise (mem, ticket, failure);
-  check_reads_fail (mem, "broken");
-  ticket = gst_cl_memory_promise_write (mem);
-  gst_cl_memory_keep_promise (mem, ticket, NULL);
-  check_reads_fail (mem, "broken, then withdrawn");
-
-  /* A device write makes the bytes anew. */
-  device_writes (mem, written, size);
-  check_mapped (mem, written, size);
-
-  /* So does a CPU write. */
-  ticket = gst_cl_memory_promise_write (mem);
-  gst_cl_memory_break_promise (mem, ticket, failure);
-  check_reads_fail (mem, "broken again");
-  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE), "a CPU map for "
-      "writing only of bytes never written");
-  fill_random (map.data, size);
-  memcpy (written, map.data, size);
-  gst_memory_unmap (mem, &map);
-  check_mapped (mem, written, size);
-  check_on_device (mem, written, size, "the CPU's write");
-
-  g_error_free (failure);
-  g_free (written);
-  gst_memory_unref (mem);
-}
-
-GST_END_TEST;
 
 /* The download of what the device wrote fails: at a map (which fails),
  * or at a prefetch (which says nothing); the next map downloads, and shows
@@ -355,7 +268,6 @@ void
 memory_failures_add_tests (TCase * general, TCase * discrete)
 {
   tcase_add_test (general, test_failed_map_and_unmap_of_buffers);
-  tcase_add_test (general, test_broken_promise_fails_reads);
 
   /* Staged memory only: transfers between its two buffers. */
   tcase_add_test (discrete, test_failed_upload_retried);
@@ -364,5 +276,4 @@ memory_failures_add_tests (TCase * general, TCase * discrete)
   tcase_add_loop_test (discrete, test_failed_download_retried, 0, 2);
   tcase_add_test (discrete, test_failed_zero_fill);
   tcase_add_test (discrete, test_failed_map_and_unmap_of_buffers);
-  tcase_add_test (discrete, test_broken_promise_fails_reads);
 }

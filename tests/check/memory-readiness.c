@@ -1,7 +1,7 @@
 /* GStreamer
  * The memory suite (memory.c): readiness: a CPU map waits for a device
- * write enqueued or promised, a CPU write waits for a device read, and a
- * read whose queue cannot be known stays in the write's wait list.
+ * write, a CPU write waits for a device read, and a read whose queue
+ * cannot be known stays in the write's wait list.
  */
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -133,79 +133,6 @@ GST_START_TEST (test_cpu_map_waits_for_device_write)
 
 GST_END_TEST;
 
-/* A device write promised on `out`, enqueued from another thread a
- * moment later: the promised wait list, then the kept promise. */
-typedef struct
-{
-  SlowFrame *f;
-  ClfFrame src, dst;
-  GstMemory *out;
-  guint64 ticket;
-  ClfInFlight *frame;
-} PromisedWrite;
-
-static gpointer
-enqueue_promised_later (gpointer data)
-{
-  PromisedWrite *w = data;
-  cl_event wait[GST_CL_MEMORY_MAX_WAIT];
-  GError *err = NULL;
-  guint n;
-
-  g_usleep (G_USEC_PER_SEC / 5);
-  fail_unless (gst_cl_memory_promised_wait_list (w->out, w->ticket, wait,
-          &n, &err), "%s", err ? err->message : "");
-  w->frame = clf_plan_enqueue (w->f->plan, &w->f->params, &w->src, &w->dst,
-      wait, n, &err);
-  for (guint i = 0; i < n; i++)
-    clReleaseEvent (wait[i]);
-  gst_cl_memory_keep_promise (w->out, w->ticket, w->frame ?
-      clf_in_flight_event (w->frame) : NULL);
-  g_clear_error (&err);
-  return NULL;
-}
-
-/* A CPU map of memory whose device write is promised but not yet
- * enqueued waits for the promise, then for the write: it shows the
- * written bytes.  (Seen failing with the map not waiting for promises.) */
-GST_START_TEST (test_cpu_map_waits_for_promised_write)
-{
-  SlowFrame f;
-  PromisedWrite w = { &f };
-  guint8 *in, *want;
-  GstMapInfo map;
-  GThread *thread;
-
-  slow_frame_init (&f);
-  in = g_malloc (f.size);
-  want = g_malloc (f.size);
-  fill_random (in, f.size);
-  want_filtered (&f, in, want);
-  w.out = gst_allocator_alloc (allocator, f.size, NULL);
-  fail_unless (gst_memory_map (w.out, &map, GST_MAP_WRITE));
-  for (gsize i = 0; i < f.size; i++)
-    map.data[i] = ~want[i];
-  gst_memory_unmap (w.out, &map);
-  host_plane_of (in, f.size, &w.src);
-  device_plane_of (w.out, &w.dst);
-
-  w.ticket = gst_cl_memory_promise_write (w.out);
-  thread = g_thread_new ("promised", enqueue_promised_later, &w);
-  fail_unless (gst_memory_map (w.out, &map, GST_MAP_READ));
-  fail_unless (memcmp (map.data, want, f.size) == 0, "a CPU map saw the "
-      "frame before its promised write was enqueued and done");
-  gst_memory_unmap (w.out, &map);
-  g_thread_join (thread);
-  fail_unless (w.frame != NULL);
-  finish (&f, w.frame);
-  gst_memory_unref (w.out);
-  clf_plan_free (f.plan);
-  g_free (in);
-  g_free (want);
-}
-
-GST_END_TEST;
-
 /* A CPU write right after a device read was enqueued waits for the read:
  * the kernel filters the bytes that were there, not the CPU's new ones. */
 GST_START_TEST (test_cpu_write_waits_for_device_read)
@@ -310,7 +237,6 @@ memory_readiness_add_tests (TCase * general, TCase * discrete)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     tcase_add_test (cases[i], test_cpu_map_waits_for_device_write);
-    tcase_add_test (cases[i], test_cpu_map_waits_for_promised_write);
     tcase_add_test (cases[i], test_cpu_write_waits_for_device_read);
     tcase_add_test (cases[i], test_read_of_unknown_queue);
   }

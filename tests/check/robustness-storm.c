@@ -264,7 +264,6 @@ GST_START_TEST (test_renegotiation_in_pipeline)
   GPtrArray *logs = g_ptr_array_new ();
   guint64 n = 0;
 
-  log_a->feeds_clfilter = TRUE;
   g_ptr_array_add (logs, log_a);
   g_ptr_array_add (logs, log_b);
   watch_bus (bus, logs);

@@ -96,7 +96,7 @@ passed_through (const GstStructure * stats)
  * metas against the stats message, and every byte against the reference. */
 static void
 check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
-    const GstStructure * stats, gboolean early)
+    const GstStructure * stats)
 {
   GstBuffer *a = in->buf, *b = out->buf;
   GstClFilterMeta *meta = gst_buffer_get_cl_filter_meta (b);
@@ -137,21 +137,14 @@ check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
         "but not the buffer that came in", n);
     return;
   }
-  /* A frame passed on before its statistics existed carries none. */
-  if (early) {
-    fail_unless (meta == NULL, "frame %" G_GUINT64_FORMAT " passed on early "
-        "with a meta", n);
-    fail_unless (gst_buffer_get_custom_meta (b, "clfilter-stats") == NULL);
-  } else {
-    fail_unless (meta != NULL, "frame %" G_GUINT64_FORMAT " has no meta", n);
-    fail_unless_equals_uint64 (meta->frame, n);
+  fail_unless (meta != NULL, "frame %" G_GUINT64_FORMAT " has no meta", n);
+  fail_unless_equals_uint64 (meta->frame, n);
   fail_unless_equals_string (meta->mode, field_string (stats, "mode"));
   fail_unless_equals_string (meta->border, field_string (stats, "border"));
   fail_unless_equals_int (meta->radius, params.radius);
-    fail_unless_equals_uint64 (meta->kernel_ns, field_uint64 (stats,
-            "kernel-ns"));
-    check_stats_meta (n, b, stats);
-  }
+  fail_unless_equals_uint64 (meta->kernel_ns, field_uint64 (stats,
+          "kernel-ns"));
+  check_stats_meta (n, b, stats);
 
   source = g_strdup_printf ("frame %" G_GUINT64_FORMAT, n);
   check_output (format_case (GST_VIDEO_INFO_NAME (&in->info)), &in->info,
@@ -195,19 +188,17 @@ logged_frame_new (FrameLog * log, GstPad * pad, GstBuffer * buf)
  * both go, so that the pools recycle buffers as they would without the
  * log. */
 static void
-frame_log_check_frame (FrameLog * log, guint n, LoggedFrame * out,
-    gboolean early)
+frame_log_check_frame (FrameLog * log, guint n, LoggedFrame * out)
 {
   LoggedFrame *in = g_ptr_array_index (log->in, n);
 
-  check_frame (n, in, out, g_ptr_array_index (log->stats, n), early);
+  check_frame (n, in, out, g_ptr_array_index (log->stats, n));
   gst_clear_buffer (&in->buf);
   gst_clear_buffer (&out->buf);
 }
 
 /* What leaves the element is the last frame that went in, already
- * reported, and is checked at once; or, when it feeds another clfilter,
- * the frame not yet reported, checked when its stats come. */
+ * reported, and is checked at once. */
 static void
 frame_log_check_out (FrameLog * log, LoggedFrame * out)
 {
@@ -219,29 +210,9 @@ frame_log_check_out (FrameLog * log, LoggedFrame * out)
   in = g_ptr_array_index (log->in, n);
   fail_if (in->came_out, "frame %u came out twice", n);
   in->came_out = TRUE;
-  if (log->stats->len == n + 1) {
-    frame_log_check_frame (log, n, out, FALSE);
-    return;
-  }
-  fail_unless (log->feeds_clfilter && log->stats->len <= n, "frame %u came "
-      "out with %u stats messages", n, log->stats->len);
-  out->frame = n;
-  g_ptr_array_add (log->early, out);
-}
-
-/* Checks the outputs that were waiting for the stats just logged. */
-static void
-frame_log_check_early (FrameLog * log)
-{
-  while (log->early->len > 0) {
-    LoggedFrame *out = g_ptr_array_index (log->early, 0);
-    guint n = out->frame;
-
-    if (log->stats->len <= n)
-      return;
-    frame_log_check_frame (log, n, out, TRUE);
-    g_ptr_array_remove_index (log->early, 0);
-  }
+  fail_unless (log->stats->len == n + 1, "frame %u came out with %u stats "
+      "messages", n, log->stats->len);
+  frame_log_check_frame (log, n, out);
 }
 
 static GstPadProbeReturn
@@ -287,7 +258,6 @@ frame_log_take_message (FrameLog * log, GstMessage * msg)
   g_mutex_lock (&log->lock);
   if (gst_structure_has_name (s, "clfilter-stats")) {
     g_ptr_array_add (log->stats, gst_structure_copy (s));
-    frame_log_check_early (log);
   } else if (gst_structure_has_name (s, "clfilter-summary")) {
     g_clear_pointer (&log->summary, gst_structure_free);
     log->summary = gst_structure_copy (s);
@@ -416,7 +386,6 @@ frame_log_new (GstElement * filter)
   log->out = g_ptr_array_new_with_free_func (logged_frame_free);
   log->stats = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_structure_free);
-  log->early = g_ptr_array_new ();
   log->probes[0] = gst_pad_add_probe (log->sink, GST_PAD_PROBE_TYPE_BUFFER,
       log_buffer, log, NULL);
   log->probes[1] = gst_pad_add_probe (log->src, GST_PAD_PROBE_TYPE_BUFFER,
@@ -433,7 +402,6 @@ frame_log_reset (FrameLog * log)
   g_ptr_array_set_size (log->in, 0);
   g_ptr_array_set_size (log->out, 0);
   g_ptr_array_set_size (log->stats, 0);
-  g_ptr_array_set_size (log->early, 0);
   g_clear_pointer (&log->summary, gst_structure_free);
   log->epoch = 0;
   g_mutex_unlock (&log->lock);
@@ -449,7 +417,6 @@ frame_log_free (FrameLog * log)
   g_ptr_array_unref (log->in);
   g_ptr_array_unref (log->out);
   g_ptr_array_unref (log->stats);
-  g_ptr_array_unref (log->early);
   g_mutex_clear (&log->lock);
   g_cond_clear (&log->cond);
   gst_object_unref (log->sink);
@@ -507,7 +474,6 @@ frame_log_check (FrameLog * log, LossAllowed loss)
   fail_unless (log->in->len > 0, "no frame went into %s",
       GST_OBJECT_NAME (log->filter));
   fail_unless_equals_int (log->stats->len, log->in->len);
-  fail_unless_equals_int (log->early->len, 0);
   for (guint i = 0; i < log->in->len; i++) {
     const LoggedFrame *in = g_ptr_array_index (log->in, i);
     const LoggedFrame *next = i + 1 < log->in->len ?

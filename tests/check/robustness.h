@@ -21,7 +21,6 @@ typedef struct
   guint epoch;                  /* flushes done before it passed */
   GstSegment segment;           /* outputs: the segment it was pushed in */
   gboolean came_out;            /* inputs: checked against an output */
-  guint frame;                  /* outputs out before their stats: whose */
 } LoggedFrame;
 
 typedef struct
@@ -35,11 +34,6 @@ typedef struct
   GPtrArray *stats;             /* GstStructure: clfilter-stats in order */
   GstStructure *summary;        /* the last clfilter-summary */
   guint epoch;
-  /* The element feeds another clfilter: it passes each frame on as soon
-   * as it is enqueued, before its statistics exist (README, "Timing");
-   * such outputs wait here for their stats to be checked. */
-  gboolean feeds_clfilter;
-  GPtrArray *early;             /* LoggedFrame: outputs before their stats */
 } FrameLog;
 
 /* How an input may go missing: only when a flush (seek) or a stop (state

@@ -476,7 +476,7 @@ GST_START_TEST (test_storm_i420)
 
 GST_END_TEST;
 
-/* Frames as on a discrete GPU: staged, pushed early, more threads. */
+/* Frames as on a discrete GPU: staged, more threads. */
 GST_START_TEST (test_storm_discrete_rgba)
 {
   run_storm ("video/x-raw,format=RGBA,width=37,height=21,framerate=200/1",

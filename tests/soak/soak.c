@@ -78,8 +78,8 @@ typedef struct
   guint8 *data;
 } FrameCopy;
 
-/* Inputs in clfilter at most (its frames-in-flight, and frames passed on
- * early, are at most 16 each): one more is a frame lost. */
+/* Inputs in clfilter at most (its frames-in-flight are at most 16; twice
+ * that and two, to spare): one more is a frame lost. */
 #define MAX_IN_ELEMENT 34
 
 /* An input buffer clfilter is working on: what its output must repeat. */
