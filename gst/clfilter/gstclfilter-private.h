@@ -123,7 +123,7 @@ struct _GstClFilter
   /* The last format refused at negotiation and explained in the log. */
   GstVideoFormat explained_format;
 
-  /* The frames between their enqueueing and their landing, and the
+  /* The frames between their enqueueing and their finishing, and the
    * element's device and output threads (gstclflight.c). */
   GstClFlight *flight;
   /* The frame transform() (or transform_ip()) made of the buffer in hand,

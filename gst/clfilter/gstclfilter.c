@@ -278,7 +278,7 @@ gst_cl_filter_hook_limit (GstElement * element)
 }
 
 static void
-gst_cl_filter_hook_landed (GstElement * element, const ClfParams * params,
+gst_cl_filter_hook_finished (GstElement * element, const ClfParams * params,
     const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf)
 {
   gst_cl_filter_count_frame (GST_CL_FILTER (element), params, stats, pts,
@@ -299,7 +299,7 @@ gst_cl_filter_hook_failed (GstElement * element, const GError * error)
 }
 
 static const GstClFlightHooks flight_hooks = {
-  gst_cl_filter_hook_limit, gst_cl_filter_hook_landed,
+  gst_cl_filter_hook_limit, gst_cl_filter_hook_finished,
   gst_cl_filter_hook_passed, gst_cl_filter_hook_failed,
 };
 
@@ -577,8 +577,8 @@ gst_cl_filter_change_state (GstElement * element, GstStateChange transition)
   return ret;
 }
 
-/* Maps (or wraps) both buffers and enqueues the frame (or hands it to the
- * device thread); it lands in generate_output() or on the output
+/* Maps (or wraps) both buffers and enqueues the frame (or sends it to the
+ * device thread); it finishes in generate_output() or on the output
  * thread. */
 static GstFlowReturn
 gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
@@ -616,8 +616,8 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   f->outbuf = gst_buffer_ref (outbuf);
   if (gst_cl_flight_uses_device_thread (self->flight)) {
     self->entered = f;
-    gst_cl_flight_hand_over (self->flight, f, inbuf);
-    GST_LOG_OBJECT (self, "handed to the device thread");
+    gst_cl_flight_send_to_device_thread (self->flight, f, inbuf);
+    GST_LOG_OBJECT (self, "sent to the device thread");
     return GST_FLOW_OK;
   }
   if (!gst_cl_flight_enqueue (self->flight, f, &err)) {
@@ -656,7 +656,7 @@ open_failed:
 }
 
 /* After transform() enqueued a frame, its buffer waits in flight: with
- * frames-in-flight 1 it lands and goes out at once; above, the output
+ * frames-in-flight 1 it finishes and goes out at once; above, the output
  * thread sends it on when the device is done, and the next buffer comes
  * in once fewer than frames-in-flight are held.  A buffer passed through
  * (or otherwise not filtered) goes out after the frames before it. */
@@ -674,9 +674,10 @@ gst_cl_filter_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (self->entered) {
     GstClFlightFrame *f = self->entered;
 
-    /* The frame keeps its buffer until it lands.  A frame handed over
-     * goes in flight for the output thread only now, its buffer writable
-     * (for the meta), and says a drop before it as basetransform would. */
+    /* The frame keeps its buffer until it finishes.  A frame sent to the
+     * device thread goes in flight for the output thread only now, its
+     * buffer writable (for the meta), and says a drop before it as
+     * basetransform would. */
     gst_clear_buffer (outbuf);
     if (f->on_thread && self->discont) {
       f->outbuf = gst_buffer_make_writable (f->outbuf);

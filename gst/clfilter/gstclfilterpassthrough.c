@@ -134,7 +134,7 @@ gst_cl_filter_flight_limit (GstClFilter * self)
   /* Frames in CUDA memory have no transfers to overlap with the kernels
    * (their copies are on the device): decode chains ran no faster with 3
    * in flight (docs/performance/), which only add latency, memory and the
-   * hand-overs. */
+   * passes between threads. */
   if (limit == 0)
     limit = gst_cl_flight_is_staged (self->flight) && !self->cuda ?
         AUTO_FRAMES_IN_FLIGHT_STAGED : 1;

@@ -8,21 +8,22 @@
  */
 
 /* Frames in flight: the frames of one clfilter between their enqueueing on
- * the device and their landing (their figures known, their buffer sent
- * on), and the two threads of the element's own that move them.
+ * the device and their finishing (the device done, their figures known,
+ * their buffer pushed), and the two threads of the element's own that
+ * move them.
  *
  * Threads and what each owns:
  * - the streaming thread (transform(), generate_output(), events and
  *   serialized queries) opens each frame and either enqueues it itself and
- *   puts it in flight, or hands it over to the device thread; it lands the
- *   frames it did not hand over (make_room, drain);
- * - the device thread (frames-in-flight above 1, or behind a frame handed
- *   over) takes the frames handed over from `to_enqueue`, in order,
- *   enqueues them (none while `drops`) and sets each one's `enqueued`;
- * - the output thread lands the frames handed over, from the head of the
- *   flight queue, once they are enqueued and done, and pushes them
- *   downstream; it sets `out_busy` while it lands one and keeps
- *   downstream's answer in `out_flow`;
+ *   puts it in flight, or sends it to the device thread; it finishes the
+ *   frames it enqueued itself (make_room, drain);
+ * - the device thread (frames-in-flight above 1, or behind a frame sent
+ *   to it) takes the frames from `to_enqueue`, in order, enqueues them
+ *   (none while `drops`) and sets each one's `enqueued`;
+ * - the output thread finishes the frames sent to the device thread, from
+ *   the head of the flight queue, once they are enqueued and done, and
+ *   pushes them downstream; it sets `out_busy` while it finishes one and
+ *   keeps downstream's answer in `out_flow`;
  * - any thread (flush-start, flush-stop, PAUSED to READY) sets `stopping`.
  *
  * State, all under `lock`: the flight queue, `to_enqueue`, each frame's
@@ -32,11 +33,11 @@
  *
  * Who waits on `cond`, and for what:
  * - device thread: a frame in `to_enqueue`, or `quits`;
- * - output thread: a frame handed over at the head of the queue, or
+ * - output thread: a frame `on_thread` at the head of the queue, or
  *   `quits`; then (wait_enqueued) that frame's `enqueued`;
- * - streaming thread in drain(): a frame not handed over at the head, or
+ * - streaming thread in drain(): a frame not `on_thread` at the head, or
  *   the queue empty and `out_busy` clear;
- * - streaming thread in make_room(): a frame not handed over at the head,
+ * - streaming thread in make_room(): a frame not `on_thread` at the head,
  *   room (fewer than frames-in-flight in flight), or `stopping`.
  *
  * The rule: every change to what a waiter waits for (the queue, its head,
@@ -45,11 +46,12 @@
  * condition again.  `drops` and `out_flow` are read by the threads once
  * awake, never waited for.
  *
- * A frame's path: opened (streaming) -> enqueued (streaming, or handed
- * over and enqueued by the device thread) -> in the flight queue -> landed
- * by the thread that owns it (the output thread for frames handed over,
- * else the streaming thread) -> pushed, or dropped by a flush or a stop.
- * Frames leave the queue only from its head, so buffers keep their order.
+ * A frame's path: opened (streaming) -> enqueued (streaming, or sent to
+ * the device thread and enqueued there) -> in the flight queue ->
+ * finished by the thread that owns it (the output thread for frames
+ * `on_thread`, else the streaming thread) -> pushed, or dropped by a flush
+ * or a stop.  Frames leave the queue only from its head, so buffers keep
+ * their order.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -77,10 +79,10 @@ struct _GstClFlight
 
   GMutex lock;
   GCond cond;
-  /* Frames enqueued on the device (or handed over) and not yet landed,
-   * oldest first. */
+  /* Frames enqueued on the device (or sent to the device thread) and not
+   * yet finished, oldest first. */
   GQueue queue;
-  /* Frames handed to the device thread and not yet enqueued, oldest
+  /* Frames sent to the device thread and not yet enqueued, oldest
    * first. */
   GQueue to_enqueue;
   /* Plans that set_caps() replaced while frames of theirs were in flight. */
@@ -90,7 +92,7 @@ struct _GstClFlight
   /* A flush or a stop: enqueue and push no more. */
   gboolean drops;
   gboolean quits;
-  /* The output thread took a frame from the queue and is landing it and
+  /* The output thread took a frame from the queue and is finishing it and
    * pushing its buffer downstream. */
   gboolean out_busy;
   /* What downstream answered the output thread's last push (or a frame
@@ -179,7 +181,7 @@ gst_cl_flight_set_stopping (GstClFlight * flight, gboolean stopping)
 
 /* Frames of the plans set_caps() replaces may still be in flight (caps
  * events drain them first, but a renegotiation in the streaming thread
- * does not): those plans are freed once the frames have landed. */
+ * does not): those plans are freed once the frames have finished. */
 void
 gst_cl_flight_retire_plans (GstClFlight * flight, ClfPlan * plan,
     ClfPlan * field_plan)
@@ -238,7 +240,7 @@ gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
   return TRUE;
 }
 
-/* The device thread: enqueues the frames handed to it, in order (none
+/* The device thread: enqueues the frames sent to it, in order (none
  * while told to drop them), and says so on each. */
 static gpointer
 gst_cl_flight_device_thread (gpointer data)
@@ -269,11 +271,11 @@ gst_cl_flight_device_thread (gpointer data)
   return NULL;
 }
 
-/* Frames go through the device thread with frames-in-flight
- * above 1, and while any frame handed to it is in flight (or leaving from
- * the output thread), so that frames reach the device, and leave, in
- * order.  Every frame after one handed over is handed over too, so the
- * newest frame in flight says whether any is. */
+/* Frames go through the device thread with frames-in-flight above 1, and
+ * while any frame sent to it is in flight (or leaving from the output
+ * thread), so that frames reach the device, and leave, in order.  Every
+ * frame after one sent there is sent there too, so the newest frame in
+ * flight says whether any is. */
 gboolean
 gst_cl_flight_uses_device_thread (GstClFlight * flight)
 {
@@ -289,8 +291,8 @@ gst_cl_flight_uses_device_thread (GstClFlight * flight)
   return uses;
 }
 
-/* The device and output threads, from the first frame handed over (or
- * passed through behind such frames) to the stop. */
+/* The device and output threads, from the first frame sent to the device
+ * thread (or passed through behind such frames) to the stop. */
 void
 gst_cl_flight_ensure_threads (GstClFlight * flight)
 {
@@ -302,11 +304,11 @@ gst_cl_flight_ensure_threads (GstClFlight * flight)
         gst_cl_flight_output_thread, flight);
 }
 
-/* Gives the frame to the device thread to enqueue; generate_output() puts
+/* Sends the frame to the device thread to enqueue; generate_output() puts
  * it in flight for the output thread once its buffer is the frame's
  * alone. */
 void
-gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
+gst_cl_flight_send_to_device_thread (GstClFlight * flight, GstClFlightFrame * f,
     GstBuffer * inbuf)
 {
   f->on_thread = TRUE;
@@ -318,8 +320,8 @@ gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
   g_mutex_unlock (&flight->lock);
 }
 
-/* A frame handed over lands once the device thread has enqueued it (long
- * since, but for the frame handed over last). */
+/* A frame sent to the device thread finishes once that thread has
+ * enqueued it (long since, but for the frame sent last). */
 static void
 gst_cl_flight_wait_enqueued (GstClFlight * flight, GstClFlightFrame * f)
 {
@@ -372,7 +374,7 @@ gst_cl_flight_frame_failed (GstClFlight * flight, GError * error)
  * flush or a stop began to drop frames while the device finished it, it
  * is dropped. */
 static GstFlowReturn
-gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
+gst_cl_flight_finish_frame (GstClFlight * flight, GstClFlightFrame * f,
     gboolean deliver, GstBuffer ** outbuf)
 {
   GstElement *self = flight->element;
@@ -384,7 +386,7 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
   gboolean passed_through;
 
-  GST_LOG_OBJECT (self, "landing the frame of %" GST_TIME_FORMAT,
+  GST_LOG_OBJECT (self, "finishing the frame of %" GST_TIME_FORMAT,
       GST_TIME_ARGS (pts));
   if (f->on_thread)
     gst_cl_flight_wait_enqueued (flight, f);
@@ -400,7 +402,7 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
     ok = FALSE;
     err = g_steal_pointer (&f->err);
   }
-  GST_LOG_OBJECT (self, "finished");
+  GST_LOG_OBJECT (self, "done on the device");
   passed_through = f->passed_through;
   gst_cl_flight_frame_free (f);
   *outbuf = NULL;
@@ -417,16 +419,16 @@ gst_cl_flight_land (GstClFlight * flight, GstClFlightFrame * f,
   if (passed_through)
     flight->hooks.passed (self, &params, pts);
   else
-    flight->hooks.landed (self, &params, &stats, pts, buf);
-  GST_LOG_OBJECT (self, "landed");
+    flight->hooks.finished (self, &params, &stats, pts, buf);
+  GST_LOG_OBJECT (self, "finished");
   *outbuf = buf;
   return GST_FLOW_OK;
 }
 
 /* Takes the oldest frame from the flight queue (under the lock).  The
- * frame behind it may be one for the other thread to land (the output
- * thread waits for a frame handed over to reach the head; the streaming
- * thread, in drain() or make_room(), for one that was not): both are
+ * frame behind it may be one for the other thread to finish (the output
+ * thread waits for a frame `on_thread` to reach the head; the streaming
+ * thread, in drain() or make_room(), for one that is not): both are
  * woken, as on every change of the state they wait on. */
 static GstClFlightFrame *
 gst_cl_flight_pop_oldest (GstClFlight * flight)
@@ -437,26 +439,26 @@ gst_cl_flight_pop_oldest (GstClFlight * flight)
   return f;
 }
 
-/* Lands the oldest frame in flight on the streaming thread, which holds
- * the lock, and takes it again: that frame was not handed over. */
+/* Finishes the oldest frame in flight on the streaming thread, which holds
+ * the lock, and takes it again: that frame is not `on_thread`. */
 static GstFlowReturn
-gst_cl_flight_land_oldest (GstClFlight * flight, gboolean deliver,
+gst_cl_flight_finish_oldest (GstClFlight * flight, gboolean deliver,
     GstBuffer ** outbuf)
 {
   GstClFlightFrame *f = gst_cl_flight_pop_oldest (flight);
   GstFlowReturn ret;
 
   g_mutex_unlock (&flight->lock);
-  ret = gst_cl_flight_land (flight, f, deliver, outbuf);
+  ret = gst_cl_flight_finish_frame (flight, f, deliver, outbuf);
   g_mutex_lock (&flight->lock);
   gst_cl_flight_free_retired_plans (flight);
   return ret;
 }
 
-/* The output thread: lands the frames handed over, oldest first, as the
+/* The output thread: finishes the frames `on_thread`, oldest first, as the
  * device finishes them, and pushes them downstream (none while
  * a flush or a stop drops them); downstream's answer is kept for the
- * streaming thread.  Frames not handed over are the streaming thread's,
+ * streaming thread.  Frames not `on_thread` are the streaming thread's,
  * and come before them. */
 static gpointer
 gst_cl_flight_output_thread (gpointer data)
@@ -480,7 +482,7 @@ gst_cl_flight_output_thread (gpointer data)
     flight->out_busy = TRUE;
     g_mutex_unlock (&flight->lock);
 
-    ret = gst_cl_flight_land (flight, f, TRUE, &buf);
+    ret = gst_cl_flight_finish_frame (flight, f, TRUE, &buf);
     if (buf)
       ret = gst_pad_push (flight->srcpad, g_steal_pointer (&buf));
 
@@ -495,9 +497,9 @@ gst_cl_flight_output_thread (gpointer data)
   return NULL;
 }
 
-/* Lands every frame in flight, in order: pushed downstream with
- * `deliver`, else dropped (and those handed over are then neither
- * enqueued nor pushed).  The frames handed over leave from the output
+/* Finishes every frame in flight, in order: pushed downstream with
+ * `deliver`, else dropped (and those `on_thread` are then neither
+ * enqueued nor pushed).  The frames `on_thread` leave from the output
  * thread, waited for here.  The first flow that is not OK is returned
  * (and later frames dropped). */
 GstFlowReturn
@@ -511,21 +513,21 @@ gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
   while (!g_queue_is_empty (&flight->queue) || flight->out_busy) {
     const GstClFlightFrame *oldest = g_queue_peek_head (&flight->queue);
     GstBuffer *buf = NULL;
-    GstFlowReturn landed;
+    GstFlowReturn flow;
 
     if (!oldest || oldest->on_thread) {
       g_cond_wait (&flight->cond, &flight->lock);
       continue;
     }
-    landed = gst_cl_flight_land_oldest (flight, deliver
+    flow = gst_cl_flight_finish_oldest (flight, deliver
         && ret == GST_FLOW_OK, &buf);
     if (buf) {
       g_mutex_unlock (&flight->lock);
-      landed = gst_pad_push (flight->srcpad, buf);
+      flow = gst_pad_push (flight->srcpad, buf);
       g_mutex_lock (&flight->lock);
     }
     if (ret == GST_FLOW_OK)
-      ret = landed;
+      ret = flow;
   }
   if (deliver && ret == GST_FLOW_OK)
     ret = flight->out_flow;
@@ -545,25 +547,26 @@ gst_cl_flight_needs_room (GstClFlight * flight, guint limit)
   return gst_cl_flight_held_frames (flight) >= limit;
 }
 
-/* Makes room for the next frame: the oldest frame not handed over lands
- * here and goes out, the one frame a buffer in gives, in `*outbuf`, which
- * holds none then; frames handed over are waited for while the output thread sends them on.  Returns
- * what downstream last answered the output thread, or FLUSHING once a
- * flush or a stop began. */
+/* Makes room for the next frame: the oldest frame not `on_thread`
+ * finishes here and goes out, the one frame a buffer in gives, in
+ * `*outbuf`, which holds none then; frames `on_thread` are waited for
+ * while the output thread pushes them.  Returns what downstream last
+ * answered the output thread, or FLUSHING once a flush or a stop
+ * began. */
 GstFlowReturn
 gst_cl_flight_make_room (GstClFlight * flight, GstBuffer ** outbuf)
 {
   guint limit = flight->hooks.limit (flight->element);
   GstFlowReturn ret = GST_FLOW_OK;
-  GstBuffer *landed = NULL;
+  GstBuffer *finished = NULL;
 
   g_mutex_lock (&flight->lock);
-  while (ret == GST_FLOW_OK && !landed
+  while (ret == GST_FLOW_OK && !finished
       && gst_cl_flight_needs_room (flight, limit)) {
     const GstClFlightFrame *oldest = g_queue_peek_head (&flight->queue);
 
     if (oldest && !oldest->on_thread)
-      ret = gst_cl_flight_land_oldest (flight, TRUE, &landed);
+      ret = gst_cl_flight_finish_oldest (flight, TRUE, &finished);
     else if (g_atomic_int_get (&flight->stopping))
       ret = GST_FLOW_FLUSHING;
     else
@@ -572,8 +575,8 @@ gst_cl_flight_make_room (GstClFlight * flight, GstBuffer ** outbuf)
   if (ret == GST_FLOW_OK)
     ret = flight->out_flow;
   g_mutex_unlock (&flight->lock);
-  if (landed)
-    *outbuf = landed;
+  if (finished)
+    *outbuf = finished;
   if (ret != GST_FLOW_OK)
     gst_clear_buffer (outbuf);
   return ret;

@@ -15,7 +15,7 @@
 
 G_BEGIN_DECLS
 
-/* The frames of one clfilter between their enqueueing and their landing,
+/* The frames of one clfilter between their enqueueing and their finishing,
  * and the element's two threads that move them (gstclflight.c says who
  * owns what). */
 typedef struct _GstClFlight GstClFlight;
@@ -27,11 +27,11 @@ typedef struct
 {
   /* How many frames may be held back now (frames-in-flight). */
   guint (*limit) (GstElement * element);
-  /* A frame landed with its figures; `outbuf` is its buffer, yet to go
+  /* A frame finished with its figures; `outbuf` is its buffer, yet to go
    * downstream, for a meta. */
-  void (*landed) (GstElement * element, const ClfParams * params,
+  void (*finished) (GstElement * element, const ClfParams * params,
       const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
-  /* A buffer passed through landed (after the frames before it). */
+  /* A buffer passed through finished (after the frames before it). */
   void (*passed) (GstElement * element, const ClfParams * params,
       GstClockTime pts);
   /* A frame failed, other than by a flush or a stop: the error to post. */
@@ -39,9 +39,9 @@ typedef struct
 } GstClFlightHooks;
 
 /* A frame on the device, from its enqueueing in transform() to its
- * landing (gst_cl_flight_land): the accesses stay open (host planes
- * stay mapped) until the device is done with them, and the frame holds
- * its output buffer until it lands. */
+ * finishing (gst_cl_flight_finish_frame): the accesses stay open (host
+ * planes stay mapped) until the device is done with them, and the frame
+ * holds its output buffer until it finishes. */
 struct _GstClFlightFrame
 {
   ClfInFlight *job;
@@ -53,7 +53,7 @@ struct _GstClFlightFrame
   /* A buffer passed through (a blur of radius 0) behind frames that leave
    * from the output thread: no job; it follows them there. */
   gboolean passed_through;
-  /* Handed to the device thread: it holds the input buffer until it has
+  /* Sent to the device thread: it holds the input buffer until it has
    * enqueued the frame (after that the memories' readiness keeps it), then
    * sets `enqueued` (under the flight's lock), or says in `err` why it
    * could not; a frame it dropped has neither job nor error. */
@@ -92,8 +92,8 @@ gboolean gst_cl_flight_enqueue (GstClFlight * flight, GstClFlightFrame * f,
     GError ** error);
 gboolean gst_cl_flight_uses_device_thread (GstClFlight * flight);
 void gst_cl_flight_ensure_threads (GstClFlight * flight);
-void gst_cl_flight_hand_over (GstClFlight * flight, GstClFlightFrame * f,
-    GstBuffer * inbuf);
+void gst_cl_flight_send_to_device_thread (GstClFlight * flight,
+    GstClFlightFrame * f, GstBuffer * inbuf);
 void gst_cl_flight_put_in_flight (GstClFlight * flight, GstClFlightFrame * f);
 GstFlowReturn gst_cl_flight_frame_failed (GstClFlight * flight,
     GError * error);

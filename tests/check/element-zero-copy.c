@@ -168,8 +168,9 @@ GST_START_TEST (test_chained_filters)
     gst_buffer_unref (out);
     gst_buffer_unref (in);
   }
-  /* Frames in flight (as on a discrete GPU) report when they land, on the
-   * output thread: EOS lands every frame in flight before it passes. */
+  /* Frames in flight (as on a discrete GPU) report when they finish, on
+   * the output thread: EOS finishes every frame in flight before it
+   * passes. */
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   count_stats (bus, counts, 2);
   for (guint i = 0; i < 2; i++) {

@@ -188,7 +188,7 @@ downstream_flushing (Storm * storm)
 }
 
 /* The sequence that lost a wake-up: a frame enqueued with 1 in flight,
- * then frames handed to the device thread behind it. */
+ * then frames sent to the device thread behind it. */
 static void
 one_then_four_in_flight (Storm * storm)
 {
