@@ -8,9 +8,9 @@
  */
 
 /* Frames in flight: the frames of one clfilter between their enqueueing on
- * the device and their finishing (the device done, their figures known,
- * their buffer pushed), and the two threads of the element's own that
- * move them.
+ * the device and their finishing (the device done, their statistics
+ * known, their buffer pushed), and the two threads of the element's own
+ * that move them.
  *
  * Threads and what each owns:
  * - the streaming thread (transform(), generate_output(), events and
@@ -369,10 +369,10 @@ gst_cl_flight_frame_failed (GstClFlight * flight, GError * error)
 }
 
 /* Waits for a frame taken from the flight queue (the oldest) and closes
- * its accesses.  With `deliver`, the frame is counted, its figures go on
- * its buffer and the bus, and the buffer to `*outbuf`; without, or when a
- * flush or a stop began to drop frames while the device finished it, it
- * is dropped. */
+ * its accesses.  With `deliver`, the frame is counted, its statistics go
+ * on its buffer and the bus, and the buffer to `*outbuf`; without, or
+ * when a flush or a stop began to drop frames while the device finished
+ * it, it is dropped. */
 static GstFlowReturn
 gst_cl_flight_finish_frame (GstClFlight * flight, GstClFlightFrame * f,
     gboolean deliver, GstBuffer ** outbuf)

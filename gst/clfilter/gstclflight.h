@@ -27,8 +27,8 @@ typedef struct
 {
   /* How many frames may be held back now (frames-in-flight). */
   guint (*limit) (GstElement * element);
-  /* A frame finished with its figures; `outbuf` is its buffer, yet to go
-   * downstream, for a meta. */
+  /* A frame finished with its statistics; `outbuf` is its buffer, yet to
+   * go downstream, for a meta. */
   void (*finished) (GstElement * element, const ClfParams * params,
       const ClfFrameStats * stats, GstClockTime pts, GstBuffer * outbuf);
   /* A buffer passed through finished (after the frames before it). */
