@@ -596,7 +596,7 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return ret;
   if (!self->plan)
     goto not_negotiated;
-  if ((ret = gst_cl_flight_refusal (self->flight)) != GST_FLOW_OK)
+  if ((ret = gst_cl_flight_get_flow_return (self->flight)) != GST_FLOW_OK)
     return ret;
 
   f = g_new0 (GstClFlightFrame, 1);

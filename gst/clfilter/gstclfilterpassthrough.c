@@ -100,7 +100,7 @@ GstFlowReturn
 gst_cl_filter_transform_ip (GstBaseTransform * trans, GstBuffer * buffer)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
-  GstFlowReturn ret = gst_cl_flight_refusal (self->flight);
+  GstFlowReturn ret = gst_cl_flight_get_flow_return (self->flight);
   GstClFlightFrame *f;
 
   if (ret != GST_FLOW_OK)

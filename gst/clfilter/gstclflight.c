@@ -135,11 +135,12 @@ gst_cl_flight_is_stopping (GstClFlight * flight)
 
 static gpointer gst_cl_flight_output_thread (gpointer data);
 
-/* What downstream (or a frame that failed) said last, where it refuses
- * the next frame until a flush or a stop: an error, EOS, flushing.  Not
- * linked is only passed on (the pad may be linked again). */
+/* The flow return downstream (or a frame that failed) gave last, where it
+ * refuses the next frame until a flush or a stop: an error, EOS,
+ * flushing.  Not linked is only passed on (the pad may be linked
+ * again). */
 GstFlowReturn
-gst_cl_flight_refusal (GstClFlight * flight)
+gst_cl_flight_get_flow_return (GstClFlight * flight)
 {
   GstFlowReturn ret;
 

@@ -83,7 +83,7 @@ void gst_cl_flight_set_output_to_filter (GstClFlight * flight,
     gboolean to_filter);
 void gst_cl_flight_set_stopping (GstClFlight * flight, gboolean stopping);
 gboolean gst_cl_flight_is_stopping (GstClFlight * flight);
-GstFlowReturn gst_cl_flight_refusal (GstClFlight * flight);
+GstFlowReturn gst_cl_flight_get_flow_return (GstClFlight * flight);
 void gst_cl_flight_retire_plans (GstClFlight * flight, ClfPlan * plan,
     ClfPlan * field_plan);
 

@@ -104,7 +104,7 @@ GST_START_TEST (test_frames_in_flight)
       "radius", params.radius, "border", params.border, NULL);
   set_caps (h, "RGBA", 45, 29, &info);
   check_flight_latency (h, 2 * GST_SECOND / 30);
-  /* Made first: the harness's allocation query (serialized) would land
+  /* Made first: the harness's allocation query (serialized) would finish
    * the frames in flight. */
   for (guint i = 0; i < G_N_ELEMENTS (in); i++) {
     in[i] = input_buffer (h, fc, &info, i % 2 ? INPUT_FROM_POOL :
