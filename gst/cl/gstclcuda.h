@@ -1,6 +1,8 @@
 /* GStreamer
  * gst-clfilter: GStreamer's CUDA memory (video/x-raw(memory:CUDAMemory))
- * in and out of the OpenCL device, on the device.
+ * in and out of the OpenCL device, on the device.  Built only where
+ * GStreamer's CUDA library is (CLF_HAVE_CUDA); without it no caps are in
+ * CUDA memory, and callers leave these calls out.
  *
  * This library is free software; you can redistribute it and/or modify it
  * under the terms of the GNU Library General Public License as published by
@@ -16,9 +18,6 @@
 
 G_BEGIN_DECLS
 
-/* "memory:CUDAMemory", as GstCudaMemory's caps say. */
-#define GST_CL_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
-
 /* An element's CUDA side: the GstCudaContext it shares with its
  * neighbours, the engine's view of that device, and frames of CUDA memory
  * that OpenCL imported, kept for reuse (a frame comes in and goes out
@@ -27,11 +26,9 @@ G_BEGIN_DECLS
 typedef struct _GstClCuda GstClCuda;
 
 /* The pad templates' caps: `system` (raw video in system memory, not
- * taken) followed, where CUDA memory was built in, by the same in CUDA
- * memory for the formats GstCudaMemory allocates. */
+ * taken) followed by the same in CUDA memory for the formats
+ * GstCudaMemory allocates. */
 GstCaps *gst_cl_cuda_template_caps (GstCaps * system);
-/* Whether the caps' first structure is in CUDA memory. */
-gboolean gst_cl_caps_are_cuda (const GstCaps * caps);
 
 /* The GstCudaContext in `*context` (a GstCudaContext the element keeps:
  * one set by the application or a neighbour, else found or made as

@@ -16,6 +16,7 @@
 
 #include "gstclbufferpool.h"
 #include "gstcldeviceframe.h"
+#include "gstclformat.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cl_device_frame_debug);
 #define GST_CAT_DEFAULT gst_cl_device_frame_debug
@@ -72,6 +73,7 @@ release_events (cl_event * events, guint n)
 
 /* ---- cuda-memory ------------------------------------------------------ */
 
+#if CLF_HAVE_CUDA
 static gboolean
 cuda_memory_accept (const OpenRequest * req)
 {
@@ -87,6 +89,7 @@ cuda_memory_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
       req->info, req->format, req->flags, &dframe->frame, error) ?
       OPEN_DONE : OPEN_FAILED;
 }
+#endif
 
 /* ---- device-memory ---------------------------------------------------- */
 
@@ -270,7 +273,9 @@ copied_host_perform (GstClDeviceFrame * dframe, const OpenRequest * req,
 /* In order of preference: no copy, then a copy only of what cannot be
  * shared, then a copy of everything. */
 static const Way ways[] = {
+#if CLF_HAVE_CUDA
   {"cuda-memory", cuda_memory_accept, cuda_memory_perform, NULL},
+#endif
   {"device-memory", device_memory_accept, device_memory_perform,
       device_memory_propose},
   {"wrapped-host", wrapped_host_accept, wrapped_host_perform, NULL},
@@ -354,13 +359,19 @@ gst_cl_device_frame_close (GstClDeviceFrame * dframe)
   if (dframe->mapped)
     gst_video_frame_unmap (&dframe->vframe);
   dframe->mapped = FALSE;
+#if CLF_HAVE_CUDA
   gst_cl_cuda_access_close (&dframe->cuda);
+#endif
 }
 
 gboolean
 gst_cl_device_frame_complete (GstClDeviceFrame * dframe, GError ** error)
 {
+#if CLF_HAVE_CUDA
   return gst_cl_cuda_access_complete (&dframe->cuda, error);
+#else
+  return TRUE;
+#endif
 }
 
 guint
@@ -377,7 +388,11 @@ static gboolean
 wait_list (const GstClDeviceFrame * dframe, GstMapFlags flags, cl_event * wait,
     guint * n_wait, GError ** error)
 {
-  guint n = gst_cl_cuda_access_wait_list (&dframe->cuda, wait);
+  guint n = 0;
+
+#if CLF_HAVE_CUDA
+  n = gst_cl_cuda_access_wait_list (&dframe->cuda, wait);
+#endif
 
   for (guint i = 0; i < dframe->n_device; i++) {
     guint added;
@@ -399,7 +414,9 @@ wait_list (const GstClDeviceFrame * dframe, GstMapFlags flags, cl_event * wait,
 static void
 done (GstClDeviceFrame * dframe, GstMapFlags flags, cl_event event)
 {
+#if CLF_HAVE_CUDA
   gst_cl_cuda_access_done (&dframe->cuda, event);
+#endif
   for (guint i = 0; i < dframe->n_device; i++)
     gst_cl_memory_device_done (dframe->device[i], flags, event);
 }

@@ -299,3 +299,15 @@ gst_cl_format_nearest_supported (GstVideoFormat format)
   }
   return best;
 }
+
+gboolean
+gst_cl_caps_are_cuda (const GstCaps * caps)
+{
+  GstCapsFeatures *features;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  features = gst_caps_get_features (caps, 0);
+  return features && gst_caps_features_contains (features,
+      GST_CL_CAPS_FEATURE_CUDA_MEMORY);
+}

@@ -35,4 +35,11 @@ gboolean gst_cl_format_is_supported (GstVideoFormat format);
  * ask videoconvert for. */
 GstVideoFormat gst_cl_format_nearest_supported (GstVideoFormat format);
 
+/* "memory:CUDAMemory", as GstCudaMemory's caps say. */
+#define GST_CL_CAPS_FEATURE_CUDA_MEMORY "memory:CUDAMemory"
+
+/* Whether the caps' first structure is in CUDA memory (refused where
+ * clfilter was built without it: the templates lack it). */
+gboolean gst_cl_caps_are_cuda (const GstCaps * caps);
+
 G_END_DECLS

@@ -170,8 +170,10 @@ void gst_cl_filter_build_at_start (GstClFilter * self);
 ClfEngine *gst_cl_filter_ref_engine (GstClFilter * self);
 gchar *gst_cl_filter_device_spec (GstClFilter * self);
 void gst_cl_filter_set_context (GstElement * element, GstContext * context);
+#if CLF_HAVE_CUDA
 gboolean gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
     GstCaps * caps, GError ** error);
+#endif
 gboolean gst_cl_filter_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
 gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,

@@ -222,8 +222,12 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   /* Every raw format whose GstVideoFormatInfo the engine can take, and
    * those of them that GstCudaMemory holds, in CUDA memory. */
   system_caps = gst_cl_format_supported_caps ();
+#if CLF_HAVE_CUDA
   caps = gst_cl_cuda_template_caps (system_caps);
   gst_caps_unref (system_caps);
+#else
+  caps = system_caps;
+#endif
   gst_element_class_add_pad_template (element_class,
       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,
@@ -511,7 +515,9 @@ gst_cl_filter_stop (GstBaseTransform * trans)
   gst_cl_flight_end_threads (self->flight);
   g_clear_pointer (&self->plan, clf_plan_free);
   g_clear_pointer (&self->field_plan, clf_plan_free);
+#if CLF_HAVE_CUDA
   g_clear_pointer (&self->cuda, gst_cl_cuda_unref);
+#endif
   gst_clear_caps (&self->refused_caps);
   gst_clear_caps (&self->unplanned_caps);
   GST_OBJECT_LOCK (self);

@@ -18,6 +18,7 @@
 #include "gstclfilter-private.h"
 #include "gstclbufferpool.h"
 #include "gstclcontext.h"
+#include "gstclformat.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
 #define GST_CAT_DEFAULT gst_cl_filter_debug
@@ -56,13 +57,16 @@ gst_cl_filter_set_context (GstElement * element, GstContext * context)
 
   gst_cl_take_context (element, context, spec, &self->engine);
   g_free (spec);
+#if CLF_HAVE_CUDA
   GST_OBJECT_LOCK (self);
   gst_cl_cuda_handle_set_context (element, context, &self->cuda_context);
   GST_OBJECT_UNLOCK (self);
+#endif
   GST_ELEMENT_CLASS (GST_CL_FILTER_PARENT_CLASS)->set_context (element,
       context);
 }
 
+#if CLF_HAVE_CUDA
 /* With caps in CUDA memory, the engine's use of the CUDA context (kept
  * across renegotiations); none otherwise.  FALSE with `error` set where the
  * engine's device cannot take CUDA memory. */
@@ -92,6 +96,7 @@ gst_cl_filter_ensure_cuda (GstClFilter * self, ClfEngine * engine,
     g_propagate_error (error, cuda_error);
   return self->cuda != NULL;
 }
+#endif
 
 /* `pool`, or else a new pool of buffers of `engine`, configured for
  * `caps` with `size`, `min` and `max`, with a GstVideoMeta on each buffer
@@ -170,6 +175,7 @@ answer_pool (GstQuery * query, GstBufferPool * pool, guint size, guint min,
   gst_object_unref (pool);
 }
 
+#if CLF_HAVE_CUDA
 /* Output in CUDA memory comes from a GstCudaBufferPool of the shared
  * context: the frame is copied there on the device once the kernels are
  * done. */
@@ -195,6 +201,7 @@ gst_cl_filter_decide_cuda_allocation (GstClFilter * self, GstQuery * query,
   answer_pool (query, pool, size, min, max);
   return TRUE;
 }
+#endif
 
 /* Output buffers come from a pool of ours: downstream's when it offers one
  * in our OpenCL context (another clfilter), else a new one.  May run in
@@ -212,8 +219,10 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   ClfEngine *engine;
 
   gst_query_parse_allocation (query, &caps, NULL);
+#if CLF_HAVE_CUDA
   if (self->cuda && gst_cl_caps_are_cuda (caps))
     return gst_cl_filter_decide_cuda_allocation (self, query, caps);
+#endif
   if (!self->started_zero_copy) {
     gst_cl_flight_set_output_to_filter (self->flight, FALSE);
     /* Without downstream's pool, one whose buffers' row padding is zeroed

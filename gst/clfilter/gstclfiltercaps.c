@@ -168,8 +168,10 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
         engine);
     clf_engine_unref (engine);
+#if CLF_HAVE_CUDA
     answered = answered || gst_cl_cuda_handle_context_query (GST_ELEMENT
         (self), query, &self->cuda_context);
+#endif
     if (answered)
       return TRUE;
   }
@@ -312,10 +314,12 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
       && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
               &params, error)))
     g_clear_pointer (&plan, clf_plan_free);
+#if CLF_HAVE_CUDA
   if (plan && !gst_cl_filter_ensure_cuda (self, engine, incaps, error)) {
     g_clear_pointer (&plan, clf_plan_free);
     g_clear_pointer (&field_plan, clf_plan_free);
   }
+#endif
   clf_engine_unref (engine);
   if (!plan)
     return FALSE;
