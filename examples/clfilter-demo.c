@@ -412,8 +412,7 @@ keep_snapshot (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   if (seen == d->snapshot.index && !*slot) {
     GstCaps *caps = gst_pad_get_current_caps (pad);
-    *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL,
-        NULL);
+    *slot = gst_sample_new (GST_PAD_PROBE_INFO_BUFFER (info), caps, NULL, NULL);
     gst_caps_unref (caps);
   }
   return GST_PAD_PROBE_OK;
@@ -450,8 +449,7 @@ side_by_side_sample (GstSample * left, GstSample * right)
       info.height);
   buffer = gst_buffer_new_allocate (NULL, wide.size, NULL);
   gst_video_frame_map (&a, &info, gst_sample_get_buffer (left), GST_MAP_READ);
-  gst_video_frame_map (&b, &info, gst_sample_get_buffer (right),
-      GST_MAP_READ);
+  gst_video_frame_map (&b, &info, gst_sample_get_buffer (right), GST_MAP_READ);
   gst_video_frame_map (&out, &wide, buffer, GST_MAP_WRITE);
   for (gint y = 0; y < info.height; y++) {
     guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&out, 0)
@@ -495,8 +493,7 @@ write_png (Demo * d, const gchar * path)
     wide = side_by_side_sample (left, right);
     png = gst_video_convert_sample (wide, png_caps, GST_SECOND * 10, &error);
   }
-  if (png && gst_buffer_map (gst_sample_get_buffer (png), &map,
-          GST_MAP_READ)) {
+  if (png && gst_buffer_map (gst_sample_get_buffer (png), &map, GST_MAP_READ)) {
     ok = g_file_set_contents (full_path, (const gchar *) map.data, map.size,
         &error);
     gst_buffer_unmap (gst_sample_get_buffer (png), &map);
@@ -708,8 +705,8 @@ main (int argc, char **argv)
     {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode,
         "box, separable, sliding, laplace or convolve (default laplace)", "M"},
     {"preset", 0, 0, G_OPTION_ARG_STRING, &o.preset,
-        "convolve's kernel: one of the filter's presets, which "
-        "gst-inspect-1.0 clfilter lists (default: the filter's, sharpen)",
+          "convolve's kernel: one of the filter's presets, which "
+          "gst-inspect-1.0 clfilter lists (default: the filter's, sharpen)",
         "P"},
     {"radius", 0, 0, G_OPTION_ARG_INT, &o.radius,
         "blur radius, 0..1023 (default 7)", "R"},
@@ -722,8 +719,8 @@ main (int argc, char **argv)
     {"headless", 0, 0, G_OPTION_ARG_NONE, &o.headless,
         "no window, even with a display; run as fast as possible", NULL},
     {"png", 0, 0, G_OPTION_ARG_FILENAME, &o.png,
-        "headless: where the picture goes (default clfilter-demo-MODE.png "
-        "in the temporary directory: $TMPDIR, else /tmp)",
+          "headless: where the picture goes (default clfilter-demo-MODE.png "
+          "in the temporary directory: $TMPDIR, else /tmp)",
         "PATH"},
     {NULL}
   };
@@ -763,7 +760,8 @@ main (int argc, char **argv)
       &error);
   if (!d.pipeline) {
     g_printerr ("cannot build the pipeline: %s%s\n", error->message,
-        g_error_matches (error, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT)
+        g_error_matches (error, GST_PARSE_ERROR,
+            GST_PARSE_ERROR_NO_SUCH_ELEMENT)
         ? " (is GST_PLUGIN_PATH set to the build's gst folder? "
         "examples/demo.sh sets it)" : "");
     g_clear_error (&error);

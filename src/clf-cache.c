@@ -344,7 +344,7 @@ entry_distrust (const struct stat *st)
 /* Why the header does not announce this key's binary of `payload_size`
  * bytes, or NULL. */
 static const char *
-header_distrust (const ClfCacheHeader * header, const uint8_t *key,
+header_distrust (const ClfCacheHeader * header, const uint8_t * key,
     uint64_t payload_size)
 {
   if (memcmp (header->magic, cache_magic, sizeof cache_magic) != 0
@@ -361,7 +361,7 @@ header_distrust (const ClfCacheHeader * header, const uint8_t *key,
  * whole and intact (for g_free, its size in `size`); else NULL with the
  * reason in `why`. */
 static unsigned char *
-read_payload (int fd, const struct stat *st, const uint8_t *key,
+read_payload (int fd, const struct stat *st, const uint8_t * key,
     size_t *size, const char **why)
 {
   ClfCacheHeader header;
@@ -394,7 +394,7 @@ read_payload (int fd, const struct stat *st, const uint8_t *key,
  * NULL with the reason to remove it in `why`.  Checked with fstat before
  * a byte is read. */
 static unsigned char *
-read_entry (int fd, const uint8_t *key, size_t *size, const char **why)
+read_entry (int fd, const uint8_t * key, size_t *size, const char **why)
 {
   struct stat st;
   if (fstat (fd, &st) != 0) {
@@ -475,8 +475,7 @@ evict (const ClfCacheEntry * entry, const char *name, const char *why,
 {
   g_debug ("removing the cache entry %s: %s", name, why);
   if (unlinkat (entry->dir_fd, name, 0) != 0)
-    g_debug ("cannot remove the cache entry %s: %s", name,
-        g_strerror (errno));
+    g_debug ("cannot remove the cache entry %s: %s", name, g_strerror (errno));
   stats->rejects++;
 }
 
@@ -641,7 +640,7 @@ clf_cache_store (const ClfCacheEntry * entry, cl_program program,
 {
   size_t size = 0;
   unsigned char *binary = NULL;
-  ClfCacheHeader header = { .version = CACHE_FORMAT_VERSION };
+  ClfCacheHeader header = {.version = CACHE_FORMAT_VERSION };
 
   /* One size: the engine's context has one device. */
   CLF_TRY (NULL, done, clGetProgramInfo, program, CL_PROGRAM_BINARY_SIZES,

@@ -154,9 +154,9 @@ static const ModePasses tile_mode_passes[CLF_MODE_LAPLACE + 1] = {
 
 /* GPUs' sliding blur with 16-bit column sums, beyond the tiles, for the
  * layouts and radii whose column sums fit (CLF_NARROW_MAX_RADIUS). */
-static const ModePasses narrow_sliding_passes = {2,
+static const ModePasses narrow_sliding_passes = { 2,
   {{K_NARROW_COLUMN_SUMS, COLUMN_SEGMENT, 4},
-    {K_NARROW_ROW_MEANS, ROW_CHUNKS}}, true
+      {K_NARROW_ROW_MEANS, ROW_CHUNKS}}, true
 };
 
 /* CPUs take strips of rows with vectors (see blur-strips-cpu.cl and laplace.cl). */

@@ -8,7 +8,8 @@
 
 /* A kernel as its passes take it: worked out, and copied to the device,
  * when the kernel or the depth changes, not for every frame. */
-typedef struct {
+typedef struct
+{
   cl_mem coeffs;                /* setup.coeffs on the device */
   ClfKernel kernel;
   uint32_t depth;
@@ -16,7 +17,8 @@ typedef struct {
 } ConvolveKernel;
 
 /* A plan's: its kernel's, and neutral chroma's fill. */
-struct ClfConvolve {
+struct ClfConvolve
+{
   ConvolveKernel filter;
   ConvolveKernel fill;
 };
@@ -84,7 +86,7 @@ clf_convolve_rank1 (const ClfKernel * kernel, int32_t * u, int32_t * v)
   if (k[row * n + lead] < 0)
     g = -g;
   for (uint32_t j = 0; j < n; j++)
-    v[j] = (int32_t) (k[row * n + j] / g);     /* |v[j]| <= |k| */
+    v[j] = (int32_t) (k[row * n + j] / g);      /* |v[j]| <= |k| */
   for (uint32_t i = 0; i < n; i++) {
     int64_t ui = (int64_t) k[i * n + lead] / v[lead];
     for (uint32_t j = 0; j < n; j++)
@@ -421,15 +423,13 @@ clf_convolve_enqueue (ClfPlan * plan, const KernelSet * set,
       seg = 1;
       columns = LAUNCH_STRIP_COLUMNS;
     }
-  } else if (id == K_CONVOLVE_TILES_FLOAT
-      || id == K_CONVOLVE_TILES_FLOAT_TALL) {
+  } else if (id == K_CONVOLVE_TILES_FLOAT || id == K_CONVOLVE_TILES_FLOAT_TALL) {
     const bool tall = id == K_CONVOLVE_TILES_FLOAT_TALL;
     local_size[0] = CLF_CONV_FLOAT_GROUP_X;
     local_size[1] = tall ? CLF_CONV_TALL_GROUP_Y : CLF_CONV_FLOAT_GROUP_Y;
     global[0] = clf_ceil_div (p->width, local_size[0]) * local_size[0];
     global[1] = clf_ceil_div (p->height, float_block (tall)) * local_size[1];
-    tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall),
-        !tall);
+    tile_bytes = clf_conv_float_tile_bytes (layout, float_block (tall), !tall);
     /* *INDENT-OFF* */
     grid = (LaunchGrid) { id, {local_size[0], local_size[1]},
         float_block (tall), 1, 1 };

@@ -26,7 +26,8 @@
 /* ---- the driver's calls ---- */
 
 /* Each call: the symbol the driver exports and the pointer it fills. */
-typedef struct {
+typedef struct
+{
   CUresult (*Init) (unsigned int flags);
   CUresult (*GetErrorName) (CUresult error, const char **name);
   CUresult (*CtxPushCurrent) (CUcontext ctx);
@@ -37,7 +38,7 @@ typedef struct {
   CUresult (*StreamDestroy) (CUstream stream);
   CUresult (*StreamSynchronize) (CUstream stream);
   CUresult (*Memcpy2DAsync) (const CUDA_MEMCPY2D * copy, CUstream stream);
-  CUresult (*MemGetAllocationGranularity) (size_t * granularity,
+  CUresult (*MemGetAllocationGranularity) (size_t *granularity,
       const CUmemAllocationProp * prop,
       CUmemAllocationGranularity_flags option);
   CUresult (*MemCreate) (CUmemGenericAllocationHandle * handle, size_t size,
@@ -58,7 +59,8 @@ typedef struct {
 
 #define CUDA_ENTRY(field, symbol) { #symbol, offsetof (CudaDriver, field) }
 
-static const struct {
+static const struct
+{
   const char *symbol;
   size_t offset;
 } cuda_entries[] = {
@@ -89,7 +91,8 @@ typedef cl_mem (*CreateBufferWithPropertiesFn) (cl_context context,
     const cl_properties * properties, cl_mem_flags flags, size_t size,
     void *host_ptr, cl_int * status);
 
-typedef struct {
+typedef struct
+{
   CudaDriver cu;
   CreateBufferWithPropertiesFn create_buffer_with_properties;
   const char *missing;          /* why it cannot be used, or NULL */
@@ -132,8 +135,7 @@ load_interop (gpointer data)
         "(no clCreateBufferWithProperties)";
     goto out;
   }
-  interop.create_buffer_with_properties =
-      (CreateBufferWithPropertiesFn) symbol;
+  interop.create_buffer_with_properties = (CreateBufferWithPropertiesFn) symbol;
 out:
   if (cuda)
     g_module_close (cuda);
@@ -168,7 +170,8 @@ cuda_error_name (CUresult status)
 
 /* ---- the device ---- */
 
-struct ClfCuda {
+struct ClfCuda
+{
   ClfEngine *engine;
   CUcontext context;
   CUdevice device;
@@ -351,7 +354,8 @@ out:
 
 /* ---- frames ---- */
 
-struct ClfCudaFrame {
+struct ClfCudaFrame
+{
   ClfCuda *cuda;
   size_t size;                  /* as asked for */
   size_t allocated;             /* rounded up to the granularity */
@@ -392,9 +396,10 @@ clf_cuda_frame_new (ClfCuda * cuda, size_t size, GError ** error)
 {
   ClfCudaFrame *frame = g_new0 (ClfCudaFrame, 1);
   CUmemAllocationProp prop = allocation_properties (cuda);
+  /* *INDENT-OFF* */
   CUmemAccessDesc access = { {CU_MEM_LOCATION_TYPE_DEVICE, cuda->device},
-    CU_MEM_ACCESS_FLAGS_PROT_READWRITE
-  };
+    CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+  /* *INDENT-ON* */
   bool pushed = false, created = false, reserved = false, mapped = false;
   int fd = -1;
 
@@ -408,8 +413,7 @@ clf_cuda_frame_new (ClfCuda * cuda, size_t size, GError ** error)
       * cuda->granularity;
   CUDA_TRY (error, fail, CtxPushCurrent, cuda->context);
   pushed = true;
-  CUDA_TRY (error, fail, MemCreate, &frame->handle, frame->allocated, &prop,
-      0);
+  CUDA_TRY (error, fail, MemCreate, &frame->handle, frame->allocated, &prop, 0);
   created = true;
   CUDA_TRY (error, fail, MemAddressReserve, &frame->address, frame->allocated,
       0, 0, 0);

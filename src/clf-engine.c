@@ -16,7 +16,8 @@
  * first caller to see the build done joins its thread, and where nobody
  * asked for it (clf_engine_start_program), the engine does as it is
  * freed.  Under the engine's lock. */
-typedef struct {
+typedef struct
+{
   ClfEngine *engine;            /* a reference, while it builds */
   ClfProgramSpec spec;
   cl_program program;           /* once built */
@@ -27,7 +28,8 @@ typedef struct {
   grefcount refs;               /* the engine's list, the build, waiters */
 } ProgramBuild;
 
-struct ClfEngine {
+struct ClfEngine
+{
   gatomicrefcount refcount;
   cl_platform_id platform;
   cl_device_id device;
@@ -96,8 +98,7 @@ engine_open (ClfEngine * engine, const DeviceEntry * e, GError ** error)
   engine->platform = e->platform;
   engine->device = e->device;
   engine->device_name = g_strdup (e->name);
-  engine->context = clCreateContext (props, 1, &e->device, NULL, NULL,
-      &status);
+  engine->context = clCreateContext (props, 1, &e->device, NULL, NULL, &status);
   CLF_CHECK (error, fail, status, "clCreateContext");
   engine->queue = clCreateCommandQueue (engine->context, e->device,
       CL_QUEUE_PROFILING_ENABLE, &status);
@@ -220,7 +221,8 @@ clf_engine_matches (const ClfEngine * engine, const char *device_spec)
   if (!clf_devices_list (&list, NULL))
     return false;
   bool from_env;
-  const DeviceEntry *e = clf_devices_match (&list, clf_devices_effective_spec (device_spec,
+  const DeviceEntry *e =
+      clf_devices_match (&list, clf_devices_effective_spec (device_spec,
           &from_env));
   bool same = e && e->device == engine->device;
   clf_device_list_clear (&list);
@@ -284,8 +286,7 @@ log_build (cl_program program, ClfEngine * engine, const char *options)
   char *log = build_log (program, engine->device);
   if (log[strspn (log, " \t\r\n")])
     g_log ("clfilter-build", G_LOG_LEVEL_DEBUG, "the build log of the "
-        "kernels for %s (options: %s):\n%s", engine->device_name, options,
-        log);
+        "kernels for %s (options: %s):\n%s", engine->device_name, options, log);
   g_free (log);
 }
 

@@ -4,7 +4,8 @@
 #include <stdarg.h>
 
 /* What an error of the CLF_ERROR domain holds besides its message. */
-typedef struct {
+typedef struct
+{
   cl_int cl_status;             /* with CLF_ERROR_OPENCL: the call's status */
   char *detail;                 /* build log, device list or hint; or NULL */
 } ClfErrorPrivate;
@@ -37,6 +38,7 @@ clf_error_private_clear (ClfErrorPrivate * priv)
 /* *INDENT-OFF* */
 G_DEFINE_EXTENDED_ERROR (ClfError, clf_error)
 /* *INDENT-ON* */
+
 #pragma GCC diagnostic pop
 
 /* The private part of `error`, or NULL where it is not of our domain. */

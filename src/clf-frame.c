@@ -64,7 +64,7 @@ fail:
 static uint64_t
 plane_extent (const PlaneShape * p, size_t stride)
 {
-  return (uint64_t) stride * (p->rows - 1) + p->row_bytes;
+  return (uint64_t) (p->rows - 1) * stride + p->row_bytes;
 }
 
 /* Where plane i of a frame may reach: `*room` bytes from its first row on,
@@ -193,7 +193,8 @@ fail:
 /* Hands each distinct wrapped buffer of `dst` back to the host, once over
  * the bytes of all the planes in it. */
 bool
-clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst, GError ** error)
+clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst,
+    GError ** error)
 {
   for (uint32_t i = 0; i < plan->n_planes; i++) {
     bool seen = false;

@@ -38,8 +38,7 @@ clf_needs_wide_sums (const ClfView * v, uint32_t radius)
  * window's reach either side (strip_for in blur-strips-cpu.cl), and a view has at
  * most STRIPS_PER_COMPUTE_UNIT strips a compute unit. */
 uint64_t
-clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
-    cl_uint compute_units)
+clf_view_sums_bytes (const ClfView * v, bool cpu_kernels, cl_uint compute_units)
 {
   uint64_t samples = (uint64_t) clf_view_row_units (v) * v->height;
   uint64_t narrow = (samples + 15) / 16 * 16 * sizeof (cl_uint);
@@ -85,8 +84,7 @@ static int64_t
 tile_width (const ClfLayout * layout, uint32_t radius)
 {
   int64_t run = clf_tile_run_pixels (layout);
-  return (CLF_TILE_GROUP * run - 2 * (int64_t) radius - (run - 1)) / run
-      * run;
+  return (CLF_TILE_GROUP * run - 2 * (int64_t) radius - (run - 1)) / run * run;
 }
 
 /* A tile keeps 16 rows: fewer rows per work-group repeat the first

@@ -68,8 +68,8 @@ learn_speed (ClfPlan * plan, KernelId kernel, double reads, uint64_t ns)
  * after the command that depended on it ended (NVIDIA, with several
  * frames in flight in several elements: CL_PROFILING_INFO_NOT_AVAILABLE). */
 bool
-clf_plan_finish_commands (ClfPlan * plan, ClfInFlight * cmds, ClfFrameStats * stats,
-    GError ** error)
+clf_plan_finish_commands (ClfPlan * plan, ClfInFlight * cmds,
+    ClfFrameStats * stats, GError ** error)
 {
   bool ok = true;
 
@@ -203,7 +203,8 @@ kernel_speed (ClfPlan * plan, KernelId kernel)
 
 /* The work of one launch: `count` units from `offset` on, as the kernel's
  * global offset and size. */
-typedef struct {
+typedef struct
+{
   size_t offset[2];
   size_t global[2];
   uint64_t count;
@@ -284,8 +285,7 @@ run_launch (ClfPlan * plan, cl_kernel kernel, KernelId id,
     double estimate = frame_reads / kernel_speed (plan, id);
     plan->estimated = true;
     if (estimate > (double) plan->callbacks.slow_ns)
-      plan->callbacks.slow (params, (uint64_t) estimate,
-          plan->callbacks.data);
+      plan->callbacks.slow (params, (uint64_t) estimate, plan->callbacks.data);
   }
   return true;
 
@@ -337,8 +337,7 @@ clf_plan_enqueue_in_launches (ClfPlan * plan, cl_kernel kernel,
 
 bool
 clf_plan_enqueue_kernel (ClfPlan * plan, cl_kernel kernel, KernelId id,
-    const size_t global[2], const size_t *local, double reads,
-    GError ** error)
+    const size_t global[2], const size_t *local, double reads, GError ** error)
 {
   const cl_event *wait;
   cl_uint n_wait = clf_plan_take_wait (plan, &wait);

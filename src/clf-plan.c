@@ -18,7 +18,7 @@
  * preferred size (the warp) up to GPU_GROUP_TARGET and within its limit.
  * Asked once, when the kernel is made. */
 static bool
-kernel_group_size (cl_kernel kernel, cl_device_id device, size_t * group,
+kernel_group_size (cl_kernel kernel, cl_device_id device, size_t *group,
     GError ** error)
 {
   size_t compiled[3] = { 0 }, multiple = 0, limit = 0;
@@ -82,8 +82,7 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
 }
 
 static const KernelSet *
-kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec,
-    GError ** error)
+kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec, GError ** error)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
     if (clf_program_equal (&plan->sets[i].spec, spec))
@@ -100,8 +99,7 @@ kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec,
   cl_int status = CL_SUCCESS;
   for (int k = 0; k < N_KERNELS && status == CL_SUCCESS; k++)
     if (clf_program_has_kernel (spec, k))
-      set->kernels[k] = clCreateKernel (program, clf_kernel_names[k],
-          &status);
+      set->kernels[k] = clCreateKernel (program, clf_kernel_names[k], &status);
   clReleaseProgram (program);
   CLF_CHECK (error, fail, status, "clCreateKernel");
   for (int k = 0; k < N_KERNELS; k++)
@@ -322,8 +320,7 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
       CL_DEVICE_MAX_COMPUTE_UNITS, sizeof plan->compute_units,
       &plan->compute_units, NULL);
   CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
-      CL_DEVICE_LOCAL_MEM_SIZE, sizeof plan->local_mem, &plan->local_mem,
-      NULL);
+      CL_DEVICE_LOCAL_MEM_SIZE, sizeof plan->local_mem, &plan->local_mem, NULL);
 
   layout_staged_frame (plan);
   if (!check_fits_device (plan, error))
@@ -477,7 +474,8 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
   plan->n_wait = n_wait;
 
   for (uint32_t i = 0; i < n; i++)
-    if (!src->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_UPLOAD, i, src, error))
+    if (!src->mem[i]
+        && !clf_plan_enqueue_transfer (plan, CMD_UPLOAD, i, src, error))
       goto fail;
   for (uint32_t i = 0; i < n; i++) {
     Placement in, out;
@@ -487,9 +485,11 @@ clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
       goto fail;
   }
   for (uint32_t i = 0; i < n; i++)
-    if (!dst->mem[i] && !clf_plan_enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, error))
+    if (!dst->mem[i]
+        && !clf_plan_enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, error))
       goto fail;
-  if (!clf_plan_enqueue_handbacks (plan, dst, error) || !clf_plan_keep_done_event (plan, error))
+  if (!clf_plan_enqueue_handbacks (plan, dst, error)
+      || !clf_plan_keep_done_event (plan, error))
     goto fail;
   /* Submitted now, not at the next wait: the device starts while the
    * caller goes on (drivers may hold commands back until a flush). */

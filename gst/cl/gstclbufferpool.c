@@ -78,8 +78,7 @@ gst_cl_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
   info.size = MAX (size, info.size);
   self->info = info;
   gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
-  gst_buffer_pool_config_set_allocator (config, self->allocator,
-      &self->params);
+  gst_buffer_pool_config_set_allocator (config, self->allocator, &self->params);
   GST_DEBUG_OBJECT (self, "%s %dx%d, %" G_GSIZE_FORMAT " bytes per buffer, "
       "meta %d", gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)),
       info.width, info.height, info.size, self->add_meta);

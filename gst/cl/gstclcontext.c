@@ -91,8 +91,7 @@ gst_cl_take_context (GstElement * element, GstContext * context,
   }
   GST_OBJECT_LOCK (element);
   if (!*engine) {
-    GST_DEBUG_OBJECT (element, "sharing %s",
-        clf_engine_device_name (offered));
+    GST_DEBUG_OBJECT (element, "sharing %s", clf_engine_device_name (offered));
     *engine = offered;
     offered = NULL;
   }
@@ -134,8 +133,7 @@ has_engine (GstElement * element, ClfEngine ** engine)
 static void
 query_peers (GstElement * element, GstPadDirection direction)
 {
-  GList *pads = direction == GST_PAD_SRC ? element->srcpads :
-      element->sinkpads;
+  GList *pads = direction == GST_PAD_SRC ? element->srcpads : element->sinkpads;
   GstQuery *query = gst_query_new_context (GST_CL_CONTEXT_TYPE);
 
   /* The pads of a transform element are static: no lock needed for the

@@ -39,10 +39,11 @@ typedef struct
 typedef enum
 {
   OPEN_DONE,
-  OPEN_DECLINED,              /* the buffer does not fit: try the next way */
+  OPEN_DECLINED,                /* the buffer does not fit: try the next way */
   OPEN_FAILED,
 } OpenResult;
 
+/* *INDENT-OFF* */
 typedef struct
 {
   const gchar *name;
@@ -54,6 +55,7 @@ typedef struct
   gboolean (*propose) (const OpenRequest * req, GstQuery * query,
       GstCaps * caps, gboolean need_pool);
 } Way;
+/* *INDENT-ON* */
 
 static void
 add_device_memory (GstClDeviceFrame * dframe, GstMemory * mem)
@@ -422,9 +424,9 @@ done (GstClDeviceFrame * dframe, GstMapFlags flags, cl_event event)
 }
 
 ClfInFlight *
-gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out, ClfPlan * plan,
-    const ClfParams * params, const ClfFrame * src, const ClfFrame * dst,
-    GError ** error)
+gst_cl_device_frame_enqueue (GstClDeviceFrame * in, GstClDeviceFrame * out,
+    ClfPlan * plan, const ClfParams * params, const ClfFrame * src,
+    const ClfFrame * dst, GError ** error)
 {
   cl_event wait[2 * MAX_WAIT];
   guint n_in, n_out;

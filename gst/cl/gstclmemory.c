@@ -159,8 +159,7 @@ add_reader (ClStore * store, cl_event event)
 
   if (status != CL_SUCCESS) {
     GST_WARNING ("clGetEventInfo (CL_EVENT_COMMAND_QUEUE) on a read of a "
-        "memory failed: %s; waiting for the read", clf_cl_status_name
-        (status));
+        "memory failed: %s; waiting for the read", clf_cl_status_name (status));
     /* Where even the wait fails (the read ended in an error, or the
      * driver is failing), the read is dropped, and said. */
     status = clWaitForEvents (1, &event);
@@ -720,8 +719,7 @@ gst_cl_memory_device_wait_list (GstMemory * mem, GstMapFlags access,
 }
 
 void
-gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access,
-    cl_event event)
+gst_cl_memory_device_done (GstMemory * mem, GstMapFlags access, cl_event event)
 {
   GstClMemory *root;
 

@@ -83,10 +83,10 @@ gst_cl_filter_mode_get_type (void)
     {GST_CL_FILTER_MODE_BOX,
         "Naive 2D box blur, (2r+1)^2 reads per pixel", "box"},
     {GST_CL_FILTER_MODE_SEPARABLE,
-        "Separable box blur: a pass along rows and one along columns",
+          "Separable box blur: a pass along rows and one along columns",
         "separable"},
     {GST_CL_FILTER_MODE_SLIDING,
-        "Sliding-window box blur: running sums, cost independent of r",
+          "Sliding-window box blur: running sums, cost independent of r",
         "sliding"},
     {GST_CL_FILTER_MODE_LAPLACE, "3x3 Laplace sharpen", "laplace"},
     {GST_CL_FILTER_MODE_CONVOLVE, "Any KxK integer kernel (kernel, divisor, "
@@ -192,8 +192,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "element started, in nanoseconds", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_FRAMES,
       g_param_spec_uint64 ("frames", "Frames",
-          "Frames filtered since the element started", 0, G_MAXUINT64, 0,
-          ro));
+          "Frames filtered since the element started", 0, G_MAXUINT64, 0, ro));
   g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
       g_param_spec_uint ("stats-interval", "Statistics interval",
           "Post a clfilter-stats message every this many frames (0 = never); "
@@ -217,8 +216,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   gst_cl_filter_convolve_install (gobject_class);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cl_filter_set_context);
-  element_class->change_state =
-      GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_cl_filter_change_state);
   /* Every raw format whose GstVideoFormatInfo the engine can take, and
    * those of them that GstCudaMemory holds, in CUDA memory. */
   system_caps = gst_cl_format_supported_caps ();
@@ -472,8 +470,7 @@ gst_cl_filter_start (GstBaseTransform * trans)
   gchar *spec = gst_cl_filter_device_spec (self);
   gboolean found;
 
-  found = gst_cl_ensure_engine (GST_ELEMENT (self), spec, &self->engine,
-      &err);
+  found = gst_cl_ensure_engine (GST_ELEMENT (self), spec, &self->engine, &err);
   g_free (spec);
   if (!found)
     goto no_device;

@@ -108,8 +108,7 @@ gst_cl_filter_configure_pool (GstClFilter * self, ClfEngine * engine,
 {
   if (!pool)
     pool = gst_cl_buffer_pool_new (engine);
-  if (!gst_cl_buffer_pool_configure (pool, caps, size, min, max,
-          video_meta)) {
+  if (!gst_cl_buffer_pool_configure (pool, caps, size, min, max, video_meta)) {
     GST_WARNING_OBJECT (self, "%" GST_PTR_FORMAT " refused the configuration "
         "for %" GST_PTR_FORMAT, pool, caps);
     gst_object_unref (pool);
@@ -230,8 +229,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     if (gst_query_get_n_allocation_pools (query) == 0 && caps
         && gst_video_info_from_caps (&info, caps))
       answer_pool (query, gst_cl_buffer_pool_new_host (), info.size, 0, 0);
-    return GST_CL_FILTER_PARENT_CLASS->
-        decide_allocation (trans, query);
+    return GST_CL_FILTER_PARENT_CLASS->decide_allocation (trans, query);
   }
 
   if (!caps || !gst_video_info_from_caps (&info, caps))
@@ -240,8 +238,7 @@ gst_cl_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!engine)
     goto stopped;
   size = info.size;
-  for (guint i = 0; i < gst_query_get_n_allocation_pools (query) && !pool;
-      i++) {
+  for (guint i = 0; i < gst_query_get_n_allocation_pools (query) && !pool; i++) {
     GstBufferPool *offered;
     guint offered_size;
 
@@ -305,8 +302,8 @@ gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
     const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
     GstClDeviceFrame * access, GError ** error)
 {
-  if (!gst_cl_device_frame_open (access, self->engine, &self->format, buffer, info,
-          flags, self->started_zero_copy, self->cuda, error))
+  if (!gst_cl_device_frame_open (access, self->engine, &self->format, buffer,
+          info, flags, self->started_zero_copy, self->cuda, error))
     return FALSE;
   if (!clf_plan_check_frame (self->plan, &access->frame, what, error)) {
     gst_cl_device_frame_close (access);

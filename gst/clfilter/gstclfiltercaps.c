@@ -86,8 +86,7 @@ gst_cl_filter_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps)
 {
   gboolean accepted =
-      GST_CL_FILTER_PARENT_CLASS->accept_caps
-      (trans, direction, caps);
+      GST_CL_FILTER_PARENT_CLASS->accept_caps (trans, direction, caps);
 
   if (!accepted)
     gst_cl_filter_explain_refused (GST_CL_FILTER (trans), caps);
@@ -117,8 +116,7 @@ gst_cl_filter_latency_query (GstClFilter * self, GstQuery * query)
   gboolean live;
   guint extra;
 
-  if (!GST_CL_FILTER_PARENT_CLASS->query (trans,
-          GST_PAD_SRC, query))
+  if (!GST_CL_FILTER_PARENT_CLASS->query (trans, GST_PAD_SRC, query))
     return FALSE;
   extra = gst_cl_filter_flight_limit (self) - 1;
   if (extra == 0)
@@ -151,8 +149,7 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
    * the not-negotiated to come. */
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     GstCaps *filter = NULL, *result = NULL;
-    gboolean answered =
-        GST_CL_FILTER_PARENT_CLASS->query (trans,
+    gboolean answered = GST_CL_FILTER_PARENT_CLASS->query (trans,
         direction, query);
 
     gst_query_parse_caps (query, &filter);
@@ -165,8 +162,7 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     ClfEngine *engine = gst_cl_filter_ref_engine (self);
     gboolean answered;
 
-    answered = gst_cl_answer_context_query (GST_ELEMENT (self), query,
-        engine);
+    answered = gst_cl_answer_context_query (GST_ELEMENT (self), query, engine);
     clf_engine_unref (engine);
 #if CLF_HAVE_CUDA
     answered = answered || gst_cl_cuda_handle_context_query (GST_ELEMENT
@@ -175,8 +171,7 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     if (answered)
       return TRUE;
   }
-  return GST_CL_FILTER_PARENT_CLASS->query (trans,
-      direction, query);
+  return GST_CL_FILTER_PARENT_CLASS->query (trans, direction, query);
 }
 
 static bool
@@ -334,8 +329,7 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
 /* The caps cannot be filtered: said once for them (GstBaseTransform
  * tries refused caps again with the next buffer).  Takes `error`. */
 static void
-gst_cl_filter_refuse_caps (GstClFilter * self, GstCaps * incaps,
-    GError * error)
+gst_cl_filter_refuse_caps (GstClFilter * self, GstCaps * incaps, GError * error)
 {
   GST_ERROR_OBJECT (self, "cannot filter %" GST_PTR_FORMAT ": %s", incaps,
       error->message);

@@ -153,8 +153,7 @@ gst_cl_filter_convolve_install (GObjectClass * gobject_class)
       "(emboss and sobel: a grey picture, chroma neutral); custom once any "
       "of them is set on its own, and then chroma is filtered as luma.  "
       "Any of these four set while mode is another posts a warning at the "
-      "first frame",
-      GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
+      "first frame", GST_TYPE_CL_FILTER_PRESET, DEFAULT_PRESET, flags);
   for (guint i = PROP_KERNEL; i <= PROP_PRESET; i++)
     g_object_class_install_property (gobject_class, i, properties[i]);
 }

@@ -89,8 +89,7 @@ gst_cl_filter_buffer_interlaced (GstClFilter * self, GstBuffer * buffer)
     case GST_VIDEO_INTERLACE_MODE_INTERLEAVED:
       return TRUE;
     case GST_VIDEO_INTERLACE_MODE_MIXED:
-      return GST_BUFFER_FLAG_IS_SET (buffer,
-          GST_VIDEO_BUFFER_FLAG_INTERLACED);
+      return GST_BUFFER_FLAG_IS_SET (buffer, GST_VIDEO_BUFFER_FLAG_INTERLACED);
     default:
       return FALSE;
   }

@@ -77,8 +77,7 @@ gst_cl_filter_bus_has_room (GstClFilter * self)
  * stats meta, so that the two always carry the same fields. */
 static void
 gst_cl_filter_set_stats_fields (GstStructure * s, guint64 frame,
-    const ClfParams * params, const ClfFrameStats * stats,
-    gboolean passthrough)
+    const ClfParams * params, const ClfFrameStats * stats, gboolean passthrough)
 {
   gst_structure_set (s,
       "passthrough", G_TYPE_BOOLEAN, passthrough,
@@ -90,8 +89,7 @@ gst_cl_filter_set_stats_fields (GstStructure * s, guint64 frame,
       "upload-ns", G_TYPE_UINT64, stats->upload_ns,
       "download-ns", G_TYPE_UINT64, stats->download_ns,
       "copies", G_TYPE_UINT, stats->copies,
-      "device-copies", G_TYPE_UINT, stats->device_copies,
-      NULL);
+      "device-copies", G_TYPE_UINT, stats->device_copies, NULL);
 }
 
 static void
@@ -108,8 +106,7 @@ gst_cl_filter_post_stats (GstClFilter * self, guint64 frame,
   gst_cl_filter_set_stats_fields (s, frame, params, stats, passthrough);
   gst_structure_set (s,
       "device", G_TYPE_STRING, clf_engine_device_name (self->engine),
-      "pts", G_TYPE_UINT64, pts,
-      NULL);
+      "pts", G_TYPE_UINT64, pts, NULL);
   message = gst_message_new_element (GST_OBJECT (self), s);
   g_atomic_int_inc (&self->unread_stats);
   gst_mini_object_weak_ref (GST_MINI_OBJECT (message),

@@ -192,8 +192,7 @@ gst_cl_flight_retire_plans (GstClFlight * flight, ClfPlan * plan,
   g_mutex_lock (&flight->lock);
   for (guint i = 0; i < G_N_ELEMENTS (plans); i++) {
     if (plans[i] && (!g_queue_is_empty (&flight->queue) || flight->out_busy))
-      flight->retired_plans =
-          g_slist_prepend (flight->retired_plans, plans[i]);
+      flight->retired_plans = g_slist_prepend (flight->retired_plans, plans[i]);
     else if (plans[i])
       clf_plan_free (plans[i]);
   }

@@ -38,7 +38,8 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct {
+typedef struct
+{
   const char *devices;
   const char *modes;
   const char *radii;
@@ -52,13 +53,15 @@ typedef struct {
 
 /* A component of a benchmark format: plane, offset, pixel stride, depth,
  * shift, role, horizontal and vertical subsampling (little-endian). */
-typedef struct {
+typedef struct
+{
   uint32_t plane, offset, pstride, depth, shift;
   ClfComponentRole role;
   uint32_t sub_x, sub_y;
 } BenchComponent;
 
-typedef struct {
+typedef struct
+{
   const char *name;
   uint32_t n_planes, n_components;
   BenchComponent c[4];
@@ -112,7 +115,8 @@ frame_format (const BenchFormat * f, uint32_t width, uint32_t height)
   return format;
 }
 
-typedef struct {
+typedef struct
+{
   ClfEngine *engine;
   const BenchFormat *bench_format;
   ClfFrameFormat format;
@@ -347,8 +351,8 @@ run_case (Bench * b, const char *device, const ClfParams * params,
       params->radius, b->format.components[0].width,
       b->format.components[0].height);
   if (box && b->last_box_ms_per_read > 0
-      && b->last_box_ms_per_read * clf_test_box_reads (&b->format, params->radius) >
-      o->budget_ms) {
+      && b->last_box_ms_per_read * clf_test_box_reads (&b->format,
+          params->radius) > o->budget_ms) {
     printf ("-\t-\t0\t-\tskipped\t%s\n", b->bench_format->name);
     fflush (stdout);
     return;
@@ -374,7 +378,8 @@ run_case (Bench * b, const char *device, const ClfParams * params,
     kernel_min = kernel[i] < kernel_min ? kernel[i] : kernel_min;
   double kernel_median = clf_test_median (kernel, n);
   if (box)
-    b->last_box_ms_per_read = kernel_median / clf_test_box_reads (&b->format, params->radius);
+    b->last_box_ms_per_read =
+        kernel_median / clf_test_box_reads (&b->format, params->radius);
   printf ("%.4f\t%.4f\t%u\t%.1f\t%s\t%s\n", kernel_median, kernel_min, n,
       1e3 / clf_test_median (host, n_host), verdict, b->bench_format->name);
   fflush (stdout);

@@ -71,7 +71,8 @@ now_us (void)
   return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
-typedef struct {
+typedef struct
+{
   cl_command_queue queue;
   cl_mem in, out;
   size_t bytes;
@@ -80,7 +81,8 @@ typedef struct {
   void *host[2];                /* pinned, pageable */
 } Floor;
 
-enum { COPY, STENCIL, PINNED_ROUND_TRIP, PAGEABLE_ROUND_TRIP, N_MEASURES };
+enum
+{ COPY, STENCIL, PINNED_ROUND_TRIP, PAGEABLE_ROUND_TRIP, N_MEASURES };
 
 static double
 round_trip_us (const Floor * f, void *host)
@@ -176,7 +178,7 @@ main (int argc, char **argv)
   }
   Floor f = {.queue = clf_engine_queue (engine),
     .bytes = (size_t) width * height * 4,
-    .global = {width / 4, height}
+    .global = { width / 4, height }
   };
   cl_program program;
   cl_int status;

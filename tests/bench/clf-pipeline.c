@@ -156,8 +156,7 @@ run_once (Options * o, const gchar * filter, Run * run)
     run->map_ms = map_us / 1e3 / frames;
     run->consume_ms = consume_us / 1e3 / frames;
     ok = TRUE;
-  }
-  else
+  } else
     g_printerr ("clf-pipeline: %s: %u of %u frames came out\n", desc, frames,
         o->frames);
   if (o->keep_context)

@@ -67,7 +67,8 @@ GST_END_TEST;
 GST_START_TEST (test_presets)
 {
   GstElement *f = gst_element_factory_make ("clfilter", NULL);
-  static const struct {
+  static const struct
+  {
     const gchar *name;
     guint size;
     gint sum, divisor, bias;
@@ -144,8 +145,7 @@ GST_START_TEST (test_bad_kernel_refused)
     "<1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16>",
   };
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
-    ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (f), "kernel",
-            bad[i]));
+    ASSERT_WARNING (gst_util_set_object_arg (G_OBJECT (f), "kernel", bad[i]));
   ASSERT_WARNING (set_array (f, 0, G_TYPE_INT));
   ASSERT_WARNING (set_array (f, 17 * 17, G_TYPE_INT));
   ASSERT_REFUSED_BY_GOBJECT (set_array (f, 9, G_TYPE_STRING));
@@ -235,7 +235,8 @@ GST_END_TEST;
  * warning that says to set mode=convolve; with mode=convolve, nothing. */
 GST_START_TEST (test_convolve_property_without_mode)
 {
-  static const struct {
+  static const struct
+  {
     const gchar *settings;
     guint warnings;
   } cases[] = {
@@ -322,7 +323,8 @@ GST_END_TEST;
  * (luma and chroma in one pixel). */
 GST_START_TEST (test_mid_bias_at_every_depth)
 {
-  static const struct {
+  static const struct
+  {
     const gchar *format;
     guint depth;
   } cases[] = {

@@ -335,8 +335,7 @@ GST_START_TEST (test_formats_described_as_written)
         GstVideoInfo info;
 
         fail_unless (gst_video_info_set_format (&info,
-                gst_video_format_from_string (name), sizes[s][0],
-                sizes[s][1]));
+                gst_video_format_from_string (name), sizes[s][0], sizes[s][1]));
         fail_unless (gst_cl_format_describe (&info, &got), "%s", name);
         fail_unless_equals_int (got.n_planes, want.n_planes);
         fail_unless_equals_int (got.n_components, want.n_components);
@@ -438,18 +437,18 @@ typedef struct
 
 static const Clip clips[] = {
   {"I420", "width=1280,height=720",
-      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+        "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
       CLF_MODE_LAPLACE, TRUE},
   /* x264's interlaced coding, as broadcast 1080i is. */
   {"I420", "width=720,height=480,interlace-mode=interleaved",
-      "x264enc speed-preset=ultrafast key-int-max=4 interlaced=true ! mp4mux",
+        "x264enc speed-preset=ultrafast key-int-max=4 interlaced=true ! mp4mux",
       TRUE, CLF_MODE_SLIDING, TRUE},
   /* High 10 and High 4:4:4 10-bit H.264, as x264 encodes by default. */
   {"I420_10LE", "width=640,height=360",
-      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+        "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
       CLF_MODE_SLIDING, TRUE},
   {"Y444_10LE", "width=320,height=240",
-      "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
+        "x264enc speed-preset=ultrafast key-int-max=4 ! mp4mux", FALSE,
       CLF_MODE_LAPLACE, TRUE},
   /* A webcam's raw YUY2, in Matroska, of an odd width. */
   {"YUY2", "width=321,height=241", "matroskamux", FALSE, CLF_MODE_SEPARABLE,

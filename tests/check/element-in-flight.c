@@ -190,8 +190,7 @@ GST_START_TEST (test_frames_in_flight_auto)
 
   g_object_get (h->element, "frames-in-flight", &limit, NULL);
   fail_unless_equals_int (limit, 0);
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   set_caps (h, "NV12", 33, 17, &info);
   check_flight_latency (h, device_shares_host_memory ()? 0 :
       2 * GST_SECOND / 30);
@@ -311,7 +310,7 @@ GST_START_TEST (test_frames_in_flight_flushing_seeks)
       "fakesink sync=true", NULL);
   GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
   GstPad *src = gst_element_get_static_pad (f, "src");
-  FlushWatch w = { .start = GST_CLOCK_TIME_NONE };
+  FlushWatch w = {.start = GST_CLOCK_TIME_NONE };
   GstMessage *msg;
 
   g_mutex_init (&w.lock);

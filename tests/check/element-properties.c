@@ -238,8 +238,7 @@ GST_START_TEST (test_timing_surfaces)
   }
   gst_debug_remove_log_function (count_frame_logs);
   gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_NONE);
-  fail_unless_equals_int (g_atomic_int_get (&info_lines),
-      G_N_ELEMENTS (modes));
+  fail_unless_equals_int (g_atomic_int_get (&info_lines), G_N_ELEMENTS (modes));
 
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   {
@@ -259,10 +258,8 @@ GST_START_TEST (test_timing_surfaces)
       total += sorted[i];
     fail_unless (gst_structure_get_uint64 (s, "frames", &frames));
     fail_unless_equals_uint64 (frames, n);
-    fail_unless_equals_uint64 (stats_uint64 (msg, "mean-kernel-ns"),
-        total / n);
-    fail_unless_equals_uint64 (stats_uint64 (msg, "min-kernel-ns"),
-        sorted[0]);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "mean-kernel-ns"), total / n);
+    fail_unless_equals_uint64 (stats_uint64 (msg, "min-kernel-ns"), sorted[0]);
     fail_unless_equals_uint64 (stats_uint64 (msg, "median-kernel-ns"),
         sorted[(n - 1) / 2]);
     fail_unless_equals_uint64 (stats_uint64 (msg, "p95-kernel-ns"),
@@ -328,8 +325,7 @@ GST_START_TEST (test_qos_drops_late_frames)
   fail_unless (gst_base_transform_is_qos_enabled (GST_BASE_TRANSFORM
           (h->element)));
   set_caps (h, "RGBA", 64, 48, &info);
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   late = random_buffer (GST_VIDEO_INFO_SIZE (&info));
   GST_BUFFER_PTS (late) = 0;
   GST_BUFFER_DURATION (late) = GST_SECOND / 30;

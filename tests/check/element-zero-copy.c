@@ -39,8 +39,7 @@ count_message (GstMessage * msg, FilterCount * counts, guint n)
   fail_unless (gst_structure_get_uint (gst_message_get_structure (msg),
           "copies", &copies));
   for (guint i = 0; i < n; i++)
-    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
-            counts[i].name)) {
+    if (g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), counts[i].name)) {
       counts[i].frames++;
       counts[i].copies += copies;
     }
@@ -59,8 +58,7 @@ count_stats (GstBus * bus, FilterCount * counts, guint n)
 
 /* Plays a pipeline to EOS, counting what each named filter reports. */
 static void
-play_pipeline_and_count (GstElement * pipeline, FilterCount * counts,
-    guint n)
+play_pipeline_and_count (GstElement * pipeline, FilterCount * counts, guint n)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
   gboolean eos = FALSE;
@@ -272,8 +270,7 @@ copies_for (GstHarness * h, GstBus * bus, const GstVideoInfo * info,
   GstMessage *msg;
   guint copies = 99;
 
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
   out = gst_harness_pull (h);
@@ -503,7 +500,8 @@ GST_START_TEST (test_long_run_bounded)
   GstElement *f = gst_bin_get_by_name (GST_BIN (pipeline), "f");
   GstPad *sink = gst_element_get_static_pad (f, "sink");
   GstPad *src = gst_element_get_static_pad (f, "src");
-  FilterCount counts[] = { {"f"} };
+  FilterCount counts[] = { {"f"}
+  };
   guint new_in = 0, new_out = 0;
   RunState state = { 0 };
   gsize resident_end;

@@ -97,7 +97,8 @@ warning_log_start (WarningLog * log)
   gst_debug_set_active (TRUE);
   gst_debug_set_threshold_from_string ("*:2", TRUE);
   gst_debug_add_log_function (log_warnings, log, NULL);
-  GST_CAT_WARNING (GST_CAT_DEFAULT, "(a warning of the test, to check that warnings are heard)");
+  GST_CAT_WARNING (GST_CAT_DEFAULT,
+      "(a warning of the test, to check that warnings are heard)");
   fail_unless_equals_int (log->count, 1);
   log->count = 0;
   g_string_truncate (log->text, 0);
@@ -128,8 +129,7 @@ GST_START_TEST (test_plugin_from_build_dir)
       "clfilter");
   fail_unless (plugin != NULL);
   fail_unless (g_str_has_prefix (gst_plugin_get_filename (plugin),
-          CLF_PLUGIN_BUILD_DIR), "loaded %s",
-      gst_plugin_get_filename (plugin));
+          CLF_PLUGIN_BUILD_DIR), "loaded %s", gst_plugin_get_filename (plugin));
   gst_object_unref (plugin);
 }
 

@@ -82,8 +82,7 @@ only_pocl (gchar ** vendors)
 {
   gchar *icd = NULL, *path;
 
-  if (!g_file_get_contents ("/etc/OpenCL/vendors/pocl.icd", &icd, NULL,
-          NULL))
+  if (!g_file_get_contents ("/etc/OpenCL/vendors/pocl.icd", &icd, NULL, NULL))
     return FALSE;
   *vendors = g_dir_make_tmp ("clfilter-pocl-XXXXXX", NULL);
   path = g_build_filename (*vendors, "pocl.icd", NULL);
@@ -214,8 +213,7 @@ GST_START_TEST (test_kernel_cache_unusable)
   g_setenv ("POCL_CACHE_DIR", pocl_cache, TRUE);
   g_setenv ("XDG_CACHE_HOME", unusable_caches[__i__], TRUE);
   h = harness_with_bus (TRUE, &bus);
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   set_caps (h, "GRAY8", 31, 9, &info);
   push_and_check (h, fc, &info, &params, INPUT_FROM_POOL);
   push_and_check (h, fc, &info, &params, INPUT_PADDED);
@@ -241,8 +239,7 @@ GST_START_TEST (test_unsupported_caps_refused)
     GstCaps *caps = gst_caps_from_string (refused[i]);
     GstPad *sink = gst_element_get_static_pad (h->element, "sink");
 
-    fail_if (gst_pad_query_accept_caps (sink, caps), "accepted %s",
-        refused[i]);
+    fail_if (gst_pad_query_accept_caps (sink, caps), "accepted %s", refused[i]);
     gst_harness_set_src_caps (h, caps);
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate
             (NULL, 512, NULL)), GST_FLOW_NOT_NEGOTIATED);
@@ -730,10 +727,8 @@ GST_START_TEST (test_invalid_property_values_refused)
 
   g_object_set (element, "radius", 5, "mode", CLF_MODE_SLIDING, "border",
       CLF_BORDER_MIRROR, NULL);
-  ASSERT_REFUSED (g_object_set (element, "radius", CLF_MAX_RADIUS + 1,
-          NULL));
-  ASSERT_REFUSED (g_object_set (element, "mode", CLF_MODE_CONVOLVE + 1,
-          NULL));
+  ASSERT_REFUSED (g_object_set (element, "radius", CLF_MAX_RADIUS + 1, NULL));
+  ASSERT_REFUSED (g_object_set (element, "mode", CLF_MODE_CONVOLVE + 1, NULL));
   ASSERT_REFUSED (g_object_set (element, "border", -1, NULL));
   ASSERT_REFUSED (g_object_set (element, "frames", (guint64) 7, NULL));
   ASSERT_REFUSED (g_object_set (element, "no-such-property", 1, NULL));

@@ -46,8 +46,7 @@ GST_START_TEST (test_foreign_meta_with_the_stats_name)
   fail_if (gst_meta_info_is_custom (foreign));
 
   h = harness_with_bus (TRUE, &bus);
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   set_caps (h, "RGBA", 33, 17, &info);
   for (guint64 n = 0; n < 3; n++) {
     GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
@@ -63,8 +62,7 @@ GST_START_TEST (test_foreign_meta_with_the_stats_name)
     fail_unless (out != NULL);
     check_output (fc, &info, &params, "foreign meta", in, out);
     meta = gst_buffer_get_cl_filter_meta (out);
-    fail_unless (meta != NULL, "frame %" G_GUINT64_FORMAT " has no C meta",
-        n);
+    fail_unless (meta != NULL, "frame %" G_GUINT64_FORMAT " has no C meta", n);
     fail_unless_equals_uint64 (meta->frame, n);
     fail_unless (gst_buffer_get_meta (out, foreign->api) == NULL,
         "clfilter added the application's own meta");

@@ -76,10 +76,14 @@ const FormatCase formats[] = {
   RGBX8 ("RGB", 0, 1, 2, 3), RGBX8 ("BGR", 2, 1, 0, 3),
   YUVA8 ("AYUV", 1, 2, 3, 0), YUVA8 ("VUYA", 2, 1, 0, 3),
   YUV8 ("IYU2", 1, 0, 2), YUV8 ("v308", 0, 1, 2),
-  RGBA16 ("RGBA64_LE", 0, 2, 4, 6, FALSE), RGBA16 ("RGBA64_BE", 0, 2, 4, 6, TRUE),
-  RGBA16 ("BGRA64_LE", 4, 2, 0, 6, FALSE), RGBA16 ("BGRA64_BE", 4, 2, 0, 6, TRUE),
-  RGBA16 ("ARGB64_LE", 2, 4, 6, 0, FALSE), RGBA16 ("ARGB64_BE", 2, 4, 6, 0, TRUE),
-  RGBA16 ("ABGR64_LE", 6, 4, 2, 0, FALSE), RGBA16 ("ABGR64_BE", 6, 4, 2, 0, TRUE),
+  RGBA16 ("RGBA64_LE", 0, 2, 4, 6, FALSE), RGBA16 ("RGBA64_BE", 0, 2, 4, 6,
+      TRUE),
+  RGBA16 ("BGRA64_LE", 4, 2, 0, 6, FALSE), RGBA16 ("BGRA64_BE", 4, 2, 0, 6,
+      TRUE),
+  RGBA16 ("ARGB64_LE", 2, 4, 6, 0, FALSE), RGBA16 ("ARGB64_BE", 2, 4, 6, 0,
+      TRUE),
+  RGBA16 ("ABGR64_LE", 6, 4, 2, 0, FALSE), RGBA16 ("ABGR64_BE", 6, 4, 2, 0,
+      TRUE),
   RGBA16 ("ARGB64", 2, 4, 6, 0, FALSE), YUVA16 ("AYUV64", 2, 4, 6, 0, FALSE),
   YUV422 ("YUY2", 0, 1, 3), YUV422 ("UYVY", 1, 0, 2), YUV422 ("YVYU", 0, 3, 1),
   YUV_PLANES ("I420", 2, 2), PLANES ("YV12", 0, 2, 1, 2, 2, BL),
@@ -274,8 +278,7 @@ input_buffer (GstHarness * h, const FormatCase * fc,
     case INPUT_FROM_POOL:
       buf = gst_harness_create_buffer (h, GST_VIDEO_INFO_SIZE (info));
       fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
-              GST_CL_MEMORY_TYPE),
-          "the harness did not get clfilter's pool");
+              GST_CL_MEMORY_TYPE), "the harness did not get clfilter's pool");
       return fill_random (buf);
     case INPUT_PADDED:
       return padded_buffer (fc, info);
@@ -368,12 +371,12 @@ check_output_fields (const FormatCase * fc, const GstVideoInfo * info,
       if (memcmp (g, w, want.stride[i]) == 0)
         continue;
       for (gsize x = 0; x < want.stride[i]; x++)
-        fail_unless (g[x] == w[x], "%s %dx%d %s border=%s r=%u, %s input: plane %u "
-            "row %u byte %" G_GSIZE_FORMAT ": got %u, want %u", fc->name,
-            info->width, info->height, clf_mode_name (params->mode),
-            clf_border_name (params->border), params->radius, source, i, y,
-            x, g[x],
-            w[x]);
+        fail_unless (g[x] == w[x],
+            "%s %dx%d %s border=%s r=%u, %s input: plane %u row %u byte %"
+            G_GSIZE_FORMAT ": got %u, want %u", fc->name, info->width,
+            info->height, clf_mode_name (params->mode),
+            clf_border_name (params->border), params->radius, source, i, y, x,
+            g[x], w[x]);
     }
     g_free (want.data[i]);
   }
@@ -434,6 +437,7 @@ set_caps (GstHarness * h, const gchar * format, guint width, guint height,
   gst_harness_set_src_caps (h, c);
   g_free (caps);
 }
+
 const guint n_formats = G_N_ELEMENTS (formats);
 
 static gboolean quick_tier;

@@ -312,8 +312,7 @@ context_refcount (cl_context context)
   cl_uint count = 0;
 
   fail_unless_equals_int (clGetContextInfo (context,
-          CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL),
-      CL_SUCCESS);
+          CL_CONTEXT_REFERENCE_COUNT, sizeof count, &count, NULL), CL_SUCCESS);
   return count;
 }
 
@@ -695,8 +694,7 @@ GST_START_TEST (test_long_convolve_frame_stopped)
   gint64 end;
 
   set_convolve_kernel (h->element, &params.kernel);
-  set_caps (h, "RGBA64_LE", LONG_CONVOLVE_WIDTH, LONG_CONVOLVE_HEIGHT,
-      &info);
+  set_caps (h, "RGBA64_LE", LONG_CONVOLVE_WIDTH, LONG_CONVOLVE_HEIGHT, &info);
   push.size = GST_VIDEO_INFO_SIZE (&info);
   gst_debug_set_threshold_for_name ("clfilter", GST_LEVEL_DEBUG);
   gst_debug_add_log_function (count_stopped_convolve, &stopped, NULL);
@@ -828,8 +826,7 @@ GST_START_TEST (test_output_padding_zero)
   if (discrete)
     g_setenv ("CLF_TEST_HOST_UNIFIED", "0", TRUE);
   h = harness_with_bus (zero_copy, &bus);
-  g_object_set (h->element, "mode", params.mode, "radius", params.radius,
-      NULL);
+  g_object_set (h->element, "mode", params.mode, "radius", params.radius, NULL);
   set_caps (h, fc->name, padded_rows[__i__ % n_cases].width,
       padded_rows[__i__ % n_cases].height, &info);
   for (guint n = 0; n < 12; n++) {

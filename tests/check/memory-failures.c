@@ -76,8 +76,7 @@ check_on_device (GstMemory * mem, const guint8 * want, gsize size,
   guint8 *device = g_malloc (size);
 
   read_device (mem, 0, device, size);
-  fail_unless (memcmp (device, want, size) == 0, "the device lacks %s",
-      lacks);
+  fail_unless (memcmp (device, want, size) == 0, "the device lacks %s", lacks);
   g_free (device);
 }
 

@@ -37,8 +37,9 @@ slow_frame_init (SlowFrame * f)
   GError *err = NULL;
 
   f->format = clf_ref_byte_plane (SLOW_W, SLOW_H, SLOW_BPP, 0xf, 0xf);
-  f->params = (ClfParams) { CLF_MODE_SLIDING, 40, CLF_BORDER_MIRROR };
-  f->size = (gsize) SLOW_W * SLOW_H * SLOW_BPP;
+  f->params = (ClfParams) {
+  CLF_MODE_SLIDING, 40, CLF_BORDER_MIRROR};
+  f->size = (gsize) SLOW_W *SLOW_H * SLOW_BPP;
   f->plan = clf_plan_new (engine, &f->format, &err);
   fail_unless (f->plan != NULL, "%s", err->message);
 }
@@ -50,33 +51,34 @@ device_plane_of (GstMemory * mem, ClfFrame * frame)
 
   frame->mem[0] = gst_cl_memory_get_buffer (mem, &offset);
   frame->offset[0] = offset;
-  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
+  frame->stride[0] = SLOW_BPP * (gsize) SLOW_W;
 }
 
 static void
 host_plane_of (guint8 * data, gsize size, ClfFrame * frame)
 {
   frame->data[0] = data;
-  frame->stride[0] = (gsize) SLOW_W * SLOW_BPP;
+  frame->stride[0] = SLOW_BPP * (gsize) SLOW_W;
   frame->size[0] = size;
 }
 
 static void
 want_filtered (SlowFrame * f, guint8 * from, guint8 * want)
 {
-  gsize stride = (gsize) SLOW_W * SLOW_BPP;
+  gsize stride = SLOW_BPP * (gsize) SLOW_W;
 
+  /* *INDENT-OFF* */
   clf_ref_filter_frame (&f->params, &f->format, &(ClfHostFrame) { {
           from}, {stride}}, &(ClfHostFrame) { {
           want}, {stride}});
+  /* *INDENT-ON* */
 }
 
 static ClfInFlight *
 enqueue_recorded (SlowFrame * f, const ClfFrame * src, const ClfFrame * dst,
     GstMemory * read, GstMemory * written)
 {
-  return enqueue_with_readiness (f->plan, &f->params, src, dst, read,
-      written);
+  return enqueue_with_readiness (f->plan, &f->params, src, dst, read, written);
 }
 
 static void
@@ -140,7 +142,9 @@ GST_START_TEST (test_cpu_write_waits_for_device_read)
   SlowFrame f;
   GstMemory *in;
   guint8 *written, *want, *out;
-  ClfFrame src = { {0} }, dst = { {0} };
+  ClfFrame src = { {0}
+  }, dst = { {0}
+  };
   ClfInFlight *frame;
   GstMapInfo map;
 
@@ -216,8 +220,7 @@ GST_START_TEST (test_read_of_unknown_queue)
   }
   fail_unless (waited, "the read still gated is no longer waited for");
 
-  fail_unless_equals_int (clSetUserEventStatus (gate, CL_COMPLETE),
-      CL_SUCCESS);
+  fail_unless_equals_int (clSetUserEventStatus (gate, CL_COMPLETE), CL_SUCCESS);
   for (guint q = 0; q < 3; q++) {
     fail_unless_equals_int (clFinish (queues[q]), CL_SUCCESS);
     clReleaseEvent (reads[q]);

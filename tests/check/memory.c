@@ -52,8 +52,7 @@ enqueue_with_readiness (ClfPlan * plan, const ClfParams * params,
   for (guint i = 0; i < n; i++)
     clReleaseEvent (wait[i]);
   if (read)
-    gst_cl_memory_device_done (read, GST_MAP_READ,
-        clf_in_flight_event (frame));
+    gst_cl_memory_device_done (read, GST_MAP_READ, clf_in_flight_event (frame));
   if (written)
     gst_cl_memory_device_done (written, GST_MAP_WRITE,
         clf_in_flight_event (frame));
@@ -198,8 +197,7 @@ GST_START_TEST (test_upload_ways)
   fail_unless_equals_string (upload_way (system, &info, TRUE),
       unified ? "wrapped-host" : "copied-host");
   fail_unless_equals_string (upload_way (ours, &info, FALSE), "copied-host");
-  fail_unless_equals_string (upload_way (system, &info, FALSE),
-      "copied-host");
+  fail_unless_equals_string (upload_way (system, &info, FALSE), "copied-host");
   fail_unless (gst_buffer_map (ours, &map, GST_MAP_READ));
   fail_unless_equals_string (upload_way (ours, &info, TRUE),
       unified ? "device-memory" : "copied-host");
@@ -395,8 +393,7 @@ GST_START_TEST (test_pool_video_alignment)
     fail_unless_equals_uint64 (meta->offset[i], want.offset[i]);
     fail_unless_equals_int (meta->stride[i] % (i ? 32 : 64), 0);
   }
-  fail_unless_equals_int (meta->alignment.padding_left,
-      adjusted.padding_left);
+  fail_unless_equals_int (meta->alignment.padding_left, adjusted.padding_left);
   fail_unless_equals_int (meta->alignment.padding_bottom,
       adjusted.padding_bottom);
   gst_buffer_unref (buf);

@@ -281,8 +281,7 @@ GST_START_TEST (test_building_is_said)
   fail_unless_equals_int (said->len, 1);
   s = g_ptr_array_index (said, 0);
   fail_unless_equals_string (gst_structure_get_string (s, "format"), "YUY2");
-  fail_unless_equals_string (gst_structure_get_string (s, "mode"),
-      "sliding");
+  fail_unless_equals_string (gst_structure_get_string (s, "mode"), "sliding");
   fail_unless (gst_structure_get_string (s, "device")
       && *gst_structure_get_string (s, "device"));
   g_ptr_array_unref (said);

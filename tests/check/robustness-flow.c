@@ -372,8 +372,7 @@ GST_START_TEST (test_parallel_pipelines)
   for (guint i = 0; i < PARALLEL; i++) {
     fail_unless (players[i].problem == NULL, "pipeline %u: %s", i,
         players[i].problem);
-    fail_unless_equals_int (frame_log_n_out (players[i].log),
-        PARALLEL_FRAMES);
+    fail_unless_equals_int (frame_log_n_out (players[i].log), PARALLEL_FRAMES);
     frame_log_check (players[i].log, LOSS_NONE);
     g_object_get (players[i].log->filter, "device-name", &device[i], NULL);
     fail_unless_equals_string (device[i], device[0]);

@@ -87,8 +87,7 @@ passed_through (const GstStructure * stats)
 {
   gboolean passthrough = TRUE;
 
-  fail_unless (gst_structure_get_boolean (stats, "passthrough",
-          &passthrough));
+  fail_unless (gst_structure_get_boolean (stats, "passthrough", &passthrough));
   return passthrough;
 }
 
@@ -111,8 +110,7 @@ check_frame (guint64 n, const LoggedFrame * in, const LoggedFrame * out,
       GST_VIDEO_INFO_NAME (&out->info), out->info.width, out->info.height);
   check_kept (n, "PTS", GST_BUFFER_PTS (a), GST_BUFFER_PTS (b));
   check_kept (n, "DTS", GST_BUFFER_DTS (a), GST_BUFFER_DTS (b));
-  check_kept (n, "duration", GST_BUFFER_DURATION (a),
-      GST_BUFFER_DURATION (b));
+  check_kept (n, "duration", GST_BUFFER_DURATION (a), GST_BUFFER_DURATION (b));
   check_kept (n, "offset", GST_BUFFER_OFFSET (a), GST_BUFFER_OFFSET (b));
   check_kept (n, "offset end", GST_BUFFER_OFFSET_END (a),
       GST_BUFFER_OFFSET_END (b));
@@ -316,8 +314,7 @@ stamp_source (GstElement * pipeline, const gchar * name)
   GstElement *src = by_name (pipeline, name);
   GstPad *pad = gst_element_get_static_pad (src, "src");
 
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, NULL,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stamp_buffer, NULL, NULL);
   gst_object_unref (pad);
   gst_object_unref (src);
 }
@@ -361,8 +358,7 @@ stats_params (const GstStructure * s)
 gboolean
 same_params (const ClfParams * a, const ClfParams * b)
 {
-  return a->mode == b->mode && a->radius == b->radius
-      && a->border == b->border;
+  return a->mode == b->mode && a->radius == b->radius && a->border == b->border;
 }
 
 FrameLog *

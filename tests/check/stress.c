@@ -133,8 +133,7 @@ set_frames_in_flight (Storm * storm)
   static const guint flights[] = { 0, 1, 1, 2, 4 };
 
   g_object_set (storm->filter, "frames-in-flight",
-      flights[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (flights))],
-      NULL);
+      flights[g_rand_int_range (storm->rng, 0, G_N_ELEMENTS (flights))], NULL);
 }
 
 static void

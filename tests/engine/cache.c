@@ -41,8 +41,7 @@ filter_with_new_engine (const char *what)
     test_frame_init (&in, &cache_format, true);
     test_frame_init (&want, &cache_format, false);
     clf_ref_filter_frame (&params[p], &cache_format, &in, &want);
-    run_and_compare (plan, &params[p], &cache_format, desc, &in, &out,
-        &want);
+    run_and_compare (plan, &params[p], &cache_format, desc, &in, &out, &want);
     test_frame_clear (&out);
     test_frame_clear (&in);
     test_frame_clear (&want);
@@ -204,7 +203,8 @@ check_dir_refused (const char *dir, const char *what)
 static void
 check_untrusted_dirs (const char *root, const char *dir)
 {
-  static const struct {
+  static const struct
+  {
     mode_t mode;
     const char *what;
   } modes[] = {
@@ -290,8 +290,7 @@ program_entry_init (ClfCacheEntry * entry, const ClfProgramSpec * program)
  * with the header and checksum the engine writes: a planted entry that
  * only the directory's checks or the kernels can tell from ours. */
 static void
-plant_entry (cl_program program, const ClfProgramSpec * spec,
-    const char *what)
+plant_entry (cl_program program, const ClfProgramSpec * spec, const char *what)
 {
   ClfCacheEntry entry;
   ClfCacheStats stats = { 0 };
@@ -346,8 +345,7 @@ foreign_program (void)
   cl_program program = clCreateProgramWithSource (clf_engine_context
       (engine), 1, &source, NULL, &status);
   if (status == CL_SUCCESS)
-    status = clBuildProgram (program, 1, &device, "-cl-std=CL1.2", NULL,
-        NULL);
+    status = clBuildProgram (program, 1, &device, "-cl-std=CL1.2", NULL, NULL);
   CHECK (status == CL_SUCCESS, "the foreign program: %d", status);
   if (status != CL_SUCCESS && program) {
     clReleaseProgram (program);
@@ -455,8 +453,7 @@ make_sparse_entry (const char *path)
 /* Entries that are not plain files of ours, one too large to read, and one
  * with another program's binary: each is removed and rebuilt. */
 static void
-check_untrusted_entries (const char *root, const char *dir,
-    const char *entry)
+check_untrusted_entries (const char *root, const char *dir, const char *entry)
 {
   char elsewhere[600];
   snprintf (elsewhere, sizeof elsewhere, "%s/elsewhere.bin", root);
@@ -622,8 +619,7 @@ cut_payload (const char *path, size_t keep)
  * next start builds the program, stores a whole entry and removes the bad
  * one, twice over; the start after that loads both. */
 static void
-check_binary_that_crashes (const char *dir, const char *path,
-    const char *which)
+check_binary_that_crashes (const char *dir, const char *path, const char *which)
 {
   char how[160];
   ClfCacheStats s = { 0 };
@@ -692,8 +688,7 @@ check_leftover_set_aside (const char *dir)
     return;
 
   int held = open (leftover, O_RDONLY | O_CLOEXEC);
-  CHECK (held >= 0 && flock (held, LOCK_EX) == 0, "cannot lock %s",
-      leftover);
+  CHECK (held >= 0 && flock (held, LOCK_EX) == 0, "cannot lock %s", leftover);
   ClfCacheStats s = filter_with_new_engine ("an entry being loaded beside");
   CHECK_STATS (s, CACHE_PROGRAMS, 0u, 0u, "an entry being loaded beside");
   CHECK (access (leftover, F_OK) == 0, "an entry being loaded beside: "
@@ -767,7 +762,7 @@ test_cache (void)
   unsigned others;
   snprintf (dir, sizeof dir, "%s/gst-clfilter", root);
   setenv ("XDG_CACHE_HOME", root, 1);
-  setenv ("CLFILTER_NO_CACHE", "0", 1);   /* "0" leaves the cache on */
+  setenv ("CLFILTER_NO_CACHE", "0", 1); /* "0" leaves the cache on */
   int fds_before = count_open_fds ();
 
   ClfCacheStats s = filter_with_new_engine ("cold");

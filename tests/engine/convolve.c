@@ -34,12 +34,14 @@ check_convolve (ClfPlan * plan, const char *layout,
 static void
 check_convolve_sizes (void)
 {
-  static const struct {
+  static const struct
+  {
     uint32_t w, h;
   } conv_sizes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37} };
   for (size_t s = 0; s < N_OF (conv_sizes); s++) {
     uint32_t w = conv_sizes[s].w, h = conv_sizes[s].h;
-    struct {
+    struct
+    {
       const char *name;
       ClfFrameFormat f;
     } layouts[] = {
@@ -116,7 +118,8 @@ check_convolve_extremes (void)
   const char *names[16];
   ClfFrameFormat f[16];
   format_families (23, 19, names, f);
-  struct {
+  struct
+  {
     const char *name;
     ClfFrameFormat f;
   } formats[] = {
@@ -215,7 +218,8 @@ check_convolve_host (void)
 static void
 check_convolve_float_bound (void)
 {
-  static const struct {
+  static const struct
+  {
     const char *name;
     uint32_t bytes;
     int64_t abs_sum;
@@ -323,7 +327,8 @@ check_sums_at_bound (const char *what, const int32_t * divisors,
     void (*also) (ClfPlan *, const char *, const ClfFrameFormat *,
         const ClfHostFrame *))
 {
-  struct {
+  struct
+  {
     const char *name;
     ClfFrameFormat f;
   } formats[] = {
@@ -390,8 +395,7 @@ check_convolve_float_quotient (void)
     k = kernel_of_sum (float_tile_sum (divisors[d]) + 1, false);
     k.divisor = divisors[d];
     clf_convolve_setup (&k, 8, false, &s);
-    CHECK (!s.float_sums, "no float sums past 2^24, divisor %d",
-        divisors[d]);
+    CHECK (!s.float_sums, "no float sums past 2^24, divisor %d", divisors[d]);
   }
   ClfKernel k = kernel_of_sum (9, false);
   k.divisor = 1 << 23;
@@ -401,7 +405,7 @@ check_convolve_float_quotient (void)
   k.bias = (int32_t) limit;
   clf_convolve_setup (&k, 8, false, &s);
   CHECK (s.float_sums, "float sums for a bias of 2^24");
-  k.bias = (int32_t) -limit - 1;
+  k.bias = -(int32_t) limit - 1;
   clf_convolve_setup (&k, 8, false, &s);
   CHECK (!s.float_sums, "no float sums for a bias past -2^24");
 
@@ -483,14 +487,16 @@ check_convolve_720p (void)
 static void
 check_convolve_frames (void)
 {
-  const struct {
+  const struct
+  {
     const char *name;
     ClfFrameFormat f;
   } layouts[] = {
     {"rgba", one_plane (37, 53, 4, 0x7, 0x7)},
     {"gray+alpha", one_plane (29, 61, 2, 0x1, 0x1)},
   };
-  const struct {
+  const struct
+  {
     uint32_t size;
     int kind;
   } kernels[] = { {7, KERNEL_SMALL}, {15, KERNEL_SPARSE} };
@@ -512,7 +518,8 @@ check_convolve_frames (void)
 static void
 check_convolve_small_local_memory (void)
 {
-  struct {
+  struct
+  {
     const char *name;
     ClfFrameFormat f;
   } formats[] = {

@@ -85,8 +85,7 @@ test_devices (void)
   expect_device ("18446744073709551616:0", false, NULL);
   expect_device ("-0:0", false, NULL);
   expect_device (" 0:0", false, NULL);
-  expect_device ("accelerator", clf_engine_new_would_find_accelerator (),
-      NULL);
+  expect_device ("accelerator", clf_engine_new_would_find_accelerator (), NULL);
 
   /* Engines are shared between users whose choices select one device. */
   CHECK (clf_engine_matches (engine, "auto"), "auto does not match");

@@ -40,8 +40,7 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
     memset (t->data[i], CANARY, size);
     for (uint32_t y = 0; random && y < rows; y++)
       for (size_t x = 0; x < row; x++)
-        t->data[i][y * t->stride[i] + x] =
-            (uint8_t) (next_random () >> 56);
+        t->data[i][y * t->stride[i] + x] = (uint8_t) (next_random () >> 56);
   }
 }
 
@@ -218,43 +217,42 @@ component (uint32_t plane, uint32_t offset, uint32_t pstride, uint32_t w,
 }
 
 size_t
-format_families (uint32_t w, uint32_t h, const char **names,
-    ClfFrameFormat * f)
+format_families (uint32_t w, uint32_t h, const char **names, ClfFrameFormat * f)
 {
   const uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
   const ClfFrameFormat families[] = {
     {1, 1, {component (0, 0, 2, w, h, 16, 0, false, SHARP)}},
     {3, 3, {component (0, 0, 2, w, h, 10, 0, false, SHARP),
-            component (1, 0, 2, cw, ch, 10, 0, false, BLUR),
+                component (1, 0, 2, cw, ch, 10, 0, false, BLUR),
             component (2, 0, 2, cw, ch, 10, 0, false, BLUR)}},
     {2, 3, {component (0, 0, 2, w, h, 10, 6, false, SHARP),
-            component (1, 0, 4, cw, ch, 10, 6, false, BLUR),
+                component (1, 0, 4, cw, ch, 10, 6, false, BLUR),
             component (1, 2, 4, cw, ch, 10, 6, false, BLUR)}},
     {1, 1, {component (0, 0, 2, w, h, 16, 0, true, SHARP)}},
     {1, 1, {component (0, 0, 2, w, h, 12, 4, true, SHARP)}},
     {1, 4, {component (0, 0, 8, w, h, 16, 0, true, SHARP),
-            component (0, 2, 8, w, h, 16, 0, true, SHARP),
-            component (0, 4, 8, w, h, 16, 0, true, SHARP),
+                component (0, 2, 8, w, h, 16, 0, true, SHARP),
+                component (0, 4, 8, w, h, 16, 0, true, SHARP),
             component (0, 6, 8, w, h, 16, 0, true, ALPHA)}},
     {1, 3, {component (0, 0, 2, w, h, 8, 0, false, SHARP),
-            component (0, 1, 4, cw, h, 8, 0, false, BLUR),
+                component (0, 1, 4, cw, h, 8, 0, false, BLUR),
             component (0, 3, 4, cw, h, 8, 0, false, BLUR)}},
     {1, 3, {component (0, 1, 2, w, h, 8, 0, false, SHARP),
-            component (0, 0, 4, cw, h, 8, 0, false, BLUR),
+                component (0, 0, 4, cw, h, 8, 0, false, BLUR),
             component (0, 2, 4, cw, h, 8, 0, false, BLUR)}},
     {1, 3, {component (0, 0, 2, w, h, 8, 0, false, SHARP),
-            component (0, 3, 4, cw, h, 8, 0, false, BLUR),
+                component (0, 3, 4, cw, h, 8, 0, false, BLUR),
             component (0, 1, 4, cw, h, 8, 0, false, BLUR)}},
     {1, 3, {component (0, 0, 4, w, h, 10, 6, false, SHARP),
-            component (0, 2, 8, cw, h, 10, 6, false, BLUR),
+                component (0, 2, 8, cw, h, 10, 6, false, BLUR),
             component (0, 6, 8, cw, h, 10, 6, false, BLUR)}},
     {1, 4, {component (0, 1, 4, w, h, 8, 0, false, SHARP),
-            component (0, 2, 4, w, h, 8, 0, false, BLUR),
-            component (0, 3, 4, w, h, 8, 0, false, BLUR),
+                component (0, 2, 4, w, h, 8, 0, false, BLUR),
+                component (0, 3, 4, w, h, 8, 0, false, BLUR),
             component (0, 0, 4, w, h, 8, 0, false, ALPHA)}},
     {4, 4, {component (0, 0, 1, w, h, 8, 0, false, SHARP),
-            component (1, 0, 1, cw, ch, 8, 0, false, BLUR),
-            component (2, 0, 1, cw, ch, 8, 0, false, BLUR),
+                component (1, 0, 1, cw, ch, 8, 0, false, BLUR),
+                component (2, 0, 1, cw, ch, 8, 0, false, BLUR),
             component (3, 0, 1, w, h, 8, 0, false, ALPHA)}},
   };
   static const char *const family_names[] = { "gray16", "i420-10",
@@ -271,7 +269,7 @@ format_families (uint32_t w, uint32_t h, const char **names,
 
 void
 blob_init (Blob * b, const ClfFrameFormat * format, const ClfHostFrame * from,
-    uint8_t *storage)
+    uint8_t * storage)
 {
   size_t offset = 3;
   memset (b, 0, sizeof *b);
@@ -425,7 +423,8 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
   describe (pairing, sizeof pairing, layout, format, params);
 
   /* Each destination starts as canaries, so stale output cannot pass. */
-  const struct {
+  const struct
+  {
     const char *name;
     bool from_device, to_device;
     uint32_t copies;
@@ -438,12 +437,10 @@ check_frame_pairings (const char *layout, const ClfFrameFormat * format,
     Blob out;
     blob_like (&out, &b.dst);
     cl_mem out_mem = cases[c].to_device ? device_copy (&out) : NULL;
-    ClfFrame from = frame_of (&b.src, cases[c].from_device ? b.src_mem :
-        NULL);
+    ClfFrame from = frame_of (&b.src, cases[c].from_device ? b.src_mem : NULL);
     ClfFrame to = frame_of (&out, out_mem);
     snprintf (what, sizeof what, "%s %s", pairing, cases[c].name);
-    process_and_check (plan, params, format, &from, &to, cases[c].copies,
-        what);
+    process_and_check (plan, params, format, &from, &to, cases[c].copies, what);
     if (out_mem) {
       read_back (out_mem, &out);
       clReleaseMemObject (out_mem);

@@ -14,7 +14,7 @@ check_extreme_values (void)
   const char *names[16];
   ClfFrameFormat f[16];
   format_families (61, 37, names, f);
-  for (size_t family = 0; family < 2; family++)        /* gray16, i420-10 */
+  for (size_t family = 0; family < 2; family++) /* gray16, i420-10 */
     for (int checker = 0; checker < 2; checker++) {
       ClfFrameFormat *format = &f[family];
       ClfPlan *plan = plan_for (names[family], format);
@@ -70,7 +70,8 @@ void
 test_formats (void)
 {
   static const uint32_t format_radii[] = { 0, 1, 9, 30, 140, 1023 };
-  static const struct {
+  static const struct
+  {
     uint32_t w, h;
   } format_sizes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {37, 21} };
   cpu_box_budget = 2e8;

@@ -36,8 +36,7 @@ check_wrapped_host (const ClfFrameFormat * format, const ClfParams * params)
   /* One byte past the aligned storage. */
   cl_mem unaligned = clf_engine_wrap_host (engine, h.src.bytes + 1, 4096,
       &err);
-  CHECK (!unaligned && !err,
-      "an unaligned pointer was wrapped");
+  CHECK (!unaligned && !err, "an unaligned pointer was wrapped");
   g_clear_error (&err);
   if (unaligned)
     clReleaseMemObject (unaligned);
@@ -113,8 +112,7 @@ check_odd_sample_placement (void)
     for (int odd_stride = 0; odd_stride < 2; odd_stride++) {
       char what[120];
       snprintf (what, sizeof what, "10-bit samples at an odd %s of the %s",
-          odd_stride ? "stride" : "offset", in_dst ? "destination" :
-          "source");
+          odd_stride ? "stride" : "offset", in_dst ? "destination" : "source");
       Blob src = in_dst ? b.src : misplaced (&b.src, last, odd_stride);
       Blob dst = in_dst ? misplaced (&b.dst, last, odd_stride) : b.dst;
       ClfFrame from = frame_of (&src, b.src_mem);
@@ -192,8 +190,7 @@ check_frames_in_flight (void)
   for (int f = 0; plan && status == CL_SUCCESS && f < 2; f++) {
     ClfFrame from = frame_of (&b[f].src, b[f].src_mem);
     ClfFrame to = frame_of (&b[f].dst, b[f].dst_mem);
-    frames[f] = clf_plan_enqueue (plan, &params[f], &from, &to, &gate, 1,
-        &err);
+    frames[f] = clf_plan_enqueue (plan, &params[f], &from, &to, &gate, 1, &err);
     CHECK (frames[f] != NULL, "clf_plan_enqueue: %s", message_of (err));
     g_clear_error (&err);
   }

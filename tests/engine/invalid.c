@@ -18,7 +18,8 @@ gray16 (void)
 static void
 check_invalid_formats (void)
 {
-  struct {
+  struct
+  {
     const char *what;
     ClfFrameFormat f;
   } cases[] = {
@@ -61,8 +62,7 @@ check_invalid_formats (void)
     ClfPlan *plan;
     CHECK (!clf_frame_format_check (&cases[c].f, &err)
         && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID),
-        "%s: accepted by the check",
-        cases[c].what);
+        "%s: accepted by the check", cases[c].what);
     g_clear_error (&err);
     CHECK (!(plan = clf_plan_new (engine, &cases[c].f, &err))
         && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID), "%s: planned",
@@ -130,33 +130,28 @@ test_invalid (void)
     CLF_BORDER_CLAMP
   };
   ClfFrameStats stats;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err)
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_INVALID), "radius 1024");
   g_clear_error (&err);
   params.radius = 1;
   in.stride[0] = 7;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err)
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "short stride");
   g_clear_error (&err);
   /* A host plane whose last row would run past the memory it was given,
    * and strides whose products would wrap: refused before any copy. */
   in.stride[0] = out.stride[0];
   in.size[0] = in.stride[0] * 7 + 7;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err)
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "short host plane");
   g_clear_error (&err);
   in.size[0] = SIZE_MAX;
   in.stride[0] = (SIZE_MAX / 7) + 1;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err)
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "wrapping stride");
   g_clear_error (&err);
   in.stride[0] = (size_t) -64;
-  CHECK (!clf_plan_process_host (plan, &params, &in, &out,
-          &stats, &err)
+  CHECK (!clf_plan_process_host (plan, &params, &in, &out, &stats, &err)
       && g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME), "negative stride");
   g_clear_error (&err);
   test_frame_clear (&in);

@@ -5,8 +5,7 @@
 /* A blur of `in` with both borders against the reference. */
 static void
 check_both_borders (ClfPlan * plan, const ClfFrameFormat * f,
-    const ClfHostFrame * in, ClfMode mode, uint32_t radius,
-    const char *layout)
+    const ClfHostFrame * in, ClfMode mode, uint32_t radius, const char *layout)
 {
   for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
       border++) {
@@ -126,7 +125,8 @@ test_layouts (void)
   for (size_t s = 0; s < 5; s++) {
     uint32_t w = sizes[s].w, h = sizes[s].h;
     uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
-    struct {
+    struct
+    {
       const char *name;
       ClfFrameFormat f;
     } layouts[] = {
@@ -134,9 +134,9 @@ test_layouts (void)
       {"argb", one_plane (w, h, 4, 0xE, 0xE)},
       {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
       {"uv", one_plane (w, h, 2, 0x3, 0x3)},
-      {"i420", byte_planes (3, (const uint32_t[][5]) {{w, h, 1, 1, 1},
+      {"i420", byte_planes (3, (const uint32_t[][5]) { {w, h, 1, 1, 1},
                   {cw, ch, 1, 1, 0}, {cw, ch, 1, 1, 0}})},
-      {"nv12", byte_planes (2, (const uint32_t[][5]) {{w, h, 1, 1, 1},
+      {"nv12", byte_planes (2, (const uint32_t[][5]) { {w, h, 1, 1, 1},
                   {cw, ch, 2, 3, 0}})},
     };
     for (size_t l = 0; l < N_OF (layouts); l++)

@@ -7,7 +7,8 @@
 /* Counts the launches of a long pass (the plan asks before each) and
  * cancels the frame at the `stop_at`th question (0: never); records the
  * slow reports. */
-typedef struct {
+typedef struct
+{
   unsigned asked, stop_at, slow_reports;
   uint64_t estimate;
   ClfParams reported;           /* the settings the last report gave */
@@ -100,7 +101,8 @@ static void
 check_long_pass_exact (void)
 {
   uint32_t rows = rows_for_launches (16);
-  struct {
+  struct
+  {
     const char *what;
     ClfFrameFormat format;
     ClfParams params;
@@ -220,7 +222,8 @@ static void
 check_long_convolve_exact (void)
 {
   uint32_t rows = rows_for_launches (480);
-  struct {
+  struct
+  {
     const char *what;
     ClfFrameFormat format;
     uint32_t size;
@@ -237,7 +240,7 @@ check_long_convolve_exact (void)
         KERNEL_LONG_SUMS},
     {"convolve 7x7 rank-1 RGBA64", rgba64 (1024, 2 * rows), 7, KERNEL_RANK1},
     {"convolve 15x15 I420", byte_planes (3, (const uint32_t[][5]) {
-                {512, 2 * rows, 1, 1, 1}, {256, rows, 1, 1, 0},
+                    {512, 2 * rows, 1, 1, 1}, {256, rows, 1, 1, 0},
                 {256, rows, 1, 1, 0}}), 15, KERNEL_SMALL},
   };
   for (size_t c = 0; c < N_OF (cases); c++) {

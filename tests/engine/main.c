@@ -16,7 +16,8 @@
  * combinations); unset or "full", all of them. */
 #include "engine-common.h"
 
-static const struct {
+static const struct
+{
   const char *name;
   void (*run) (void);
 } tests[] = {

@@ -60,7 +60,8 @@
 
 int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
-typedef struct {
+typedef struct
+{
   const uint8_t *data;
   size_t size, at;
 } Input;
@@ -250,7 +251,7 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       params.mode = (ClfMode) (CLF_MODE_LAPLACE + 1 + take (in) % 8);
       break;
     case 7:
-      stride = row - 1 - take (in) % row;  /* shorter than a row */
+      stride = row - 1 - take (in) % row;       /* shorter than a row */
       (take (in) & 1 ? &src : &dst)->stride[0] = stride;
       break;
     default:{
@@ -315,7 +316,7 @@ decode_stride (Input * in, size_t row, uint32_t height)
     case 2:
       return row - 1 - small % row;     /* 0 when the row is one byte */
     case 3:
-      return (size_t) - (ptrdiff_t) (1 + small * row);
+      return (size_t) -(ptrdiff_t) (1 + small * row);
     case 4:
       return (size_t) (small & 1 ? UINT32_MAX : INT32_MAX) + small % 3;
     case 5:
@@ -434,8 +435,7 @@ check_layout (ClfEngine * engine, Input * in)
   }
   bool ok = clf_plan_process (plan, &params, lie_in_dst ? &plain : &lying,
       lie_in_dst ? &lying : &plain, &stats, &err);
-  if (ok != fits
-      || (!ok && !g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME))) {
+  if (ok != fits || (!ok && !g_error_matches (err, CLF_ERROR, CLF_ERROR_FRAME))) {
     fprintf (stderr, "fuzz-plan: a %s %s plane (%ux%u, %zu bytes a row, "
         "stride %zu, offset %zu, %zu bytes of memory) was %s: %s\n",
         on_device ? "device" : "host", lie_in_dst ? "destination" : "source",

@@ -226,7 +226,7 @@ layer_clCreateCommandQueue (cl_context context, cl_device_id device,
 
 static cl_program CL_API_CALL
 layer_clCreateProgramWithSource (cl_context context, cl_uint count,
-    const char **strings, const size_t *lengths, cl_int *errcode_ret)
+    const char **strings, const size_t *lengths, cl_int * errcode_ret)
 {
   const char *extra = bad_source ();
   const char **all;
@@ -262,8 +262,8 @@ layer_clCreateProgramWithSource (cl_context context, cl_uint count,
 static cl_program CL_API_CALL
 layer_clCreateProgramWithBinary (cl_context context, cl_uint n_devices,
     const cl_device_id * devices, const size_t *lengths,
-    const unsigned char **binaries, cl_int *binary_status,
-    cl_int *errcode_ret)
+    const unsigned char **binaries, cl_int * binary_status,
+    cl_int * errcode_ret)
 {
   FAULT_OBJECT (clCreateProgramWithBinary, errcode_ret);
   if (bad_source ()) {
@@ -313,7 +313,7 @@ layer_clRetainProgram (cl_program program)
 
 static cl_kernel CL_API_CALL
 layer_clCreateKernel (cl_program program, const char *name,
-    cl_int *errcode_ret)
+    cl_int * errcode_ret)
 {
   FAULT_OBJECT (clCreateKernel, errcode_ret);
   return next.clCreateKernel (program, name, errcode_ret);
@@ -329,8 +329,7 @@ layer_clSetKernelArg (cl_kernel kernel, cl_uint index, size_t size,
 
 static cl_int CL_API_CALL
 layer_clGetKernelWorkGroupInfo (cl_kernel kernel, cl_device_id device,
-    cl_kernel_work_group_info param, size_t size, void *value,
-    size_t *size_ret)
+    cl_kernel_work_group_info param, size_t size, void *value, size_t *size_ret)
 {
   FAULT_STATUS (clGetKernelWorkGroupInfo);
   return next.clGetKernelWorkGroupInfo (kernel, device, param, size, value,
@@ -341,7 +340,7 @@ layer_clGetKernelWorkGroupInfo (cl_kernel kernel, cl_device_id device,
 
 static cl_mem CL_API_CALL
 layer_clCreateBuffer (cl_context context, cl_mem_flags flags, size_t size,
-    void *host, cl_int *errcode_ret)
+    void *host, cl_int * errcode_ret)
 {
   FAULT_OBJECT (clCreateBuffer, errcode_ret);
   return next.clCreateBuffer (context, flags, size, host, errcode_ret);
@@ -350,7 +349,7 @@ layer_clCreateBuffer (cl_context context, cl_mem_flags flags, size_t size,
 static cl_mem CL_API_CALL
 layer_clCreateBufferWithProperties (cl_context context,
     const cl_mem_properties * properties, cl_mem_flags flags, size_t size,
-    void *host, cl_int *errcode_ret)
+    void *host, cl_int * errcode_ret)
 {
   FAULT_OBJECT (clCreateBufferWithProperties, errcode_ret);
   return next.clCreateBufferWithProperties (context, properties, flags, size,
@@ -464,7 +463,7 @@ static void *CL_API_CALL
 layer_clEnqueueMapBuffer (cl_command_queue queue, cl_mem buffer,
     cl_bool blocking, cl_map_flags flags, size_t offset, size_t size,
     cl_uint n_wait, const cl_event * wait, cl_event * event,
-    cl_int *errcode_ret)
+    cl_int * errcode_ret)
 {
   FAULT_OBJECT (clEnqueueMapBuffer, errcode_ret);
   return next.clEnqueueMapBuffer (queue, buffer, blocking, flags, offset,
@@ -545,8 +544,7 @@ layer_clGetEventProfilingInfo (cl_event event, cl_profiling_info param,
 /* ---- the layer -------------------------------------------------------- */
 
 CL_API_ENTRY cl_int CL_API_CALL
-clGetLayerInfo (cl_layer_info param, size_t size, void *value,
-    size_t *size_ret)
+clGetLayerInfo (cl_layer_info param, size_t size, void *value, size_t *size_ret)
 {
   if (param != CL_LAYER_API_VERSION)
     return CL_INVALID_VALUE;
@@ -561,7 +559,7 @@ clGetLayerInfo (cl_layer_info param, size_t size, void *value,
 
 CL_API_ENTRY cl_int CL_API_CALL
 clInitLayer (cl_uint num_entries, const struct _cl_icd_dispatch *target,
-    cl_uint *num_entries_ret, const struct _cl_icd_dispatch **layer_dispatch)
+    cl_uint * num_entries_ret, const struct _cl_icd_dispatch **layer_dispatch)
 {
   /* The loader's table may be shorter than these headers' (an older
    * loader): the entries past it stay empty, and are not wrapped. */

@@ -143,9 +143,10 @@ typedef struct
   gsize rss_end;
 } Soak;
 
-static void
-problem (Soak * soak, ProblemKind kind, const gchar * format, ...)
+/* *INDENT-OFF* */
+static void problem (Soak * soak, ProblemKind kind, const gchar * format, ...)
     G_GNUC_PRINTF (3, 4);
+/* *INDENT-ON* */
 
 static void
 problem (Soak * soak, ProblemKind kind, const gchar * format, ...)
@@ -279,8 +280,7 @@ frame_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * (the input's pts was checked on the way in), and is discontinuous only
  * at the start. */
 static void
-check_timeline (Soak * soak, const InFrame * in, guint64 index,
-    GstBuffer * buf)
+check_timeline (Soak * soak, const InFrame * in, guint64 index, GstBuffer * buf)
 {
   GstBufferFlags flags = GST_BUFFER_FLAGS (buf) & STREAM_FLAGS;
 
@@ -486,8 +486,7 @@ read_stats (GstBus * bus, GstMessage * msg, gpointer data)
   if (!gst_structure_get (s, "frame", G_TYPE_UINT64, &st->frame,
           "pts", G_TYPE_UINT64, &st->pts, "mode", G_TYPE_STRING, &st->mode,
           "radius", G_TYPE_UINT, &st->radius, "border", G_TYPE_STRING,
-          &st->border, "passthrough", G_TYPE_BOOLEAN, &st->passthrough,
-          NULL))
+          &st->border, "passthrough", G_TYPE_BOOLEAN, &st->passthrough, NULL))
     problem (soak, PROBLEM_META, "a clfilter-stats message lacks a field: "
         "%" GST_PTR_FORMAT, s);
   soak->stats_messages++;
@@ -665,8 +664,7 @@ report (Soak * soak, gdouble seconds)
   g_print ("modes:   box %" G_GUINT64_FORMAT ", separable %" G_GUINT64_FORMAT
       ", sliding %" G_GUINT64_FORMAT ", laplace %" G_GUINT64_FORMAT
       "; mirror %" G_GUINT64_FORMAT "\n", soak->per_mode[0],
-      soak->per_mode[1], soak->per_mode[2], soak->per_mode[3],
-      soak->mirrored);
+      soak->per_mode[1], soak->per_mode[2], soak->per_mode[3], soak->mirrored);
   g_print ("checks:  %u frames against the reference (every %u), %d "
       "mismatches, %.1f s\n", soak->checked, soak->check_every,
       soak->problems[PROBLEM_MISMATCH], soak->check_us / 1e6);
@@ -773,8 +771,7 @@ main (int argc, char **argv)
   g_option_context_add_group (context, gst_init_get_option_group ());
   if (!g_option_context_parse (context, &argc, &argv, &error) ||
       frames < 2 || check_every < 1 || warmup < 1 || max_growth < 0 ||
-      in_flight > 16 ||
-      !(soak.fc = find_format (format ? format : "I420"))) {
+      in_flight > 16 || !(soak.fc = find_format (format ? format : "I420"))) {
     g_printerr ("clf-soak: %s\n", error ? error->message : "--frames needs "
         "2 or more, --check-every and --warmup 1 or more, "
         "--frames-in-flight 16 or less, --format one of "
