@@ -364,26 +364,6 @@ GST_START_TEST (test_formats_described_as_written)
 
 GST_END_TEST;
 
-static void
-run_to_eos (const gchar * description)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (description, &error);
-  GstMessage *msg;
-
-  fail_unless (pipeline != NULL, "%s: %s", description,
-      error ? error->message : "?");
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s failed",
-      description);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
-}
-
 /* Decodes `path` through `middle` into an appsink; returns the samples,
  * counts the clfilter-stats messages and adds up their copies. */
 static GPtrArray *

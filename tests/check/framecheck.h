@@ -93,6 +93,8 @@ void push_and_check (GstHarness * h, const FormatCase * fc,
  * bus the test reads; harness_free undoes both. */
 GstHarness *harness_with_bus (gboolean zero_copy, GstBus ** bus);
 void harness_free (GstHarness * h, GstBus * bus);
+/* Runs the gst-launch `description` to its EOS; fails on an error. */
+void run_to_eos (const gchar * description);
 /* The first error message on `bus`, parsed; fails when there is none. */
 void pop_error (GstBus * bus, GError ** error, gchar ** debug);
 void set_caps (GstHarness * h, const gchar * format, guint width,
