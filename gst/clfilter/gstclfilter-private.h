@@ -152,6 +152,11 @@ void gst_cl_filter_post_bad_buffer (GstClFilter * self, GstBuffer * buffer,
     gboolean input, const GError * error);
 
 /* gstclfiltercaps.c: negotiation and queries. */
+/* A CAPS event that failed: where downstream takes none of the formats
+ * clfilter gives for `incaps`, an element error (CORE, NEGOTIATION)
+ * naming both sides and the converter that fixes it, once for the caps. */
+void gst_cl_filter_explain_not_negotiated (GstClFilter * self,
+    GstCaps * incaps);
 gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
 gboolean gst_cl_filter_query (GstBaseTransform * trans,

@@ -529,6 +529,8 @@ static gboolean
 gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstClFilter *self = GST_CL_FILTER (trans);
+  GstCaps *caps = NULL;
+  gboolean ret;
 
   /* Frames in flight go out before what follows them in the stream (caps,
    * segments, EOS); a flush drops them. */
@@ -553,11 +555,21 @@ gst_cl_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_FLUSH_STOP:
       gst_cl_flight_set_stopping (self->flight, FALSE);
       break;
+    case GST_EVENT_CAPS:
+      gst_event_parse_caps (event, &caps);
+      gst_caps_ref (caps);
+      break;
     default:
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->sink_event
+  ret = GST_BASE_TRANSFORM_CLASS (gst_cl_filter_parent_class)->sink_event
       (trans, event);
+  /* Upstream's caps failing here end its stream with a not-negotiated
+   * that names neither clfilter nor the fix: say both. */
+  if (caps && !ret)
+    gst_cl_filter_explain_not_negotiated (self, caps);
+  gst_clear_caps (&caps);
+  return ret;
 }
 
 /* Going down to READY deactivates the pads, which waits for the frame in

@@ -16,6 +16,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstclfilter-private.h"
 #include "gstclcontext.h"
 #include "gstclformat.h"
@@ -79,6 +81,68 @@ gst_cl_filter_explain_refused (GstClFilter * self, GstCaps * caps)
     self->explained_format = format;
   }
   g_array_unref (formats);
+}
+
+/* The formats named in `caps`, comma-separated (a new string); "any" for
+ * caps without a format list. */
+static gchar *
+caps_format_names (GstCaps * caps)
+{
+  GArray *formats = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+  GString *names = g_string_new (NULL);
+
+  caps_formats (caps, formats);
+  for (guint i = 0; i < formats->len; i++) {
+    const gchar *name =
+        gst_video_format_to_string (g_array_index (formats, GstVideoFormat,
+            i));
+
+    if (!strstr (names->str, name))
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+  }
+  g_array_unref (formats);
+  if (!names->len)
+    g_string_append (names, "any");
+  return g_string_free (names, FALSE);
+}
+
+void
+gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCaps *accepted;
+  GstPad *peer;
+  GstObject *downstream = NULL;
+  gchar *offered_names, *accepted_names;
+
+  /* set_caps() said why it refused them. */
+  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
+    return;
+  /* clfilter gives what it takes: the caps it reads. */
+  accepted = gst_pad_peer_query_caps (trans->srcpad, NULL);
+  if (gst_caps_can_intersect (incaps, accepted)) {
+    gst_caps_unref (accepted);
+    return;
+  }
+  gst_caps_replace (&self->refused_caps, incaps);
+  peer = gst_pad_get_peer (trans->srcpad);
+  if (peer)
+    downstream = gst_pad_get_parent (peer);
+  offered_names = caps_format_names (incaps);
+  accepted_names = caps_format_names (accepted);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("clfilter cannot pass %s video on: downstream (%s) takes only %s, "
+          "and clfilter writes the format it reads. Put a converter after "
+          "it: \"... ! clfilter ! videoconvert ! ...\"", offered_names,
+          downstream ? GST_OBJECT_NAME (downstream) : "not linked",
+          accepted_names),
+      ("upstream offers %" GST_PTR_FORMAT "; downstream accepts %"
+          GST_PTR_FORMAT, incaps, accepted));
+  g_free (offered_names);
+  g_free (accepted_names);
+  gst_clear_object (&downstream);
+  gst_clear_object (&peer);
+  gst_caps_unref (accepted);
 }
 
 gboolean
