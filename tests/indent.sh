@@ -3,7 +3,8 @@
 # its options), or checks that they are: the formatting check of the
 # quick tier.
 #
-# Usage: tests/indent.sh          reformat every tracked .c file in place
+# Usage: tests/indent.sh          reformat every .c file git tracks, or
+#                                 would (untracked, not ignored), in place
 #        tests/indent.sh --check  reformat a copy; fail and show the diff
 #                                 where a file is not formatted
 #
@@ -22,7 +23,8 @@ if ! command -v indent > /dev/null; then
 fi
 
 if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  mapfile -t files < <(git ls-files '*.c' | grep -v '^kernels/')
+  mapfile -t files < <(git ls-files --cached --others --exclude-standard \
+    '*.c' | grep -v '^kernels/')
 else
   mapfile -t files < <(find examples gst src tests -name '*.c' | sort)
 fi

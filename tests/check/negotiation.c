@@ -34,8 +34,7 @@ check_negotiation_error (GstMessage * msg, GstElement * element,
       "the message does not say what each side takes and the fix: %s",
       error->message);
   fail_unless (debug && strstr (debug, "upstream offers video/x-raw")
-      && strstr (debug, "downstream accepts video/x-raw"), "debug: %s",
-      debug);
+      && strstr (debug, "downstream accepts video/x-raw"), "debug: %s", debug);
   g_error_free (error);
   g_free (debug);
   gst_message_unref (msg);
@@ -74,8 +73,7 @@ GST_START_TEST (test_no_error_where_downstream_takes_it)
   GstHarness *h = harness_with_bus (TRUE, &bus);
   GstMessage *msg;
 
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format={ BGRx, I420 },"
-      SIZE);
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format={ BGRx, I420 }," SIZE);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=I420," SIZE);
   fail_unless_equals_int (gst_harness_push (h,
           gst_harness_create_buffer (h, 64 * 48 * 3 / 2)), GST_FLOW_OK);
