@@ -626,8 +626,8 @@ GST_START_TEST (test_long_frame_flushed)
 GST_END_TEST;
 
 /* mode=convolve with a 15x15 kernel of coefficients in -8..8 times 1000
- * (64-bit sums) on RGBA64_LE 7680x4320: about 3 s a frame on 2 PoCL cores,
- * tens of ms on a GPU. */
+ * (64-bit sums) on RGBA64_LE 7680x4320: about a second a frame on 2 PoCL
+ * cores, more under load, tens of ms on a GPU. */
 #define LONG_CONVOLVE_WIDTH 7680
 #define LONG_CONVOLVE_HEIGHT 4320
 
@@ -669,12 +669,14 @@ count_stopped_convolve (GstDebugCategory * category, GstDebugLevel level,
     g_atomic_int_inc ((gint *) user_data);
 }
 
-/* A long convolve frame is cut into launches like a long blur: after its
- * first launch a WARNING says how slow the kernel is, and a stop (going
- * to NULL, or a flush: `__i__`) ends it between two launches, which the
- * debug log says, and the frame does not come out.  A device that
- * finishes the frame first (a GPU) must have taken under 2 s for it: a
- * longer frame would have been cut and warned about.  After a flush, the
+/* A long convolve frame is cut into launches like a long blur: where its
+ * first launch says the frame takes over a second, a WARNING says how slow
+ * the kernel is, and a stop (going to NULL, or a flush: `__i__`) ends it
+ * between two launches, which the debug log says, and the frame does not
+ * come out.  A device that estimates the frame under a second (a GPU, a
+ * fast CPU) finishes it instead: how long it then takes depends on the
+ * machine and its load, so only that it comes out is checked here
+ * (engine-long checks the launches of such frames).  After a flush, the
  * element filters again, exactly. */
 GST_START_TEST (test_long_convolve_frame_stopped)
 {
@@ -740,9 +742,7 @@ GST_START_TEST (test_long_convolve_frame_stopped)
     gst_buffer_unref (gst_harness_pull (h));
     g_object_get (h->element, "last-kernel-ns", &kernel_ns, NULL);
     g_print ("the frame took %.2f s, without a warning\n", kernel_ns / 1e9);
-    fail_unless (kernel_ns < 2 * GST_SECOND, "a frame of %.1f s went "
-        "without the slow-frame warning: it was not cut into launches",
-        kernel_ns / 1e9);
+    fail_unless (kernel_ns > 0);
   }
   if (flush) {
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
