@@ -43,19 +43,6 @@ stats_uint64 (GstMessage * msg, const gchar * field)
   return value;
 }
 
-gboolean
-device_shares_host_memory (void)
-{
-  GError *err = NULL;
-  ClfEngine *engine = clf_engine_new ("auto", &err);
-  gboolean unified;
-
-  fail_unless (engine != NULL, "%s", err->message);
-  unified = clf_engine_host_unified (engine);
-  clf_engine_unref (engine);
-  return unified;
-}
-
 void
 open_gate (ChainGate * g)
 {

@@ -13,8 +13,6 @@ GstMessage *pop_stats (GstBus * bus);
 
 guint64 stats_uint64 (GstMessage * msg, const gchar * field);
 
-gboolean device_shares_host_memory (void);
-
 /* A user event standing as the input's last device write, opened once:
  * by the second filter's sink pad, or by a timer. */
 typedef struct

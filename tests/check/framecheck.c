@@ -539,3 +539,16 @@ run_to_eos (const gchar * description)
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
 }
+
+gboolean
+device_shares_host_memory (void)
+{
+  GError *err = NULL;
+  ClfEngine *engine = clf_engine_new ("auto", &err);
+  gboolean unified;
+
+  fail_unless (engine != NULL, "%s", err->message);
+  unified = clf_engine_host_unified (engine);
+  clf_engine_unref (engine);
+  return unified;
+}

@@ -93,6 +93,9 @@ void push_and_check (GstHarness * h, const FormatCase * fc,
  * bus the test reads; harness_free undoes both. */
 GstHarness *harness_with_bus (gboolean zero_copy, GstBus ** bus);
 void harness_free (GstHarness * h, GstBus * bus);
+/* Whether the default device works on host memory itself (PoCL, an
+ * integrated GPU): the engine wraps host planes there. */
+gboolean device_shares_host_memory (void);
 /* Runs the gst-launch `description` to its EOS; fails on an error. */
 void run_to_eos (const gchar * description);
 /* The first error message on `bus`, parsed; fails when there is none. */
