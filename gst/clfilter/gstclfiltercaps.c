@@ -16,8 +16,6 @@
 #include "config.h"
 #endif
 
-#include <string.h>
-
 #include "gstclfilter-private.h"
 #include "gstclcontext.h"
 #include "gstclformat.h"
@@ -93,12 +91,15 @@ caps_format_names (GstCaps * caps)
 
   caps_formats (caps, formats);
   for (guint i = 0; i < formats->len; i++) {
-    const gchar *name =
-        gst_video_format_to_string (g_array_index (formats, GstVideoFormat,
-            i));
+    GstVideoFormat format = g_array_index (formats, GstVideoFormat, i);
+    gboolean named = FALSE;
 
-    if (!strstr (names->str, name))
-      g_string_append_printf (names, "%s%s", names->len ? ", " : "", name);
+    /* Each once: the caps' structures may name a format again. */
+    for (guint k = 0; k < i && !named; k++)
+      named = g_array_index (formats, GstVideoFormat, k) == format;
+    if (!named)
+      g_string_append_printf (names, "%s%s", names->len ? ", " : "",
+          gst_video_format_to_string (format));
   }
   g_array_unref (formats);
   if (!names->len)
@@ -128,6 +129,9 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   peer = gst_pad_get_peer (trans->srcpad);
   if (peer)
     downstream = gst_pad_get_parent (peer);
+  /* A pad of no element (an application's, a harness's): its own name. */
+  if (peer && !downstream)
+    downstream = gst_object_ref (peer);
   offered_names = caps_format_names (incaps);
   accepted_names = caps_format_names (accepted);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,

@@ -33,6 +33,8 @@ check_negotiation_error (GstMessage * msg, GstElement * element,
       && strstr (error->message, "clfilter ! videoconvert"),
       "the message does not say what each side takes and the fix: %s",
       error->message);
+  fail_if (strstr (error->message, "not linked"), "a linked downstream "
+      "named as not linked: %s", error->message);
   fail_unless (debug && strstr (debug, "upstream offers video/x-raw")
       && strstr (debug, "downstream accepts video/x-raw"), "debug: %s", debug);
   g_error_free (error);
@@ -60,6 +62,26 @@ GST_START_TEST (test_downstream_takes_another_format)
       GST_FLOW_NOT_NEGOTIATED);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL,
       "the same caps were said twice");
+  harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* Downstream's formats are each named, one a prefix of another too
+ * ("RGB" after "RGBx"), and once though two structures give them. */
+GST_START_TEST (test_every_downstream_format_named)
+{
+  GstBus *bus;
+  GstHarness *h = harness_with_bus (TRUE, &bus);
+
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format={ RGBx, RGB }," SIZE
+      "; video/x-raw,format=RGBx," SIZE);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420," SIZE);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_harness_create_buffer (h, 64 * 48 * 3 / 2)),
+      GST_FLOW_NOT_NEGOTIATED);
+  check_negotiation_error (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR),
+      h->element, "I420", "takes only RGBx, RGB,");
   harness_free (h, bus);
 }
 
@@ -133,6 +155,7 @@ negotiation_suite (void)
   test_rng_init ();
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_downstream_takes_another_format);
+  tcase_add_test (tc, test_every_downstream_format_named);
   tcase_add_test (tc, test_no_error_where_downstream_takes_it);
   tcase_add_test (tc, test_decoded_clip_to_rgb_sink);
   return s;
