@@ -17,7 +17,7 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "narrow_row_means", "convolve_tiles", "convolve_tiles_wide",
   "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
   "convolve_strips_wide", "convolve_tiles_float",
-  "convolve_tiles_float_tall", "convolve_strips_float",
+  "convolve_tiles_float_tall", "convolve_strips_float", "convert_pixels",
 };
 
 /* The source that defines each kernel: its file, or its variant of a
@@ -45,6 +45,7 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_CONVOLVE_TILES_FLOAT] = clf_kernel_convolve_tiles_float,
   [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve_tiles_float_tall,
   [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve_strips_float,
+  [K_CONVERT_PIXELS] = clf_kernel_convert,
 };
 
 bool
@@ -65,9 +66,35 @@ clf_layout_equal (const ClfLayout * a, const ClfLayout * b)
       && a->swap == b->swap && a->wide_sums == b->wide_sums;
 }
 
+static bool
+convert_sample_equal (const ClfConvertSample * a, const ClfConvertSample * b)
+{
+  return a->plane == b->plane && a->offset == b->offset
+      && a->pstride == b->pstride && a->xsub == b->xsub && a->ysub == b->ysub
+      && a->depth == b->depth && a->shift == b->shift && a->bytes == b->bytes
+      && a->swap == b->swap;
+}
+
+static bool
+convert_layout_equal (const ClfConvertLayout * a, const ClfConvertLayout * b)
+{
+  for (unsigned c = 0; c < 4; c++)
+    if (!convert_sample_equal (&a->in[c], &b->in[c])
+        || !convert_sample_equal (&a->out[c], &b->out[c])
+        || a->out_pad[c] != b->out_pad[c]
+        || a->out_pstride[c] != b->out_pstride[c])
+      return false;
+  return a->direction == b->direction && a->wide == b->wide
+      && a->chroma_up == b->chroma_up && a->h_cosited == b->h_cosited
+      && a->v_cosited == b->v_cosited;
+}
+
 bool
 clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b)
 {
+  if (a->converts || b->converts)
+    return a->converts == b->converts
+        && convert_layout_equal (&a->convert, &b->convert);
   return clf_layout_equal (&a->layout, &b->layout) && a->mode == b->mode
       && a->cpu_kernels == b->cpu_kernels && a->passes == b->passes;
 }
@@ -87,6 +114,10 @@ unsigned
 clf_program_sources (const ClfProgramSpec * program, const char **sources)
 {
   unsigned n = 0;
+  if (program->converts) {
+    sources[n++] = clf_kernel_convert;
+    return n;
+  }
   for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++) {
     const char *source = clf_kernel_sources[i];
     bool wanted = source == clf_kernel_common
@@ -104,11 +135,44 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
   return n;
 }
 
+/* A conversion program's options: each sample's geometry (as
+ * kernels/convert.cl reads it) and the output planes' padding. */
+static int
+convert_options (const ClfConvertLayout * layout,
+    char buf[CLF_PROGRAM_OPTIONS_SIZE])
+{
+  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
+      "-D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
+      "-D V_COSITED=%d -D WANT_convert_pixels", (int) layout->direction,
+      layout->wide ? 1 : 0, (int) layout->chroma_up,
+      layout->h_cosited ? 1 : 0, layout->v_cosited ? 1 : 0);
+  for (unsigned side = 0; side < 2; side++)
+    for (unsigned c = 0; c < 4; c++) {
+      const ClfConvertSample *k = side ? &layout->out[c] : &layout->in[c];
+      if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE)
+        n += snprintf (buf + n, CLF_PROGRAM_OPTIONS_SIZE - n,
+            " -D %s%u=(%u,%u,%u,%u,%u,%u,%u,%u,%d)", side ? "OUT" : "IN", c,
+            k->plane, k->offset, k->pstride, k->xsub, k->ysub, k->depth,
+            k->shift, k->bytes, k->swap ? 1 : 0);
+    }
+  for (unsigned p = 0; p < 4; p++)
+    if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE)
+      n += snprintf (buf + n, CLF_PROGRAM_OPTIONS_SIZE - n,
+          " -D OUT_PAD%u=%u -D OUT_PSTRIDE%u=%u", p, layout->out_pad[p], p,
+          layout->out_pstride[p]);
+  return n;
+}
+
 void
 clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE])
 {
   const ClfLayout *layout = &program->layout;
+  if (program->converts) {
+    int n = convert_options (&program->convert, buf);
+    g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);
+    return;
+  }
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D BPP=%u -D MASK=%u -D SAMPLE_BYTES=%u -D DEPTH=%u -D SHIFT=%u -D SWAP=%d -D WIDE_SUMS=%d "
       "-D TILE_GROUP=%u -D TILE_RUN_PIXELS=%u -D TILE_MAX_RADIUS=%u "
@@ -192,6 +256,8 @@ convolve_has_kernel (bool cpu_kernels, unsigned k)
 bool
 clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
 {
+  if (program->converts || k == K_CONVERT_PIXELS)
+    return program->converts && k == K_CONVERT_PIXELS;
   if (k >= N_KERNELS || !clf_layout_has_kernel (&program->layout, k))
     return false;
   if (program->mode == CLF_MODE_CONVOLVE)

@@ -143,11 +143,12 @@ typedef enum {
   K_CONVOLVE_TILES_FLOAT,
   K_CONVOLVE_TILES_FLOAT_TALL,
   K_CONVOLVE_STRIPS_FLOAT,
+  K_CONVERT_PIXELS,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 22
+#define CLF_N_KERNELS 23
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */
@@ -179,16 +180,50 @@ typedef struct {
   bool uses_sums;
 } ModePasses;
 
+/* How kernels/convert.cl sees one colour component of the frame it reads
+ * or writes (a ClfComponent, by pixel rather than by row): bytes == 0 for
+ * a component the format lacks (alpha). */
+typedef struct {
+  uint8_t plane;
+  uint8_t offset;
+  uint8_t pstride;
+  uint8_t xsub, ysub;           /* log2 of its subsampling */
+  uint8_t depth, shift;
+  uint8_t bytes;                /* its container, 1 or 2; 0: absent */
+  bool swap;                    /* in the other byte order than the device's */
+} ClfConvertSample;
+
+/* The pixels of a conversion program: the components of its input and
+ * output in colour order (clf.h: ClfConversion); for each output plane,
+ * the bytes of a pixel that no component holds (bit b: byte b), which it
+ * fills with 0xff (the x of BGRx), and its pixels' bytes; its arithmetic
+ * (`wide`: the 16-bit one of inputs deeper than 8 bits) and how it brings
+ * chroma to every pixel. */
+typedef struct {
+  ClfConvertDirection direction;
+  ClfConvertSample in[4];
+  ClfConvertSample out[4];
+  uint8_t out_pad[4];
+  uint8_t out_pstride[4];
+  bool wide;
+  ClfChromaUp chroma_up;
+  bool h_cosited, v_cosited;
+} ClfConvertLayout;
+
 /* A program: the kernels of one set of passes that `mode` runs over
  * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or
  * the GPUs' tiles, narrow or wide passes, by radius; for convolve, no
  * passes: every kernel clf-convolve.c takes), and nothing else, since the
- * driver compiles every kernel a program holds. */
+ * driver compiles every kernel a program holds.  Or, with `converts`, the
+ * colour conversion of `convert`'s pixels (mode, layout and passes
+ * unused). */
 typedef struct {
   ClfLayout layout;
   ClfMode mode;
   bool cpu_kernels;
   const ModePasses *passes;
+  bool converts;
+  ClfConvertLayout convert;
 } ClfProgramSpec;
 
 /* The program that filters with `params` over `layout`. */
@@ -216,7 +251,7 @@ unsigned clf_program_sources (const ClfProgramSpec * program,
 /* The build options of a program, into `buf`, which they always fit:
  * the layout's and the kernels' geometry, and a WANT_<kernel> for each
  * kernel it holds. */
-#define CLF_PROGRAM_OPTIONS_SIZE 640
+#define CLF_PROGRAM_OPTIONS_SIZE 1024
 void clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 

@@ -33,8 +33,9 @@ bool
 clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
     const ClfFrame * host, GError ** error)
 {
-  const PlaneShape *p = &plan->planes[i];
-  const size_t buffer_origin[3] = { plan->staged[i].offset, 0, 0 };
+  const FrameShape *shape = kind == CMD_UPLOAD ? &plan->in : &plan->out;
+  const PlaneShape *p = &shape->planes[i];
+  const size_t buffer_origin[3] = { shape->staged[i].offset, 0, 0 };
   const size_t host_origin[3] = { 0, 0, 0 };
   const size_t region[3] = { p->row_bytes, p->rows, 1 };
   cl_command_queue queue = clf_engine_queue (plan->engine);
@@ -46,10 +47,10 @@ clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
   cl_int status;
   status = kind == CMD_UPLOAD ?
       clEnqueueWriteBufferRect (queue, plan->staging_in, CL_FALSE,
-      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+      buffer_origin, host_origin, region, shape->staged[i].stride, 0,
       host->stride[i], 0, host->data[i], n_wait, wait, event) :
       clEnqueueReadBufferRect (queue, plan->staging_out, CL_FALSE,
-      buffer_origin, host_origin, region, plan->staged[i].stride, 0,
+      buffer_origin, host_origin, region, shape->staged[i].stride, 0,
       host->stride[i], 0, host->data[i], n_wait, wait, event);
   CLF_CHECK (error, fail, status, call);
   clf_plan_event_enqueued (plan);
@@ -99,10 +100,11 @@ fail:
 
 bool
 clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
-    const char *what, GError ** error)
+    bool destination, const char *what, GError ** error)
 {
-  for (uint32_t i = 0; i < plan->n_planes; i++) {
-    const PlaneShape *p = &plan->planes[i];
+  const FrameShape *shape = destination ? &plan->out : &plan->in;
+  for (uint32_t i = 0; i < shape->n_planes; i++) {
+    const PlaneShape *p = &shape->planes[i];
     size_t row = p->row_bytes;
     uint32_t align = p->sample_bytes;
     uint64_t room = 0;
@@ -142,11 +144,11 @@ clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
 /* Where the filter finds plane i of a frame: in the frame's own device
  * buffer, or staged in the plan's. */
 cl_mem
-clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame, uint32_t i,
-    cl_mem staging, Placement * at)
+clf_plan_device_plane (const FrameShape * shape, const ClfFrame * frame,
+    uint32_t i, cl_mem staging, Placement * at)
 {
   if (!frame->mem[i]) {
-    *at = plan->staged[i];
+    *at = shape->staged[i];
     return staging;
   }
   at->offset = frame->offset[i];
@@ -155,9 +157,9 @@ clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame, uint32_t i,
 }
 
 bool
-clf_plan_has_host_plane (const ClfPlan * plan, const ClfFrame * frame)
+clf_plan_has_host_plane (const FrameShape * shape, const ClfFrame * frame)
 {
-  for (uint32_t i = 0; i < plan->n_planes; i++)
+  for (uint32_t i = 0; i < shape->n_planes; i++)
     if (!frame->mem[i])
       return true;
   return false;
@@ -196,18 +198,19 @@ bool
 clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst,
     GError ** error)
 {
-  for (uint32_t i = 0; i < plan->n_planes; i++) {
+  const FrameShape *shape = &plan->out;
+  for (uint32_t i = 0; i < shape->n_planes; i++) {
     bool seen = false;
     size_t from = SIZE_MAX, to = 0;
     for (uint32_t j = 0; j < i; j++)
       seen |= dst->wrapped[j] && dst->mem[j] == dst->mem[i];
     if (!dst->wrapped[i] || seen)
       continue;
-    for (uint32_t j = i; j < plan->n_planes; j++) {
+    for (uint32_t j = i; j < shape->n_planes; j++) {
       if (!dst->wrapped[j] || dst->mem[j] != dst->mem[i])
         continue;
       /* clf_plan_check_frame kept each plane within its buffer. */
-      size_t end = dst->offset[j] + (size_t) plane_extent (&plan->planes[j],
+      size_t end = dst->offset[j] + (size_t) plane_extent (&shape->planes[j],
           dst->stride[j]);
       from = dst->offset[j] < from ? dst->offset[j] : from;
       to = end > to ? end : to;

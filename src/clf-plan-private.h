@@ -42,6 +42,16 @@ typedef struct {
   size_t stride;
 } Placement;
 
+/* The planes of the frames a plan reads or writes, and where they lie
+ * when staged in a device buffer of its own: one after the other, rows
+ * without padding. */
+typedef struct {
+  uint32_t n_planes;
+  PlaneShape planes[CLF_MAX_PLANES];
+  Placement staged[CLF_MAX_PLANES];
+  size_t staged_size;
+} FrameShape;
+
 typedef enum { CMD_UPLOAD, CMD_KERNEL, CMD_DOWNLOAD } CommandKind;
 
 /* The commands enqueued for a frame; for kernels whose cost grows with
@@ -61,8 +71,9 @@ struct ClfInFlight {
 
 struct ClfPlan {
   ClfEngine *engine;
-  uint32_t n_planes;
-  PlaneShape planes[CLF_MAX_PLANES];
+  ClfFrameFormat format;        /* the source frames' */
+  FrameShape in;                /* their planes */
+  FrameShape out;               /* the destination's: `in` unless converting */
   ClfViews views;
   bool cpu_kernels;
   cl_uint compute_units;
@@ -81,10 +92,14 @@ struct ClfPlan {
   char *blur_limit;             /* why the blurs cannot run at this size,
                                  * or NULL; laplace needs no sums */
 
-  Placement staged[CLF_MAX_PLANES];
-  size_t staged_size;
   cl_mem staging_in;            /* device frames for host planes, */
   cl_mem staging_out;           /* created on first use */
+
+  /* Converting (clf_plan_new_converting): the conversion, and the
+   * filtered frame it reads, staged as `in`, on the device only (created
+   * on first use). */
+  ClfConversion *conversion;
+  cl_mem filtered;
 
   ClfInFlight commands;       /* of the frame being enqueued */
   /* The events the frame being enqueued waits for, given to its first
@@ -105,6 +120,10 @@ struct ClfPlan {
   struct ClfConvolve *convolve; /* mode=convolve (clf-convolve.c) */
 };
 
+
+/* The kernels of the program `spec`, made on first use (clf-plan.c). */
+const KernelSet *clf_plan_kernel_set (ClfPlan * plan,
+    const ClfProgramSpec * spec, GError ** error);
 
 /* ---- the frame's commands (clf-launch.c) ---- */
 
@@ -164,6 +183,20 @@ bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
     const Pass * pass, const ClfView * p, const ClfParams * params,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
     bool keep_from_dst, GError ** error);
+/* ---- colour conversion (clf-convert.c) ---- */
+
+/* Enqueues the conversion of the frame at `src` (planes of plan->in, each
+ * in its buffer at its placement) into `dst` (of plan->out), with `set`,
+ * the kernels of the conversion's program (clf_convert_layout). */
+bool clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
+    cl_mem const *src, const Placement * in, cl_mem const *dst,
+    const Placement * out, GError ** error);
+/* The pixels of the program that converts frames of `in` as `conversion`
+ * says on a device of that byte order. */
+void clf_convert_layout (const ClfFrameFormat * in,
+    const ClfConversion * conversion, bool little_endian,
+    ClfConvertLayout * layout);
+
 /* Keeps the event that ends the frame being enqueued, in its commands. */
 bool clf_plan_keep_done_event (ClfPlan * plan, GError ** error);
 
@@ -173,14 +206,17 @@ bool clf_plan_keep_done_event (ClfPlan * plan, GError ** error);
 bool clf_plan_enqueue_plane_copy (ClfPlan * plan, const PlaneShape * p,
     cl_mem src, const Placement * in, cl_mem dst, const Placement * out,
     GError ** error);
-/* Copies plane i between host memory and the staged device frame. */
+/* Copies plane i between host memory and the staged device frame: up
+ * into staging_in (a source plane), or down from staging_out (a
+ * destination's). */
 bool clf_plan_enqueue_transfer (ClfPlan * plan, CommandKind kind, uint32_t i,
     const ClfFrame * host, GError ** error);
-/* Where the filter finds plane i of a frame, and whether a frame has a
- * plane in host memory. */
-cl_mem clf_plan_device_plane (const ClfPlan * plan, const ClfFrame * frame,
-    uint32_t i, cl_mem staging, Placement * at);
-bool clf_plan_has_host_plane (const ClfPlan * plan, const ClfFrame * frame);
+/* Where the filter finds plane i of a frame of `shape`, and whether a
+ * frame has a plane in host memory. */
+cl_mem clf_plan_device_plane (const FrameShape * shape,
+    const ClfFrame * frame, uint32_t i, cl_mem staging, Placement * at);
+bool clf_plan_has_host_plane (const FrameShape * shape,
+    const ClfFrame * frame);
 /* Hands the wrapped host buffers of `dst` back to the host. */
 bool clf_plan_enqueue_handbacks (ClfPlan * plan, const ClfFrame * dst,
     GError ** error);

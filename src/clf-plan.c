@@ -81,8 +81,9 @@ view_layout (const ClfPlan * plan, const ClfView * v, uint32_t mask)
   /* *INDENT-ON* */
 }
 
-static const KernelSet *
-kernel_set_for (ClfPlan * plan, const ClfProgramSpec * spec, GError ** error)
+const KernelSet *
+clf_plan_kernel_set (ClfPlan * plan, const ClfProgramSpec * spec,
+    GError ** error)
 {
   for (unsigned i = 0; i < plan->n_sets; i++)
     if (clf_program_equal (&plan->sets[i].spec, spec))
@@ -159,16 +160,33 @@ view_programs (const ClfPlan * plan, uint32_t i, const ClfParams * params,
   return n;
 }
 
+/* The conversion's program. */
+static ClfProgramSpec
+convert_program (const ClfPlan * plan)
+{
+  ClfProgramSpec spec;
+  memset (&spec, 0, sizeof spec);
+  spec.converts = true;
+  clf_convert_layout (&plan->format, plan->conversion,
+      clf_engine_little_endian (plan->engine), &spec.convert);
+  return spec;
+}
+
 bool
 clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
 {
   ClfProgramSpec specs[2];
   if (!check_params (params, error))
     return false;
+  if (plan->conversion) {
+    ClfProgramSpec spec = convert_program (plan);
+    if (!clf_plan_kernel_set (plan, &spec, error))
+      return false;
+  }
   for (uint32_t i = 0; i < plan->views.n; i++) {
     unsigned n = view_programs (plan, i, params, specs);
     for (unsigned k = 0; k < n; k++)
-      if (!kernel_set_for (plan, &specs[k], error))
+      if (!clf_plan_kernel_set (plan, &specs[k], error))
         return false;
   }
   return true;
@@ -181,6 +199,11 @@ clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
   ClfProgramSpec specs[2];
   if (!check_params (params, error))
     return false;
+  if (plan->conversion) {
+    ClfProgramSpec spec = convert_program (plan);
+    if (!clf_engine_start_program (plan->engine, &spec, error))
+      return false;
+  }
   for (uint32_t i = 0; i < plan->views.n; i++) {
     unsigned n = view_programs (plan, i, params, specs);
     for (unsigned k = 0; k < n; k++)
@@ -190,21 +213,25 @@ clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
   return true;
 }
 
-/* Staged planes lie one after the other, rows without padding; every
- * plane's rows (all its samples, even a view's last pixel's) fit its row
- * bytes. */
+/* The planes of `format`'s frames, and where they lie staged: one after
+ * the other, rows without padding; every plane's rows (all its samples,
+ * even a view's last pixel's) fit its row bytes. */
 static void
-layout_staged_frame (ClfPlan * plan)
+frame_shape (const ClfFrameFormat * format, FrameShape * shape)
 {
   size_t offset = 0;
-  for (uint32_t i = 0; i < plan->n_planes; i++) {
-    const PlaneShape *p = &plan->planes[i];
+  shape->n_planes = format->n_planes;
+  for (uint32_t i = 0; i < format->n_planes; i++) {
+    PlaneShape *p = &shape->planes[i];
+    p->row_bytes = clf_frame_format_row_bytes (format, i);
+    p->rows = clf_frame_format_rows (format, i);
+    p->sample_bytes = clf_frame_format_sample_bytes (format, i);
     offset = (offset + STAGING_ALIGN - 1) / STAGING_ALIGN * STAGING_ALIGN;
-    plan->staged[i].offset = offset;
-    plan->staged[i].stride = p->row_bytes;
+    shape->staged[i].offset = offset;
+    shape->staged[i].stride = p->row_bytes;
     offset += p->row_bytes * p->rows;
   }
-  plan->staged_size = offset;
+  shape->staged_size = offset;
 }
 
 /* The blurs' sums (a SUM per sample of the largest blurred view: 4 bytes
@@ -248,17 +275,18 @@ check_fits_device (ClfPlan * plan, GError ** error)
   cl_ulong max_alloc = 0;
   CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (plan->engine),
       CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL);
-  if (plan->staged_size > max_alloc) {
+  size_t staged_size = MAX (plan->in.staged_size, plan->out.staged_size);
+  if (staged_size > max_alloc) {
     clf_set_error (error, CLF_ERROR_INVALID, "the frame needs a %zu-byte "
         "device buffer but %s allows at most %llu bytes per buffer",
-        plan->staged_size, clf_engine_device_name (plan->engine),
+        staged_size, clf_engine_device_name (plan->engine),
         (unsigned long long) max_alloc);
     return false;
   }
-  if (plan->staged_size > KERNEL_INDEX_LIMIT) {
+  if (staged_size > KERNEL_INDEX_LIMIT) {
     clf_set_error (error, CLF_ERROR_INVALID, "the frame takes %zu bytes, "
         "more than the %d that the kernels' 32-bit indices reach",
-        plan->staged_size, KERNEL_INDEX_LIMIT);
+        staged_size, KERNEL_INDEX_LIMIT);
     return false;
   }
   check_blur_fits (plan, max_alloc);
@@ -298,19 +326,27 @@ ClfPlan *
 clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
     const ClfPlanCallbacks * callbacks, GError ** error)
 {
-  if (!clf_frame_format_check (format, error))
+  return clf_plan_new_converting (engine, format, NULL, callbacks, error);
+}
+
+ClfPlan *
+clf_plan_new_converting (ClfEngine * engine, const ClfFrameFormat * format,
+    const ClfConversion * conversion, const ClfPlanCallbacks * callbacks,
+    GError ** error)
+{
+  if (!clf_frame_format_check (format, error)
+      || (conversion && !clf_conversion_check (format, conversion, error)))
     return NULL;
 
   ClfPlan *plan = g_new0 (ClfPlan, 1);
   clf_plan_set_callbacks (plan, callbacks);
   plan->engine = clf_engine_ref (engine);
   g_mutex_init (&plan->speed_lock);
-  plan->n_planes = format->n_planes;
-  for (uint32_t i = 0; i < format->n_planes; i++) {
-    plan->planes[i].row_bytes = clf_frame_format_row_bytes (format, i);
-    plan->planes[i].rows = clf_frame_format_rows (format, i);
-    plan->planes[i].sample_bytes = clf_frame_format_sample_bytes (format, i);
-  }
+  plan->format = *format;
+  frame_shape (format, &plan->in);
+  frame_shape (conversion ? &conversion->format : format, &plan->out);
+  if (conversion)
+    plan->conversion = g_memdup2 (conversion, sizeof *conversion);
   clf_frame_format_views (format, &plan->views);
   cl_device_type type = 0;
   CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
@@ -322,7 +358,6 @@ clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
   CLF_TRY (error, fail, clGetDeviceInfo, clf_engine_device (engine),
       CL_DEVICE_LOCAL_MEM_SIZE, sizeof plan->local_mem, &plan->local_mem, NULL);
 
-  layout_staged_frame (plan);
   if (!check_fits_device (plan, error))
     goto fail;
   return plan;
@@ -345,11 +380,13 @@ clf_plan_free (ClfPlan * plan)
 {
   if (!plan)
     return;
+  release_mem (&plan->filtered);
   release_mem (&plan->staging_out);
   release_mem (&plan->staging_in);
   release_mem (&plan->sums);
   clf_convolve_free (plan->convolve);
   g_free (plan->blur_limit);
+  g_free (plan->conversion);
   for (unsigned s = plan->n_sets; s-- > 0;)
     kernel_set_release (&plan->sets[s]);
   clf_engine_unref (plan->engine);
@@ -384,7 +421,7 @@ enqueue_view_pass (ClfPlan * plan, const ClfParams * params,
     bool keep_from_dst, GError ** error)
 {
   const ClfProgramSpec spec = view_program (plan, v, params, mask);
-  const KernelSet *set = kernel_set_for (plan, &spec, error);
+  const KernelSet *set = clf_plan_kernel_set (plan, &spec, error);
   if (!set)
     return false;
   if (params->mode == CLF_MODE_CONVOLVE)
@@ -421,8 +458,8 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
     view_masks (v, params, &masks[0], &masks[1]);
     if (v->plane != plane || !(masks[0] | masks[1]))
       continue;
-    if (!written && clf_view_row_bytes (v) < plan->planes[plane].row_bytes
-        && !clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in,
+    if (!written && clf_view_row_bytes (v) < plan->in.planes[plane].row_bytes
+        && !clf_plan_enqueue_plane_copy (plan, &plan->in.planes[plane], src, in,
             dst, out, error))
       return false;
     for (unsigned k = 0; k < 2; k++) {
@@ -435,7 +472,7 @@ enqueue_plane_filter (ClfPlan * plan, const ClfParams * params,
     }
   }
   if (!written)
-    return clf_plan_enqueue_plane_copy (plan, &plan->planes[plane], src, in,
+    return clf_plan_enqueue_plane_copy (plan, &plan->in.planes[plane], src, in,
         dst, out, error);
   return true;
 }
@@ -448,43 +485,88 @@ clf_plan_set_callbacks (ClfPlan * plan, const ClfPlanCallbacks * callbacks)
     plan->callbacks = *callbacks;
 }
 
+/* Whether `params` leave every sample's value as it is: a blur of radius
+ * 0.  (The element passes such frames through where samples have no
+ * spare bits; a conversion, which reads values only, converts the source
+ * itself.) */
+static bool
+keeps_values (const ClfParams * params)
+{
+  return params->mode != CLF_MODE_LAPLACE
+      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0;
+}
+
+/* Filters the frame at `from` (planes of plan->in) into `to`; where the
+ * plan converts, into its filtered frame, then converts that (or, for
+ * settings that keep every value, the source) into `to`. */
+static bool
+enqueue_frame (ClfPlan * plan, const ClfParams * params, cl_mem * from,
+    Placement * in, cl_mem * to, const Placement * out, GError ** error)
+{
+  if (!plan->conversion) {
+    for (uint32_t i = 0; i < plan->in.n_planes; i++)
+      if (!enqueue_plane_filter (plan, params, i, from[i], &in[i], to[i],
+              &out[i], error))
+        return false;
+    return true;
+  }
+  if (!keeps_values (params)) {
+    if (!ensure_buffer (plan, &plan->filtered, plan->in.staged_size,
+            CL_MEM_READ_WRITE, error))
+      return false;
+    for (uint32_t i = 0; i < plan->in.n_planes; i++) {
+      if (!enqueue_plane_filter (plan, params, i, from[i], &in[i],
+              plan->filtered, &plan->in.staged[i], error))
+        return false;
+      from[i] = plan->filtered;
+      in[i] = plan->in.staged[i];
+    }
+  }
+  ClfProgramSpec spec = convert_program (plan);
+  const KernelSet *set = clf_plan_kernel_set (plan, &spec, error);
+  return set && clf_plan_enqueue_conversion (plan, set, from, in, to, out,
+      error);
+}
+
 ClfInFlight *
 clf_plan_enqueue (ClfPlan * plan, const ClfParams * params,
     const ClfFrame * src, const ClfFrame * dst, const cl_event * wait,
     uint32_t n_wait, GError ** error)
 {
-  const uint32_t n = plan->n_planes;
-  bool upload = clf_plan_has_host_plane (plan, src);
-  bool download = clf_plan_has_host_plane (plan, dst);
+  bool upload = clf_plan_has_host_plane (&plan->in, src);
+  bool download = clf_plan_has_host_plane (&plan->out, dst);
+  cl_mem from[CLF_MAX_PLANES], to[CLF_MAX_PLANES];
+  Placement in[CLF_MAX_PLANES], out[CLF_MAX_PLANES];
   ClfInFlight *frame;
 
   plan->estimated = false;
   if (!check_params (params, error)
       || !clf_plan_supports (plan, params->mode, error)
-      || !clf_plan_check_frame (plan, src, "source", error)
-      || !clf_plan_check_frame (plan, dst, "destination", error)
+      || !clf_plan_check_frame (plan, src, false, "source", error)
+      || !clf_plan_check_frame (plan, dst, true, "destination", error)
       || !clf_plan_prepare (plan, params, error))
     return NULL;
-  if ((upload && !ensure_buffer (plan, &plan->staging_in, plan->staged_size,
-              CL_MEM_READ_ONLY, error))
+  if ((upload && !ensure_buffer (plan, &plan->staging_in,
+              plan->in.staged_size, CL_MEM_READ_ONLY, error))
       || (download && !ensure_buffer (plan, &plan->staging_out,
-              plan->staged_size, CL_MEM_WRITE_ONLY, error)))
+              plan->out.staged_size, CL_MEM_WRITE_ONLY, error)))
     return NULL;
   plan->wait = wait;
   plan->n_wait = n_wait;
 
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < plan->in.n_planes; i++) {
     if (!src->mem[i]
         && !clf_plan_enqueue_transfer (plan, CMD_UPLOAD, i, src, error))
       goto fail;
-  for (uint32_t i = 0; i < n; i++) {
-    Placement in, out;
-    cl_mem from = clf_plan_device_plane (plan, src, i, plan->staging_in, &in);
-    cl_mem to = clf_plan_device_plane (plan, dst, i, plan->staging_out, &out);
-    if (!enqueue_plane_filter (plan, params, i, from, &in, to, &out, error))
-      goto fail;
+    from[i] = clf_plan_device_plane (&plan->in, src, i, plan->staging_in,
+        &in[i]);
   }
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < plan->out.n_planes; i++)
+    to[i] = clf_plan_device_plane (&plan->out, dst, i, plan->staging_out,
+        &out[i]);
+  if (!enqueue_frame (plan, params, from, in, to, out, error))
+    goto fail;
+  for (uint32_t i = 0; i < plan->out.n_planes; i++)
     if (!dst->mem[i]
         && !clf_plan_enqueue_transfer (plan, CMD_DOWNLOAD, i, dst, error))
       goto fail;

@@ -325,12 +325,14 @@ bool clf_plan_finish (ClfPlan * plan, ClfInFlight * frame,
 /* Checks that every plane of `frame` fits its memory: a stride that holds
  * a row, and the last row's end within the device buffer (offset, stride
  * and CL_MEM_SIZE) or within the host plane's `size`, with no arithmetic
- * that wraps.  clf_plan_process checks both frames this way before it
- * enqueues anything; callers that take frames from outside (a GstVideoMeta)
- * may check each on its own to say which one was bad.  False with
+ * that wraps; as a source frame, or with `destination` as a destination
+ * (of the conversion's format where the plan converts).
+ * clf_plan_process checks both frames this way before it enqueues
+ * anything; callers that take frames from outside (a GstVideoMeta) may
+ * check each on its own to say which one was bad.  False with
  * CLF_ERROR_FRAME in `error` (the message names `what`, e.g. "input"). */
 bool clf_plan_check_frame (const ClfPlan * plan, const ClfFrame * frame,
-    const char *what, GError ** error);
+    bool destination, const char *what, GError ** error);
 
 /* Long frames.  A pass whose cost grows with the radius (the naive box,
  * the separable blur) or the kernel (mode=convolve) and is estimated
@@ -359,6 +361,58 @@ void clf_plan_set_callbacks (ClfPlan * plan, const ClfPlanCallbacks * callbacks)
 /* clf_plan_new with (a copy of) `callbacks` set, asked while the plan
  * waits for its programs too (clf_plan_prepare). */
 ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
+    const ClfPlanCallbacks * callbacks, GError ** error);
+
+/* Colour conversion: a plan that writes its filtered frames in another
+ * format than it reads (clfilter's output where downstream takes another).
+ * Both formats' components are in GStreamer's order: Y, U, V or R, G, B,
+ * then alpha where there is one.  The arithmetic is integer, the same
+ * bytes on every device, and videoconvert's (GStreamer 1.22, default
+ * properties): docs/conversion.md defines it. */
+typedef enum {
+  CLF_CONVERT_YUV_TO_RGB,
+} ClfConvertDirection;
+
+/* How chroma samples are brought to every pixel. */
+typedef enum {
+  CLF_CHROMA_UP_NEAREST,  /* the sample the pixel lies in */
+  CLF_CHROMA_UP_FILTERED, /* 3:1 of the two nearest, or between cosited
+                           * samples: see h_cosited and v_cosited */
+} ClfChromaUp;
+
+typedef struct {
+  ClfConvertDirection direction;
+  ClfFrameFormat format;  /* the output's */
+  /* The integer matrix (clf_conversion_init): rows R, G, B of
+   * [cY, cU, cV, offset]. */
+  int32_t matrix[3][4];
+  ClfChromaUp chroma_up;
+  bool h_cosited;         /* chroma sits on even columns (MPEG-2) */
+  bool v_cosited;         /* and on even rows */
+} ClfConversion;
+
+/* Sets up the conversion of frames of `in` into frames of `out` (both
+ * checked formats): YUV with the matrix of `kr` and `kb` (BT.601: 0.299,
+ * 0.114; BT.709: 0.2126, 0.0722; BT.2020: 0.2627, 0.0593), in full range
+ * (0..2^depth - 1) or limited (16..235 for luma at 8 bits), to full-range
+ * RGB; chroma_up, h_cosited and v_cosited are left for the caller to set
+ * (CLF_CHROMA_UP_FILTERED, not cosited).  False with CLF_ERROR_INVALID
+ * where the engine does not convert between the two formats
+ * (clf_conversion_check). */
+bool clf_conversion_init (ClfConversion * conversion,
+    const ClfFrameFormat * in, const ClfFrameFormat * out, double kr,
+    double kb, bool full_range, GError ** error);
+
+/* Checks `conversion` as clf_plan_new_converting does: false with
+ * CLF_ERROR_INVALID saying why. */
+bool clf_conversion_check (const ClfFrameFormat * in,
+    const ClfConversion * conversion, GError ** error);
+
+/* A plan whose frames are filtered, then written as `conversion` says:
+ * the destination frames it takes are of conversion->format.  Its
+ * frames' kernel time includes the conversion's. */
+ClfPlan *clf_plan_new_converting (ClfEngine * engine,
+    const ClfFrameFormat * format, const ClfConversion * conversion,
     const ClfPlanCallbacks * callbacks, GError ** error);
 
 /* Makes the kernels that frames filtered with `params` need (those of

@@ -7,7 +7,10 @@
  * a device of the other order sees them), plus the layouts the engine
  * tests give it beyond those formats; each mode that runs on the layout
  * (convolve on the blurs' layouts without 64-bit sums), for both kinds of
- * device (the CPUs' kernels and the GPUs').  Each is
+ * device (the CPUs' kernels and the GPUs'); and the colour conversions:
+ * each YUV format clfilter converts into BGRx, with each way of bringing
+ * chroma to a pixel, in either byte order, and NV12 into each RGB format
+ * (gst_cl_convert_for).  Each is
  * built from the sources and options the engine uses (clf-catalogue.c),
  * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
  *
@@ -20,6 +23,7 @@
 #include "config.h"
 #include "clf-private.h"
 #include "clf-kernels.h"
+#include "gstclconvert.h"
 #include "gstclformat.h"
 
 #include <gst/gst.h>
@@ -136,6 +140,60 @@ add_element_formats (void)
 }
 
 static void
+add_spec (const ClfProgramSpec * spec)
+{
+  for (guint i = 0; i < programs->len; i++)
+    if (clf_program_equal (&g_array_index (programs, ClfProgramSpec, i), spec))
+      return;
+  g_array_append_val (programs, *spec);
+}
+
+/* The conversion programs of `format` into `rgb`, where clfilter converts
+ * it: each chroma rule, each byte order. */
+static void
+add_conversions (GstVideoFormat format, GstVideoFormat rgb)
+{
+  GstVideoInfo in, out;
+  ClfFrameFormat in_format;
+  ClfConversion conversion;
+  ClfProgramSpec spec;
+
+  if (!gst_video_info_set_format (&in, format, 64, 48)
+      || !gst_video_info_set_format (&out, rgb, 64, 48)
+      || !gst_cl_format_describe (&in, &in_format)
+      || !gst_cl_convert_for (&in, &in_format, &out, &conversion))
+    return;
+  for (int rule = 0; rule < 4; rule++)
+    for (int little = 0; little < 2; little++) {
+      conversion.chroma_up = rule == 0 ? CLF_CHROMA_UP_NEAREST :
+          CLF_CHROMA_UP_FILTERED;
+      conversion.h_cosited = rule >= 2;
+      conversion.v_cosited = rule == 3;
+      memset (&spec, 0, sizeof spec);
+      spec.converts = true;
+      clf_convert_layout (&in_format, &conversion, little, &spec.convert);
+      add_spec (&spec);
+    }
+}
+
+static void
+add_element_conversions (void)
+{
+  guint n = 0;
+  const GstVideoFormat *all = gst_video_formats_raw (&n);
+  static const GstVideoFormat rgb[] = {
+    GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_ARGB,
+    GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
+  };
+
+  for (guint i = 0; i < n; i++)
+    add_conversions (all[i], GST_VIDEO_FORMAT_BGRx);
+  for (guint i = 0; i < G_N_ELEMENTS (rgb); i++)
+    add_conversions (GST_VIDEO_FORMAT_NV12, rgb[i]);
+}
+
+static void
 describe (const ClfProgramSpec * spec, char *options)
 {
   clf_program_options (spec, options);
@@ -211,6 +269,7 @@ main (int argc, char **argv)
   for (size_t i = 0; i < G_N_ELEMENTS (extra_layouts); i++)
     if (!extra_layouts[i].wide_sums)
       add_layout (&extra_layouts[i], true);
+  add_element_conversions ();
   printf ("%u programs\n", programs->len);
   if (list) {
     for (guint i = 0; i < programs->len; i++) {
@@ -238,9 +297,13 @@ main (int argc, char **argv)
     if (status != CL_SUCCESS) {
       char options[CLF_PROGRAM_OPTIONS_SIZE + 16];
       describe (spec, options);
-      fprintf (stderr, "FAIL: %s kernels of mode %s (status %d), options: "
-          "%s\n%s\n", spec->cpu_kernels ? "the CPUs'" : "the GPUs'",
-          clf_mode_name (spec->mode), status, options, log);
+      if (spec->converts)
+        fprintf (stderr, "FAIL: a conversion (status %d), options: %s\n%s\n",
+            status, options, log);
+      else
+        fprintf (stderr, "FAIL: %s kernels of mode %s (status %d), options: "
+            "%s\n%s\n", spec->cpu_kernels ? "the CPUs'" : "the GPUs'",
+            clf_mode_name (spec->mode), status, options, log);
       failed++;
     }
     g_free (log);

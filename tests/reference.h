@@ -30,3 +30,9 @@ void clf_ref_add_byte_plane (ClfFrameFormat * format, uint32_t w,
 /* A frame of one such plane. */
 ClfFrameFormat clf_ref_byte_plane (uint32_t w, uint32_t h, uint32_t bpp,
     uint8_t blur, uint8_t laplace);
+
+/* Converts a frame of `in` into one of conversion->format, as
+ * docs/conversion.md defines it (reference-convert.c). */
+void clf_ref_convert_frame (const ClfFrameFormat * in,
+    const ClfConversion * conversion, const ClfHostFrame * src,
+    const ClfHostFrame * dst);

@@ -120,6 +120,11 @@ struct _GstClFilter
   ClfFrameFormat format;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
+  /* Where downstream takes another format: the conversion the plans
+   * make, and the output's frames (else `format`). */
+  gboolean converting;
+  ClfConversion conversion;
+  ClfFrameFormat out_format;
   /* The last format refused at negotiation and explained in the log. */
   GstVideoFormat explained_format;
 
@@ -159,6 +164,10 @@ void gst_cl_filter_explain_not_negotiated (GstClFilter * self,
     GstCaps * incaps);
 gboolean gst_cl_filter_accept_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps);
+GstCaps *gst_cl_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
+GstCaps *gst_cl_filter_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps);
 gboolean gst_cl_filter_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 gboolean gst_cl_filter_transform_size (GstBaseTransform * trans,
@@ -185,8 +194,8 @@ gboolean gst_cl_filter_decide_allocation (GstBaseTransform * trans,
     GstQuery * query);
 void gst_cl_filter_ensure_output_pool (GstClFilter * self);
 gboolean gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClDeviceFrame * access, GError ** error);
+    gboolean output, GstMapFlags flags, GstClDeviceFrame * access,
+    GError ** error);
 
 /* gstclfilterfields.c: interlaced video. */
 void gst_cl_filter_field_format (const ClfFrameFormat * frame,

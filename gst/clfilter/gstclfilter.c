@@ -250,6 +250,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cl_filter_decide_allocation);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cl_filter_query);
   trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_accept_caps);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_cl_filter_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cl_filter_fixate_caps);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cl_filter_transform);
   trans_class->generate_output =
       GST_DEBUG_FUNCPTR (gst_cl_filter_generate_output);
@@ -619,12 +622,12 @@ gst_cl_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   f->pts = GST_BUFFER_PTS (inbuf);
 
   bad = inbuf;
-  if (!gst_cl_filter_frame_open (self, inbuf, &self->in_info, GST_MAP_READ,
-          "input", &f->in, &err))
+  if (!gst_cl_filter_frame_open (self, inbuf, FALSE, GST_MAP_READ, &f->in,
+          &err))
     goto open_failed;
   bad = outbuf;
-  if (!gst_cl_filter_frame_open (self, outbuf, &self->out_info,
-          GST_MAP_WRITE, "output", &f->out, &err))
+  if (!gst_cl_filter_frame_open (self, outbuf, TRUE, GST_MAP_WRITE, &f->out,
+          &err))
     goto open_failed;
   GST_LOG_OBJECT (self, "frames opened");
   gst_cl_filter_plan_frame (self, inbuf, f);

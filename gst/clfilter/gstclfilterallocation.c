@@ -292,20 +292,25 @@ gst_cl_filter_ensure_output_pool (GstClFilter * self)
     gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
 }
 
-/* Gives the engine the buffer's frame, the first way that takes it
- * (gst/cl/gstcldeviceframe.h: in place when it is in our memory, else through a
- * CPU mapping), and checks that every plane, as the buffer's GstVideoMeta
- * describes it, lies inside the buffer's memory (else CLF_ERROR_FRAME, the
- * message naming `what`).  FALSE with `error` unset when mapping failed. */
+/* Gives the engine the buffer's frame (the input's, or with `output` the
+ * output's), the first way that takes it (gst/cl/gstcldeviceframe.h: in
+ * place when it is in our memory, else through a CPU mapping), and checks
+ * that every plane, as the buffer's GstVideoMeta describes it, lies inside
+ * the buffer's memory (else CLF_ERROR_FRAME, the message naming "input"
+ * or "output").  FALSE with `error` unset when mapping failed. */
 gboolean
 gst_cl_filter_frame_open (GstClFilter * self, GstBuffer * buffer,
-    const GstVideoInfo * info, GstMapFlags flags, const gchar * what,
-    GstClDeviceFrame * access, GError ** error)
+    gboolean output, GstMapFlags flags, GstClDeviceFrame * access,
+    GError ** error)
 {
-  if (!gst_cl_device_frame_open (access, self->engine, &self->format, buffer,
+  const GstVideoInfo *info = output ? &self->out_info : &self->in_info;
+  const ClfFrameFormat *format = output ? &self->out_format : &self->format;
+  const gchar *what = output ? "output" : "input";
+
+  if (!gst_cl_device_frame_open (access, self->engine, format, buffer,
           info, flags, self->started_zero_copy, self->cuda, error))
     return FALSE;
-  if (!clf_plan_check_frame (self->plan, &access->frame, what, error)) {
+  if (!clf_plan_check_frame (self->plan, &access->frame, output, what, error)) {
     gst_cl_device_frame_close (access);
     return FALSE;
   }

@@ -18,6 +18,7 @@
 
 #include "gstclfilter-private.h"
 #include "gstclcontext.h"
+#include "gstclconvert.h"
 #include "gstclformat.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cl_filter_debug);
@@ -111,7 +112,8 @@ void
 gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
 {
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstCaps *accepted;
+  GstCaps *accepted, *given;
+  gboolean reachable;
   GstPad *peer;
   GstObject *downstream = NULL;
   gchar *offered_names, *accepted_names;
@@ -119,9 +121,12 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   /* set_caps() said why it refused them. */
   if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
     return;
-  /* clfilter gives what it takes: the caps it reads. */
+  /* What clfilter gives for the caps: them, or their conversions. */
+  given = gst_cl_convert_transform_caps (GST_PAD_SINK, incaps);
   accepted = gst_pad_peer_query_caps (trans->srcpad, NULL);
-  if (gst_caps_can_intersect (incaps, accepted)) {
+  reachable = gst_caps_can_intersect (given, accepted);
+  gst_caps_unref (given);
+  if (reachable) {
     gst_caps_unref (accepted);
     return;
   }
@@ -136,8 +141,9 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   accepted_names = caps_format_names (accepted);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("clfilter cannot pass %s video on: downstream (%s) takes only %s, "
-          "and clfilter writes the format it reads. Put a converter after "
-          "it: \"... ! clfilter ! videoconvert ! ...\"", offered_names,
+          "and clfilter writes the format it reads, or RGB from YUV. Put a "
+          "converter after it: \"... ! clfilter ! videoconvert ! ...\"",
+          offered_names,
           downstream ? GST_OBJECT_NAME (downstream) : "not linked",
           accepted_names),
       ("upstream offers %" GST_PTR_FORMAT "; downstream accepts %"
@@ -147,6 +153,29 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   gst_clear_object (&downstream);
   gst_clear_object (&peer);
   gst_caps_unref (accepted);
+}
+
+GstCaps *
+gst_cl_filter_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *result = gst_cl_convert_transform_caps (direction, caps);
+
+  if (filter) {
+    GstCaps *both = gst_caps_intersect_full (filter, result,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (result);
+    result = both;
+  }
+  return result;
+}
+
+GstCaps *
+gst_cl_filter_fixate_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * othercaps)
+{
+  return gst_cl_convert_fixate_caps (caps, othercaps);
 }
 
 gboolean
@@ -333,10 +362,12 @@ gst_cl_filter_kernels_building (ClfMode mode, void *data)
  * stop does not wait for the kernels' build (CLF_ERROR_CANCELLED). */
 static ClfPlan *
 gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
-    const ClfFrameFormat * format, const ClfParams * params, GError ** error)
+    const ClfFrameFormat * format, const ClfConversion * conversion,
+    const ClfParams * params, GError ** error)
 {
   /* *INDENT-OFF* */
-  ClfPlan *plan = clf_plan_new_full (engine, format, &(ClfPlanCallbacks) {
+  ClfPlan *plan = clf_plan_new_converting (engine, format, conversion,
+      &(ClfPlanCallbacks) {
         .cancelled = gst_cl_filter_frame_cancelled,.slow =
         gst_cl_filter_frame_slow,.slow_ns = SLOW_FRAME_NS,.building =
         gst_cl_filter_kernels_building,.data = self}, error);
@@ -350,13 +381,15 @@ gst_cl_filter_new_plan (GstClFilter * self, ClfEngine * engine,
   return plan;
 }
 
-/* The plans for `incaps` (described by `info` and `format`), in place of
- * the last ones; FALSE with `error` set where they cannot be built
- * (CLF_ERROR_CANCELLED: a flush or a stop came), or unset where the
- * element has stopped. */
+/* The plans for `incaps` (described by `info` and `format`, converted as
+ * `conversion` says where it is not NULL), in place of the last ones;
+ * FALSE with `error` set where they cannot be built (CLF_ERROR_CANCELLED:
+ * a flush or a stop came), or unset where the element has stopped.
+ * Interlaced frames are never converted (gst_cl_convert_for). */
 static gboolean
 gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
-    const GstVideoInfo * info, const ClfFrameFormat * format, GError ** error)
+    const GstVideoInfo * info, const ClfFrameFormat * format,
+    const ClfConversion * conversion, GError ** error)
 {
   ClfFrameFormat fields;
   ClfPlan *plan, *field_plan = NULL;
@@ -372,9 +405,10 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   engine = gst_cl_filter_ref_engine (self);
   if (!engine)
     return FALSE;
-  plan = gst_cl_filter_new_plan (self, engine, format, &params, error);
+  plan = gst_cl_filter_new_plan (self, engine, format, conversion, &params,
+      error);
   if (plan && GST_VIDEO_INFO_IS_INTERLACED (info)
-      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields,
+      && !(field_plan = gst_cl_filter_new_plan (self, engine, &fields, NULL,
               &params, error)))
     g_clear_pointer (&plan, clf_plan_free);
 #if CLF_HAVE_CUDA
@@ -392,6 +426,21 @@ gst_cl_filter_build_plans (GstClFilter * self, GstCaps * incaps,
   self->field_plan = field_plan;
   gst_clear_caps (&self->unplanned_caps);
   return TRUE;
+}
+
+/* The negotiated caps' frames, and their conversion or NULL. */
+static void
+gst_cl_filter_keep_caps (GstClFilter * self, const ClfFrameFormat * format,
+    const GstVideoInfo * in_info, const GstVideoInfo * out_info,
+    const ClfConversion * conversion)
+{
+  self->format = *format;
+  self->in_info = *in_info;
+  self->out_info = *out_info;
+  self->converting = conversion != NULL;
+  if (conversion)
+    self->conversion = *conversion;
+  self->out_format = conversion ? conversion->format : *format;
 }
 
 /* The caps cannot be filtered: said once for them (GstBaseTransform
@@ -413,14 +462,17 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstClFilter *self = GST_CL_FILTER (trans);
   GstVideoInfo in_info, out_info;
   ClfFrameFormat format;
+  ClfConversion conversion;
+  gboolean converting;
   GError *err = NULL;
 
   if (!gst_video_info_from_caps (&in_info, incaps)
       || !gst_video_info_from_caps (&out_info, outcaps))
     goto invalid_caps;
-  if (GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info)
-      || in_info.width != out_info.width || in_info.height != out_info.height)
+  if (in_info.width != out_info.width || in_info.height != out_info.height)
     goto different_caps;
+  converting =
+      GST_VIDEO_INFO_FORMAT (&in_info) != GST_VIDEO_INFO_FORMAT (&out_info);
 
   /* GstBaseTransform tries refused caps again with the next buffer: the
    * error was posted once already. */
@@ -428,7 +480,11 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto refused_before;
   if (!gst_cl_format_describe (&in_info, &format))
     goto unsupported_format;
-  if (!gst_cl_filter_build_plans (self, incaps, &in_info, &format, &err)) {
+  if (converting && !gst_cl_convert_for (&in_info, &format, &out_info,
+          &conversion))
+    goto no_conversion;
+  if (!gst_cl_filter_build_plans (self, incaps, &in_info, &format,
+          converting ? &conversion : NULL, &err)) {
     if (g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED))
       goto build_stopped;
     if (!err)
@@ -436,14 +492,15 @@ gst_cl_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     goto no_plan;
   }
   gst_clear_caps (&self->refused_caps);
-  self->format = format;
-  self->in_info = in_info;
-  self->out_info = out_info;
-  GST_DEBUG_OBJECT (self, "ready for %s %dx%d %s",
+  gst_cl_filter_keep_caps (self, &format, &in_info, &out_info,
+      converting ? &conversion : NULL);
+  GST_DEBUG_OBJECT (self, "ready for %s %dx%d %s%s%s",
       gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
       in_info.width, in_info.height,
       gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE
-          (&in_info)));
+          (&in_info)), converting ? ", converted to " : "",
+      converting ? gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+          (&out_info)) : "");
   return TRUE;
 
   /* ERRORS */
@@ -463,9 +520,8 @@ build_stopped:
         g_steal_pointer (&self->field_plan));
     gst_caps_replace (&self->unplanned_caps, incaps);
     gst_clear_caps (&self->refused_caps);
-    self->format = format;
-    self->in_info = in_info;
-    self->out_info = out_info;
+    gst_cl_filter_keep_caps (self, &format, &in_info, &out_info,
+        converting ? &conversion : NULL);
     return TRUE;
   }
 refused_before:
@@ -487,8 +543,17 @@ unsupported_format:
   }
 different_caps:
   {
-    GST_ERROR_OBJECT (self, "input and output must have the same format and "
-        "size: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    GST_ERROR_OBJECT (self, "input and output must have the same size: %"
+        GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+    return FALSE;
+  }
+no_conversion:
+  {
+    GST_ERROR_OBJECT (self, "no conversion from %s to %s: %" GST_PTR_FORMAT
+        " -> %" GST_PTR_FORMAT,
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&in_info)),
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&out_info)),
+        incaps, outcaps);
     return FALSE;
   }
 no_plan:
@@ -510,7 +575,7 @@ gst_cl_filter_plan_late (GstClFilter * self)
     return GST_FLOW_FLUSHING;
   caps = gst_caps_ref (self->unplanned_caps);
   if (!gst_cl_filter_build_plans (self, caps, &self->in_info, &self->format,
-          &err)) {
+          self->converting ? &self->conversion : NULL, &err)) {
     if (!err || g_error_matches (err, CLF_ERROR, CLF_ERROR_CANCELLED)) {
       /* Cut short again: the next frame tries again. */
       g_clear_error (&err);

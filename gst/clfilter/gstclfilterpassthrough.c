@@ -56,14 +56,15 @@ format_has_no_spare_bits (const ClfFrameFormat * format)
   return TRUE;
 }
 
-/* A blur of radius 0 is the identity where no sample has spare bits: the
+/* A blur of radius 0 is the identity where no sample has spare bits and
+ * nothing is converted: the
  * element passes frames through untouched, with no kernel and no copy. */
 static gboolean
 gst_cl_filter_is_identity (GstClFilter * self, const ClfParams * params)
 {
   return params->mode != CLF_MODE_LAPLACE
       && params->mode != CLF_MODE_CONVOLVE && params->radius == 0
-      && format_has_no_spare_bits (&self->format);
+      && format_has_no_spare_bits (&self->format) && !self->converting;
 }
 
 /* Before each frame: the controlled properties take their values at the

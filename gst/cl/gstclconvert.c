@@ -1,0 +1,253 @@
+/* GStreamer
+ * gst-clfilter: the colour conversions clfilter makes on the device.
+ *
+ * This library is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU Library General Public License as published by
+ * the Free Software Foundation; either version 2.1 of the License, or (at
+ * your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclconvert.h"
+#include "gstclformat.h"
+
+#include <string.h>
+
+/* What YUV video becomes for sinks that take RGB only (ximagesink, RGB
+ * shm): 8-bit RGB, in the order GStreamer's converters offer it. */
+static const GstVideoFormat rgb_targets[] = {
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_xRGB,
+  GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_RGBA,
+  GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGB,
+  GST_VIDEO_FORMAT_BGR,
+};
+
+/* Frames a format is tried with: odd, so that subsampled planes round
+ * up. */
+#define PROBE_WIDTH 17
+#define PROBE_HEIGHT 9
+
+static gboolean
+is_rgb_target (GstVideoFormat format)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (rgb_targets); i++)
+    if (rgb_targets[i] == format)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the engine converts `format`'s frames to BGRx. */
+static gboolean
+converts_to_rgb (GstVideoFormat format)
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  GstVideoInfo in, out;
+  ClfFrameFormat in_format;
+  ClfConversion conversion;
+
+  return finfo && GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)
+      && gst_cl_format_is_supported (format)
+      && gst_video_info_set_format (&in, format, PROBE_WIDTH, PROBE_HEIGHT)
+      && gst_video_info_set_format (&out, GST_VIDEO_FORMAT_BGRx, PROBE_WIDTH,
+      PROBE_HEIGHT)
+      && gst_cl_format_describe (&in, &in_format)
+      && gst_cl_convert_for (&in, &in_format, &out, &conversion);
+}
+
+/* The YUV formats the engine converts to RGB, in GStreamer's order. */
+static GArray *
+yuv_sources (void)
+{
+  static GArray *formats;
+
+  if (g_once_init_enter (&formats)) {
+    guint n = 0;
+    const GstVideoFormat *all = gst_video_formats_raw (&n);
+    GArray *list = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+
+    for (guint i = 0; i < n; i++)
+      if (converts_to_rgb (all[i]))
+        g_array_append_val (list, all[i]);
+    g_once_init_leave (&formats, list);
+  }
+  return formats;
+}
+
+static gboolean
+is_yuv_source (GstVideoFormat format)
+{
+  GArray *formats = yuv_sources ();
+
+  for (guint i = 0; i < formats->len; i++)
+    if (g_array_index (formats, GstVideoFormat, i) == format)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+append_format (GValue * list, GstVideoFormat format)
+{
+  GValue value = G_VALUE_INIT;
+
+  for (guint i = 0; i < gst_value_list_get_size (list); i++)
+    if (!g_strcmp0 (g_value_get_string (gst_value_list_get_value (list, i)),
+            gst_video_format_to_string (format)))
+      return;
+  g_value_init (&value, G_TYPE_STRING);
+  g_value_set_string (&value, gst_video_format_to_string (format));
+  gst_value_list_append_and_take_value (list, &value);
+}
+
+/* Into `list`, what `format` converts to (`direction` GST_PAD_SINK: it is
+ * the input) or from. */
+static void
+append_conversions (GValue * list, GstPadDirection direction,
+    GstVideoFormat format)
+{
+  if (direction == GST_PAD_SINK && is_yuv_source (format)) {
+    for (guint i = 0; i < G_N_ELEMENTS (rgb_targets); i++)
+      append_format (list, rgb_targets[i]);
+  } else if (direction == GST_PAD_SRC && is_rgb_target (format)) {
+    GArray *sources = yuv_sources ();
+
+    for (guint i = 0; i < sources->len; i++)
+      append_format (list, g_array_index (sources, GstVideoFormat, i));
+  }
+}
+
+/* The structure's conversions, or NULL: only for raw video in system
+ * memory, progressive, of listed formats. */
+static GstStructure *
+converted_structure (GstPadDirection direction, const GstStructure * s,
+    GstCapsFeatures * features)
+{
+  const GValue *formats = gst_structure_get_value (s, "format");
+  const gchar *interlace = gst_structure_get_string (s, "interlace-mode");
+  GValue list = G_VALUE_INIT;
+  GstStructure *converted = NULL;
+  guint n;
+
+  if (!gst_structure_has_name (s, "video/x-raw") || !formats
+      || (features && !gst_caps_features_is_any (features)
+          && !gst_caps_features_is_equal (features,
+              GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      || (gst_structure_has_field (s, "interlace-mode")
+          && g_strcmp0 (interlace, "progressive")))
+    return NULL;
+  g_value_init (&list, GST_TYPE_LIST);
+  n = GST_VALUE_HOLDS_LIST (formats) ? gst_value_list_get_size (formats) : 1;
+  for (guint i = 0; i < n; i++) {
+    const GValue *one = GST_VALUE_HOLDS_LIST (formats) ?
+        gst_value_list_get_value (formats, i) : formats;
+
+    if (G_VALUE_HOLDS_STRING (one))
+      append_conversions (&list, direction,
+          gst_video_format_from_string (g_value_get_string (one)));
+  }
+  if (gst_value_list_get_size (&list) > 0) {
+    converted = gst_structure_copy (s);
+    gst_structure_set_value (converted, "format", &list);
+    gst_structure_remove_fields (converted, "colorimetry", "chroma-site", NULL);
+  }
+  g_value_unset (&list);
+  return converted;
+}
+
+GstCaps *
+gst_cl_convert_transform_caps (GstPadDirection direction, GstCaps * caps)
+{
+  GstCaps *result = gst_caps_copy (caps);
+
+  if (gst_caps_is_any (caps))
+    return result;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+    GstStructure *converted = converted_structure (direction,
+        gst_caps_get_structure (caps, i), features);
+
+    if (converted)
+      result = gst_caps_merge_structure_full (result, converted,
+          features ? gst_caps_features_copy (features) : NULL);
+  }
+  return result;
+}
+
+GstCaps *
+gst_cl_convert_fixate_caps (GstCaps * caps, GstCaps * othercaps)
+{
+  const gchar *format =
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "format");
+  GstCaps *same = NULL;
+
+  for (guint i = 0; format && i < gst_caps_get_size (othercaps) && !same; i++) {
+    GstStructure *s = gst_caps_get_structure (othercaps, i);
+    GstStructure *candidate = gst_structure_copy (s);
+
+    gst_structure_set (candidate, "format", G_TYPE_STRING, format, NULL);
+    if (gst_structure_is_subset (candidate, s)) {
+      same = gst_caps_new_empty ();
+      gst_caps_append_structure_full (same, candidate,
+          gst_caps_features_copy (gst_caps_get_features (othercaps, i)));
+    } else {
+      gst_structure_free (candidate);
+    }
+  }
+  if (same) {
+    gst_caps_unref (othercaps);
+    othercaps = same;
+  }
+  return gst_caps_fixate (othercaps);
+}
+
+/* The range `info`'s caps say, where they say one; else GStreamer's
+ * default for the format (full for RGB, limited for YUV). */
+static gboolean
+full_range (const GstVideoInfo * info)
+{
+  return info->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255
+      || (info->colorimetry.range == GST_VIDEO_COLOR_RANGE_UNKNOWN
+      && !GST_VIDEO_INFO_IS_YUV (info));
+}
+
+/* The formats whose chroma videoconvert (1.22) takes from the sample a
+ * pixel lies in (its fast paths to RGB); it filters every other's. */
+static gboolean
+nearest_chroma (GstVideoFormat format)
+{
+  return format == GST_VIDEO_FORMAT_I420 || format == GST_VIDEO_FORMAT_YV12
+      || format == GST_VIDEO_FORMAT_A420;
+}
+
+gboolean
+gst_cl_convert_for (const GstVideoInfo * in, const ClfFrameFormat * in_format,
+    const GstVideoInfo * out, ClfConversion * conversion)
+{
+  ClfFrameFormat out_format;
+  gdouble kr = 0, kb = 0;
+  GError *err = NULL;
+
+  if (!GST_VIDEO_INFO_IS_YUV (in) || !GST_VIDEO_INFO_IS_RGB (out)
+      || GST_VIDEO_INFO_IS_INTERLACED (in)
+      || !gst_cl_format_describe (out, &out_format))
+    return FALSE;
+  /* GstVideoInfo gives caps that name no matrix the default for their
+   * size; one it has no Kr, Kb for is taken as BT.601, as videoconvert
+   * does. */
+  if (!gst_video_color_matrix_get_Kr_Kb (in->colorimetry.matrix, &kr, &kb))
+    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
+  if (!clf_conversion_init (conversion, in_format, &out_format, kr, kb,
+          full_range (in), &err)) {
+    g_clear_error (&err);
+    return FALSE;
+  }
+  conversion->chroma_up = nearest_chroma (GST_VIDEO_INFO_FORMAT (in)) ?
+      CLF_CHROMA_UP_NEAREST : CLF_CHROMA_UP_FILTERED;
+  conversion->h_cosited =
+      (in->chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  conversion->v_cosited =
+      (in->chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+  return TRUE;
+}

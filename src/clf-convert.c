@@ -1,0 +1,283 @@
+/* Colour conversion on the device: a conversion's matrix and checks, how
+ * kernels/convert.cl sees the components of its input and output, and its
+ * launch.  docs/conversion.md defines the arithmetic. */
+#include "clf-plan-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Y, U, V or R, G, B; then alpha. */
+#define COLOURS 3
+#define ALPHA 3
+
+/* log2 of the subsampling that gives a component of `size` samples in a
+ * frame `full` wide (or high): the smallest that does; -1 for none. */
+static int
+subsampling (uint32_t full, uint32_t size)
+{
+  for (int s = 0; s <= 3; s++)
+    if (((full + (1u << s) - 1) >> s) == size)
+      return s;
+  return -1;
+}
+
+/* Why `format` cannot be a conversion's input (`yuv`) or output, or
+ * NULL: 3 colour components of one depth (8 bits for RGB, 8 to 16 for
+ * YUV), chroma halved at most on each axis, alpha or none, at most 4
+ * planes. */
+static const char *
+refused_side (const ClfFrameFormat * format, bool yuv)
+{
+  if (format->n_planes > 4 || format->n_components < COLOURS
+      || format->n_components > 4)
+    return "not 3 or 4 components in at most 4 planes";
+  const ClfComponent *first = &format->components[0];
+  for (uint32_t c = 0; c < format->n_components; c++) {
+    const ClfComponent *k = &format->components[c];
+    int xs = subsampling (first->width, k->width);
+    int ys = subsampling (first->height, k->height);
+    bool chroma = yuv && (c == 1 || c == 2);
+    if (xs < 0 || ys < 0 || xs > (chroma ? 1 : 0) || ys > (chroma ? 1 : 0))
+      return "components of sizes a conversion does not take";
+    if (k->pstride > 255)
+      return "pixels too wide";
+    if (c < COLOURS && k->depth != first->depth)
+      return "colours of different depths";
+    if (k->depth < 8 || (!yuv && k->depth != 8))
+      return "samples of a depth a conversion does not take";
+  }
+  return NULL;
+}
+
+/* Whether an output plane holds pixels of one layout (its padding is then
+ * known). */
+static bool
+one_layout_a_plane (const ClfFrameFormat * format)
+{
+  for (uint32_t c = 0; c < format->n_components; c++)
+    for (uint32_t d = 0; d < c; d++)
+      if (format->components[c].plane == format->components[d].plane
+          && format->components[c].pstride != format->components[d].pstride)
+        return false;
+  return true;
+}
+
+/* Why the engine does not convert `in` into `out`, or NULL. */
+static const char *
+refused (const ClfFrameFormat * in, ClfConvertDirection direction,
+    const ClfFrameFormat * out)
+{
+  const char *why;
+  if ((unsigned) direction > CLF_CONVERT_YUV_TO_RGB)
+    return "it names no direction";
+  if ((why = refused_side (in, true)))
+    return g_intern_string (why);
+  if ((why = refused_side (out, false)))
+    return g_intern_string (why);
+  if (in->components[0].width != out->components[0].width
+      || in->components[0].height != out->components[0].height)
+    return "its input and output frames differ in size";
+  if (!one_layout_a_plane (out))
+    return "its output has a plane of two pixel layouts";
+  return NULL;
+}
+
+bool
+clf_conversion_check (const ClfFrameFormat * in,
+    const ClfConversion * conversion, GError ** error)
+{
+  if (!clf_frame_format_check (in, error)
+      || !clf_frame_format_check (&conversion->format, error))
+    return false;
+  const char *why = refused (in, conversion->direction, &conversion->format);
+  if (why || (unsigned) conversion->chroma_up > CLF_CHROMA_UP_FILTERED) {
+    clf_set_error (error, CLF_ERROR_INVALID, "no colour conversion between "
+        "these formats: %s", why ? why : "an unknown chroma rule");
+    return false;
+  }
+  return true;
+}
+
+/* ---- the matrix: videoconvert's, step by step (docs/conversion.md) ---- */
+
+typedef double Matrix[4][4];
+
+/* m = t m */
+static void
+multiply (Matrix m, const Matrix t)
+{
+  Matrix r;
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++) {
+      r[i][j] = 0;
+      for (int k = 0; k < 4; k++)
+        r[i][j] += t[i][k] * m[k][j];
+    }
+  memcpy (m, r, sizeof r);
+}
+
+static void
+scale (Matrix m, double a, double b, double c)
+{
+  const Matrix t = { {a, 0, 0, 0}, {0, b, 0, 0}, {0, 0, c, 0}, {0, 0, 0, 1} };
+  multiply (m, t);
+}
+
+static void
+offset (Matrix m, double a, double b, double c)
+{
+  const Matrix t = { {1, 0, 0, a}, {0, 1, 0, b}, {0, 0, 1, c}, {0, 0, 0, 1} };
+  multiply (m, t);
+}
+
+/* 1 / x as GStreamer takes it: in single precision. */
+static double
+reciprocal (double x)
+{
+  return (double) (1.0f / (float) x);
+}
+
+bool
+clf_conversion_init (ClfConversion * conversion, const ClfFrameFormat * in,
+    const ClfFrameFormat * out, double kr, double kb, bool full_range,
+    GError ** error)
+{
+  memset (conversion, 0, sizeof *conversion);
+  conversion->direction = CLF_CONVERT_YUV_TO_RGB;
+  conversion->format = *out;
+  conversion->chroma_up = CLF_CHROMA_UP_FILTERED;
+  if (!clf_conversion_check (in, conversion, error))
+    return false;
+
+  /* The depths the arithmetic works at: 8 bits, or 16 for deeper. */
+  int din = in->components[0].depth > 8 ? 16 : 8;
+  int dout = out->components[0].depth > 8 ? 16 : 8;
+  double kg = 1.0 - kr - kb;
+  double oy = full_range ? 0 : 1 << (din - 4), oc = 1 << (din - 1);
+  double sy = full_range ? (1 << din) - 1 : 219 << (din - 8);
+  double sc = full_range ? (1 << din) - 1 : 224 << (din - 8);
+  const Matrix to_rgb = {
+    {1, 0, 2 * (1 - kr), 0},
+    {1, -2 * kb * (1 - kb) / kg, -2 * kr * (1 - kr) / kg, 0},
+    {1, 2 * (1 - kb), 0, 0},
+    {0, 0, 0, 1},
+  };
+  Matrix m = { {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1} };
+
+  if (din < dout) {
+    double s = reciprocal (1 << (dout - din));
+    scale (m, s, s, s);
+  }
+  offset (m, -oy, -oc, -oc);
+  scale (m, reciprocal (sy), reciprocal (sc), reciprocal (sc));
+  multiply (m, to_rgb);
+  double full = (1 << dout) - 1;
+  scale (m, full, full, full);
+  if (din > dout) {
+    double s = 1 << (din - dout);
+    scale (m, s, s, s);
+  }
+  scale (m, 256, 256, 256);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++)
+      conversion->matrix[i][j] = (int32_t) rint (m[i][j]);
+  return true;
+}
+
+/* ---- the program and its launch ---- */
+
+static void
+convert_sample (const ClfFrameFormat * format, uint32_t c,
+    bool little_endian, ClfConvertSample * sample)
+{
+  memset (sample, 0, sizeof *sample);
+  if (c >= format->n_components)
+    return;
+  const ClfComponent *first = &format->components[0];
+  const ClfComponent *k = &format->components[c];
+  uint32_t bytes = k->depth + k->shift <= 8 ? 1 : 2;
+  sample->plane = (uint8_t) k->plane;
+  sample->offset = (uint8_t) k->offset;
+  sample->pstride = (uint8_t) k->pstride;
+  sample->xsub = (uint8_t) subsampling (first->width, k->width);
+  sample->ysub = (uint8_t) subsampling (first->height, k->height);
+  sample->depth = (uint8_t) k->depth;
+  sample->shift = (uint8_t) k->shift;
+  sample->bytes = (uint8_t) bytes;
+  sample->swap = bytes == 2 && k->big_endian == little_endian;
+}
+
+void
+clf_convert_layout (const ClfFrameFormat * in,
+    const ClfConversion * conversion, bool little_endian,
+    ClfConvertLayout * layout)
+{
+  const ClfFrameFormat *out = &conversion->format;
+
+  memset (layout, 0, sizeof *layout);
+  layout->direction = conversion->direction;
+  layout->wide = in->components[0].depth > 8;
+  layout->chroma_up = conversion->chroma_up;
+  layout->h_cosited = conversion->h_cosited;
+  layout->v_cosited = conversion->v_cosited;
+  for (uint32_t c = 0; c < 4; c++) {
+    convert_sample (in, c, little_endian, &layout->in[c]);
+    convert_sample (out, c, little_endian, &layout->out[c]);
+  }
+  for (uint32_t c = 0; c < out->n_components; c++) {
+    const ClfComponent *k = &out->components[c];
+    uint32_t bytes = k->depth + k->shift <= 8 ? 1 : 2;
+    layout->out_pstride[k->plane] = (uint8_t) k->pstride;
+    layout->out_pad[k->plane] |= (uint8_t) (((1u << bytes) - 1) << k->offset);
+  }
+  /* Held bytes into the bytes held by none. */
+  for (uint32_t p = 0; p < 4; p++)
+    layout->out_pad[p] = (uint8_t) (((1u << layout->out_pstride[p]) - 1)
+        & ~layout->out_pad[p]);
+}
+
+bool
+clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
+    cl_mem const *src, const Placement * in, cl_mem const *dst,
+    const Placement * out, GError ** error)
+{
+  const ClfConversion *conversion = plan->conversion;
+  const ClfComponent *first = &conversion->format.components[0];
+  cl_int places[2][4][2];
+  cl_int width = (cl_int) first->width, height = (cl_int) first->height;
+  cl_int16 matrix;
+  ClfKernelArg args[2 * 4 * 3 + 3];
+  unsigned n = 0;
+
+  for (unsigned side = 0; side < 2; side++) {
+    const FrameShape *shape = side ? &plan->out : &plan->in;
+    cl_mem const *mem = side ? dst : src;
+    const Placement *at = side ? out : in;
+    for (uint32_t p = 0; p < 4; p++) {
+      /* A plane the format lacks is its first one (never read). */
+      uint32_t i = p < shape->n_planes ? p : 0;
+      places[side][p][0] = (cl_int) at[i].offset;
+      places[side][p][1] = (cl_int) at[i].stride;
+      /* *INDENT-OFF* */
+      args[n++] = (ClfKernelArg) { sizeof (cl_mem), &mem[i] };
+      args[n++] = (ClfKernelArg) { sizeof (cl_int), &places[side][p][0] };
+      args[n++] = (ClfKernelArg) { sizeof (cl_int), &places[side][p][1] };
+      /* *INDENT-ON* */
+    }
+  }
+  memset (&matrix, 0, sizeof matrix);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++)
+      matrix.s[i * 4 + j] = conversion->matrix[i][j];
+  /* *INDENT-OFF* */
+  args[n++] = (ClfKernelArg) { sizeof width, &width };
+  args[n++] = (ClfKernelArg) { sizeof height, &height };
+  args[n++] = (ClfKernelArg) { sizeof matrix, &matrix };
+  /* *INDENT-ON* */
+
+  cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];
+  const size_t global[2] = { first->width, first->height };
+  return clf_set_kernel_args (kernel, args, n, error)
+      && clf_plan_enqueue_kernel (plan, kernel, K_CONVERT_PIXELS, global,
+      NULL, 0, error);
+}
