@@ -147,6 +147,9 @@ int chroma_at_##spec(PLANE_PARAMS (in, const), int x, int y, int width,    \
 #define PLANE_ARGS_IN in0, in_off0, in_stride0, in1, in_off1, in_stride1, \
   in2, in_off2, in_stride2, in3, in_off3, in_stride3
 
+#define PLANE_ARGS_OUT out0, out_off0, out_stride0, out1, out_off1,       \
+  out_stride1, out2, out_off2, out_stride2, out3, out_off3, out_stride3
+
 DEFINE_CHROMA(IN1)
 DEFINE_CHROMA(IN2)
 
@@ -167,12 +170,10 @@ int row16(int4 m, int y, int u, int v)
   return s < 0 ? 0 : min (s >> 8, 65535);
 }
 
-__kernel void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
-    int width, int height, int16 matrix)
+/* Pixel (x, y): its three colours (and alpha), written. */
+void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
+    int y, int width, int height, int16 matrix)
 {
-  const int x = get_global_id(0), y = get_global_id(1);
-  if (x >= width || y >= height)
-    return;
   int yv = widened (LOAD_AT (IN0, x, y), DEPTH_C);
   int u = CHROMA (IN1, x, y, width, height);
   int v = CHROMA (IN2, x, y, width, height);
@@ -202,6 +203,180 @@ __kernel void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
   FILL_PAD (1, x, y)
   FILL_PAD (2, x, y)
   FILL_PAD (3, x, y)
+}
+
+/* Runs of 16 pixels of a row, for 8-bit samples in and out (RUNS): each
+ * component's samples of the run loaded as a vector, the arithmetic done
+ * on vectors, the output pixels stored as whole vectors.  The same
+ * arithmetic as convert_pixel, lane by lane. */
+#if RUNS
+
+/* 16 samples of `spec` from sample (sx, sy) on (a vector load where they
+ * lie one after the other). */
+#define LOAD_RUN16(spec, sx, sy)                                          \
+  (GEOMETRY (PSTRIDE_OF, spec) == 1 ?                                      \
+      convert_int16 (vload16 (0, SAMPLE_AT (in, spec, sx, sy))) :          \
+      gather16 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec)))
+#define LOAD_RUN8(spec, sx, sy)                                           \
+  (GEOMETRY (PSTRIDE_OF, spec) == 1 ?                                      \
+      convert_int8 (vload8 (0, SAMPLE_AT (in, spec, sx, sy))) :            \
+      gather8 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec)))
+
+int16 gather16(__global const uchar *p, int pstride)
+{
+  uchar t[16];
+  for (int i = 0; i < 16; i++)
+    t[i] = p[i * pstride];
+  return convert_int16 (vload16 (0, t));
+}
+
+int8 gather8(__global const uchar *p, int pstride)
+{
+  uchar t[8];
+  for (int i = 0; i < 8; i++)
+    t[i] = p[i * pstride];
+  return convert_int8 (vload8 (0, t));
+}
+
+/* Chroma row `cy` of a halved component at the run's 16 pixels, from its
+ * 8 samples c from n0 on and their neighbours before (cl) and after
+ * (cr). */
+int16 chroma_run_along(int8 c, int cl, int cr)
+{
+  if (CHROMA_UP == 0)
+    return shuffle (c, (uint16) (0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
+            7, 7));
+  int8 before = (int8) (cl, c.s0123, c.s456);
+  int8 after = (int8) (c.s1234, c.s567, cr);
+  int8 even = H_COSITED ? c : (3 * c + before + 2) >> 2;
+  int8 odd = H_COSITED ? (c + after + 1) >> 1 : (3 * c + after + 2) >> 2;
+  return shuffle2 (even, odd, (uint16) (0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5,
+          13, 6, 14, 7, 15));
+}
+
+#define DEFINE_CHROMA_RUN(spec)                                           \
+int16 chroma_row_##spec(PLANE_PARAMS (in, const), int x0, int cy,          \
+    int width)                                                             \
+{                                                                          \
+  const int xs = GEOMETRY (XSUB_OF, spec);                                 \
+  if (xs == 0)                                                             \
+    return LOAD_RUN16 (spec, x0, cy);                                      \
+  const int cw = (width + 1) >> 1, n0 = x0 >> 1;                           \
+  return chroma_run_along (LOAD_RUN8 (spec, n0, cy),                       \
+      LOAD_AT (spec, max (n0 - 1, 0), cy),                                 \
+      LOAD_AT (spec, min (n0 + 8, cw - 1), cy));                           \
+}                                                                          \
+int16 chroma_run_##spec(PLANE_PARAMS (in, const), int x0, int y,           \
+    int width, int height)                                                 \
+{                                                                          \
+  const int ys = GEOMETRY (YSUB_OF, spec);                                 \
+  const int ch = (height + ys) >> ys;                                      \
+  int near = y >> ys;                                                      \
+  int16 a = chroma_row_##spec (PLANE_ARGS_IN, x0, near, width);            \
+  if (ys == 0 || CHROMA_UP == 0 || V_COSITED)                              \
+    return a;                                                              \
+  int far = clamp (near + ((y & 1) ? 1 : -1), 0, ch - 1);                  \
+  int16 b = chroma_row_##spec (PLANE_ARGS_IN, x0, far, width);             \
+  return (3 * a + b + 2) >> 2;                                             \
+}
+
+DEFINE_CHROMA_RUN(IN1)
+DEFINE_CHROMA_RUN(IN2)
+
+/* times8 on 16 lanes: (v - 128)'s byte twice as a 16-bit word, times p,
+ * the high 16 bits of the product (rounded down: ORC's mulhsw). */
+short16 times8_run(short16 v, short p)
+{
+  uchar16 b = convert_uchar16 (v) ^ (uchar16) 0x80;
+  return mul_hi (as_short16 (upsample (b, b)), (short16) p);
+}
+
+/* A pixel's 4 bytes as one word, byte k of the pixel at byte k of the
+ * word in memory. */
+uint16 byte_at(uchar16 c, int k)
+{
+#ifdef __ENDIAN_LITTLE__
+  return convert_uint16 (c) << (8 * k);
+#else
+  return convert_uint16 (c) << (8 * (3 - k));
+#endif
+}
+
+/* The 16 pixels of the run from x0 on, row y. */
+void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
+    int y, int width, int height, int16 matrix)
+{
+  short16 yv = convert_short16 (LOAD_RUN16 (IN0, x0, y));
+  short16 u = convert_short16 (chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width,
+          height));
+  short16 v = convert_short16 (chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width,
+          height));
+  /* 16-bit sums wrap as ORC's do (they never reach past 16 bits). */
+  short16 l = times8_run (yv, (short) matrix.s0);
+  uchar16 c[4];
+  c[0] = convert_uchar16_sat (l + times8_run (v, (short) matrix.s2)
+      + (short16) 128);
+  c[1] = convert_uchar16_sat (l + times8_run (u, (short) matrix.s5)
+      + times8_run (v, (short) matrix.s6) + (short16) 128);
+  c[2] = convert_uchar16_sat (l + times8_run (u, (short) matrix.s9)
+      + (short16) 128);
+  c[3] = (uchar16) 255;
+  if (GEOMETRY (BYTES_OF, IN3) && GEOMETRY (BYTES_OF, OUT3))
+    c[3] = convert_uchar16 (LOAD_RUN16 (IN3, x0, y));
+  __global uchar *row = out0 + out_off0 + y * out_stride0
+      + x0 * OUT_PSTRIDE0;
+  if (OUT_PSTRIDE0 == 4) {
+    /* Pad bytes (x) are 0xff, as alpha where there is none. */
+    uint16 w = (uint16) 0;
+    for (int k = 0; k < 4; k++)
+      w |= byte_at (k == GEOMETRY (OFFSET_OF, OUT0) ? c[0] :
+          k == GEOMETRY (OFFSET_OF, OUT1) ? c[1] :
+          k == GEOMETRY (OFFSET_OF, OUT2) ? c[2] : c[3], k);
+    vstore16 (as_uchar16 (w.s0123), 0, row);
+    vstore16 (as_uchar16 (w.s4567), 1, row);
+    vstore16 (as_uchar16 (w.s89ab), 2, row);
+    vstore16 (as_uchar16 (w.scdef), 3, row);
+    return;
+  }
+  /* Other pixels (RGB, BGR): byte by byte. */
+  uchar lanes[4][16];
+  for (int k = 0; k < 4; k++)
+    vstore16 (c[k], 0, lanes[k]);
+  for (int i = 0; i < 16; i++)
+    for (int b = 0; b < OUT_PSTRIDE0; b++)
+      row[i * OUT_PSTRIDE0 + b] =
+          b == GEOMETRY (OFFSET_OF, OUT0) ? lanes[0][i] :
+          b == GEOMETRY (OFFSET_OF, OUT1) ? lanes[1][i] :
+          b == GEOMETRY (OFFSET_OF, OUT2) ? lanes[2][i] :
+          GEOMETRY (BYTES_OF, OUT3) && b == GEOMETRY (OFFSET_OF, OUT3) ?
+          lanes[3][i] : 0xff;
+}
+
+#endif
+
+/* Work-groups of CONVERT_GROUP work-items along a row (a fixed size lets
+ * CPU drivers run a group's work-items as vector lanes); with RUNS, each
+ * work-item converts a run of 16 pixels (the frame's last, short one
+ * pixel by pixel). */
+__kernel __attribute__((reqd_work_group_size(CONVERT_GROUP, 1, 1)))
+void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
+    int width, int height, int16 matrix)
+{
+  const int x = get_global_id(0), y = get_global_id(1);
+#if RUNS
+  const int x0 = x * 16;
+  if (x0 + 16 <= width) {
+    convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, matrix);
+  } else {
+    for (int xi = x0; xi < width; xi++)
+      convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, xi, y, width, height,
+          matrix);
+  }
+#else
+  if (x < width)
+    convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
+        matrix);
+#endif
 }
 
 #endif

@@ -85,6 +85,7 @@ convert_layout_equal (const ClfConvertLayout * a, const ClfConvertLayout * b)
         || a->out_pstride[c] != b->out_pstride[c])
       return false;
   return a->direction == b->direction && a->wide == b->wide
+      && a->runs == b->runs
       && a->chroma_up == b->chroma_up && a->h_cosited == b->h_cosited
       && a->v_cosited == b->v_cosited;
 }
@@ -143,9 +144,11 @@ convert_options (const ClfConvertLayout * layout,
 {
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
-      "-D V_COSITED=%d -D WANT_convert_pixels", (int) layout->direction,
+      "-D V_COSITED=%d -D RUNS=%d -D CONVERT_GROUP=%u "
+      "-D WANT_convert_pixels", (int) layout->direction,
       layout->wide ? 1 : 0, (int) layout->chroma_up,
-      layout->h_cosited ? 1 : 0, layout->v_cosited ? 1 : 0);
+      layout->h_cosited ? 1 : 0, layout->v_cosited ? 1 : 0,
+      layout->runs ? 1 : 0, CLF_CONVERT_GROUP);
   for (unsigned side = 0; side < 2; side++)
     for (unsigned c = 0; c < 4; c++) {
       const ClfConvertSample *k = side ? &layout->out[c] : &layout->in[c];

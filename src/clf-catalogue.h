@@ -208,7 +208,15 @@ typedef struct {
   bool wide;
   ClfChromaUp chroma_up;
   bool h_cosited, v_cosited;
+  bool runs;                    /* bytes in, bytes out in one plane: a
+                                 * work-item converts a run of
+                                 * CLF_CONVERT_RUN pixels */
 } ClfConvertLayout;
+
+/* The work-items of a conversion's work-group: a run of a row; and the
+ * pixels of a work-item's run, with `runs` (kernels/convert.cl's 16). */
+#define CLF_CONVERT_GROUP 64
+#define CLF_CONVERT_RUN 16
 
 /* A program: the kernels of one set of passes that `mode` runs over
  * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or

@@ -234,6 +234,9 @@ clf_convert_layout (const ClfFrameFormat * in,
   for (uint32_t p = 0; p < 4; p++)
     layout->out_pad[p] = (uint8_t) (((1u << layout->out_pstride[p]) - 1)
         & ~layout->out_pad[p]);
+  layout->runs = !layout->wide && out->n_planes == 1;
+  for (uint32_t c = 0; c < 4; c++)
+    layout->runs &= layout->in[c].bytes <= 1 && layout->out[c].bytes <= 1;
 }
 
 bool
@@ -276,8 +279,14 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
   /* *INDENT-ON* */
 
   cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];
-  const size_t global[2] = { first->width, first->height };
+  const size_t local[2] = { CLF_CONVERT_GROUP, 1 };
+  size_t items = set->spec.convert.runs ?
+      (first->width + CLF_CONVERT_RUN - 1) / CLF_CONVERT_RUN : first->width;
+  const size_t global[2] = {
+    (items + CLF_CONVERT_GROUP - 1) / CLF_CONVERT_GROUP * CLF_CONVERT_GROUP,
+    first->height
+  };
   return clf_set_kernel_args (kernel, args, n, error)
       && clf_plan_enqueue_kernel (plan, kernel, K_CONVERT_PIXELS, global,
-      NULL, 0, error);
+      local, 0, error);
 }

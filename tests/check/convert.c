@@ -249,7 +249,8 @@ GST_START_TEST (test_every_yuv_format)
 
 GST_END_TEST;
 
-/* 8- and 10-bit 4:2:0 into every RGB format. */
+/* 8- and 10-bit 4:2:0 into every RGB format (two runs of 16 pixels and
+ * a tail a row). */
 GST_START_TEST (test_every_rgb_format)
 {
   const gchar *const in[] = { "I420", "NV12", "I420_10LE" };
@@ -258,7 +259,7 @@ GST_START_TEST (test_every_rgb_format)
   for (guint f = 0; f < G_N_ELEMENTS (in); f++)
     for (guint o = 0; o < G_N_ELEMENTS (rgb_formats); o++)
       if (test_sampled (f + o, 2))
-        convert_one (in[f], rgb_formats[o], 13, 11, &colours[1],
+        convert_one (in[f], rgb_formats[o], 37, 11, &colours[1],
             &sitings[2], &params, INPUT_FROM_POOL);
 }
 
