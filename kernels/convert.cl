@@ -170,6 +170,12 @@ int row16(int4 m, int y, int u, int v)
   return s < 0 ? 0 : min (s >> 8, 65535);
 }
 
+/* Whether the output's pixels are 3 or 4 bytes of one plane. */
+#define PIXEL_BYTES (GEOMETRY (BYTES_OF, OUT0) == 1                        \
+    && GEOMETRY (BYTES_OF, OUT1) == 1 && GEOMETRY (BYTES_OF, OUT2) == 1     \
+    && GEOMETRY (BYTES_OF, OUT3) <= 1 && OUT_PSTRIDE1 == 0                  \
+    && (OUT_PSTRIDE0 == 3 || OUT_PSTRIDE0 == 4))
+
 /* Pixel (x, y): its three colours (and alpha), written. */
 void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
     int y, int width, int height, int16 matrix)
@@ -189,16 +195,31 @@ void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
         + 128;
     b = clamp (l + times8 (u, matrix.s9), -128, 127) + 128;
   }
+  uint a = 255;
+  if (GEOMETRY (BYTES_OF, IN3))
+    a = (uint) widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
+        >> (WIDE ? 8 : 0);
+  if (PIXEL_BYTES) {
+    /* Bytes in one plane: the pixel stored whole (pad bytes 0xff). */
+    uchar px[4];
+    for (int k = 0; k < 4; k++)
+      px[k] = k == GEOMETRY (OFFSET_OF, OUT0) ? (uchar) r :
+          k == GEOMETRY (OFFSET_OF, OUT1) ? (uchar) g :
+          k == GEOMETRY (OFFSET_OF, OUT2) ? (uchar) b :
+          GEOMETRY (BYTES_OF, OUT3) && k == GEOMETRY (OFFSET_OF, OUT3) ?
+          (uchar) a : 0xff;
+    __global uchar *at = out0 + out_off0 + y * out_stride0 + x * OUT_PSTRIDE0;
+    if (OUT_PSTRIDE0 == 4)
+      vstore4 (vload4 (0, px), 0, at);
+    else
+      vstore3 (vload3 (0, px), 0, at);
+    return;
+  }
   STORE (OUT0, x, y, (uint) r);
   STORE (OUT1, x, y, (uint) g);
   STORE (OUT2, x, y, (uint) b);
-  if (GEOMETRY (BYTES_OF, OUT3)) {
-    uint a = 255;
-    if (GEOMETRY (BYTES_OF, IN3))
-      a = (uint) widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
-          >> (WIDE ? 8 : 0);
+  if (GEOMETRY (BYTES_OF, OUT3))
     STORE (OUT3, x, y, a);
-  }
   FILL_PAD (0, x, y)
   FILL_PAD (1, x, y)
   FILL_PAD (2, x, y)

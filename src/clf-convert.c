@@ -209,7 +209,7 @@ convert_sample (const ClfFrameFormat * format, uint32_t c,
 
 void
 clf_convert_layout (const ClfFrameFormat * in,
-    const ClfConversion * conversion, bool little_endian,
+    const ClfConversion * conversion, bool little_endian, bool cpu_kernels,
     ClfConvertLayout * layout)
 {
   const ClfFrameFormat *out = &conversion->format;
@@ -234,7 +234,9 @@ clf_convert_layout (const ClfFrameFormat * in,
   for (uint32_t p = 0; p < 4; p++)
     layout->out_pad[p] = (uint8_t) (((1u << layout->out_pstride[p]) - 1)
         & ~layout->out_pad[p]);
-  layout->runs = !layout->wide && out->n_planes == 1;
+  /* Runs on CPUs, whose work-items are not lanes of their own: on GPUs a
+   * pixel a work-item stores whole pixels next to its neighbours'. */
+  layout->runs = cpu_kernels && !layout->wide && out->n_planes == 1;
   for (uint32_t c = 0; c < 4; c++)
     layout->runs &= layout->in[c].bytes <= 1 && layout->out[c].bytes <= 1;
 }

@@ -192,9 +192,9 @@ bool clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
     cl_mem const *src, const Placement * in, cl_mem const *dst,
     const Placement * out, GError ** error);
 /* The pixels of the program that converts frames of `in` as `conversion`
- * says on a device of that byte order. */
+ * says on a device of that byte order, and kind (CPUs: runs). */
 void clf_convert_layout (const ClfFrameFormat * in,
-    const ClfConversion * conversion, bool little_endian,
+    const ClfConversion * conversion, bool little_endian, bool cpu_kernels,
     ClfConvertLayout * layout);
 
 /* Keeps the event that ends the frame being enqueued, in its commands. */

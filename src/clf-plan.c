@@ -168,7 +168,8 @@ convert_program (const ClfPlan * plan)
   memset (&spec, 0, sizeof spec);
   spec.converts = true;
   clf_convert_layout (&plan->format, plan->conversion,
-      clf_engine_little_endian (plan->engine), &spec.convert);
+      clf_engine_little_endian (plan->engine), plan->cpu_kernels,
+      &spec.convert);
   return spec;
 }
 

@@ -9,7 +9,8 @@
  * (convolve on the blurs' layouts without 64-bit sums), for both kinds of
  * device (the CPUs' kernels and the GPUs'); and the colour conversions:
  * each YUV format clfilter converts into BGRx, with each way of bringing
- * chroma to a pixel, in either byte order, and NV12 into each RGB format
+ * chroma to a pixel, in either byte order, for CPUs (runs) and GPUs, and
+ * NV12 into each RGB format
  * (gst_cl_convert_for).  Each is
  * built from the sources and options the engine uses (clf-catalogue.c),
  * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
@@ -164,14 +165,15 @@ add_conversions (GstVideoFormat format, GstVideoFormat rgb)
       || !gst_cl_convert_for (&in, &in_format, &out, &conversion))
     return;
   for (int rule = 0; rule < 4; rule++)
-    for (int little = 0; little < 2; little++) {
+    for (int kind = 0; kind < 4; kind++) {
+      bool little = kind & 1, cpu = kind & 2;
       conversion.chroma_up = rule == 0 ? CLF_CHROMA_UP_NEAREST :
           CLF_CHROMA_UP_FILTERED;
       conversion.h_cosited = rule >= 2;
       conversion.v_cosited = rule == 3;
       memset (&spec, 0, sizeof spec);
       spec.converts = true;
-      clf_convert_layout (&in_format, &conversion, little, &spec.convert);
+      clf_convert_layout (&in_format, &conversion, little, cpu, &spec.convert);
       add_spec (&spec);
     }
 }
