@@ -4,33 +4,27 @@
 
 #include <stdlib.h>
 
+/* Where sample (x, y) of component c of `frame` starts. */
+static uint8_t *
+sample_at (const ClfComponent * c, const ClfHostFrame * frame, uint32_t x,
+    uint32_t y)
+{
+  return frame->data[c->plane] + frame->stride[c->plane] * y
+      + (size_t) c->pstride * x + c->offset;
+}
+
 static uint32_t
 read_value (const ClfComponent * c, const ClfHostFrame * frame, uint32_t x,
     uint32_t y)
 {
-  const uint8_t *p = frame->data[c->plane] + frame->stride[c->plane] * y
-      + (size_t) c->pstride * x + c->offset;
-  uint32_t bits = c->depth + c->shift <= 8 ? p[0] : c->big_endian ?
-      (uint32_t) p[0] << 8 | p[1] : p[0] | (uint32_t) p[1] << 8;
-  return (bits >> c->shift) & ((1u << c->depth) - 1);
+  return clf_ref_read_value (c, sample_at (c, frame, x, y));
 }
 
 static void
 write_value (const ClfComponent * c, const ClfHostFrame * frame, uint32_t x,
     uint32_t y, uint32_t value)
 {
-  uint8_t *p = frame->data[c->plane] + frame->stride[c->plane] * y
-      + (size_t) c->pstride * x + c->offset;
-  uint32_t bits = value << c->shift;
-  if (c->depth + c->shift <= 8) {
-    p[0] = (uint8_t) bits;
-  } else if (c->big_endian) {
-    p[0] = (uint8_t) (bits >> 8);
-    p[1] = (uint8_t) bits;
-  } else {
-    p[0] = (uint8_t) bits;
-    p[1] = (uint8_t) (bits >> 8);
-  }
+  clf_ref_write_value (c, sample_at (c, frame, x, y), value);
 }
 
 /* A value as the arithmetic takes it: 8 bits as they are, deeper ones as

@@ -52,23 +52,17 @@ two_bytes (const ClfComponent * c)
   return c->depth + c->shift > 8;
 }
 
-/* The value of sample (x, y), read under the border rule. */
-static uint32_t
-value_at (const Samples * s, int x, int y, ClfBorder border)
+uint32_t
+clf_ref_read_value (const ClfComponent * c, const uint8_t * p)
 {
-  const ClfComponent *c = s->c;
-  const uint8_t *p = container (s, clf_ref_border (x, (int) c->width, border),
-      clf_ref_border (y, (int) c->height, border));
   uint32_t bits = !two_bytes (c) ? p[0] :
       c->big_endian ? (uint32_t) p[0] << 8 | p[1] : p[0] | (uint32_t) p[1] << 8;
   return (bits >> c->shift) & ((1u << c->depth) - 1);
 }
 
-static void
-store_value (const Samples * s, int x, int y, uint32_t value)
+void
+clf_ref_write_value (const ClfComponent * c, uint8_t * p, uint32_t value)
 {
-  const ClfComponent *c = s->c;
-  uint8_t *p = container (s, x, y);
   uint32_t bits = value << c->shift;
   if (!two_bytes (c)) {
     p[0] = (uint8_t) bits;
@@ -79,6 +73,22 @@ store_value (const Samples * s, int x, int y, uint32_t value)
     p[0] = (uint8_t) bits;
     p[1] = (uint8_t) (bits >> 8);
   }
+}
+
+/* The value of sample (x, y), read under the border rule. */
+static uint32_t
+value_at (const Samples * s, int x, int y, ClfBorder border)
+{
+  const ClfComponent *c = s->c;
+  return clf_ref_read_value (c, container (s, clf_ref_border (x,
+              (int) c->width, border), clf_ref_border (y, (int) c->height,
+              border)));
+}
+
+static void
+store_value (const Samples * s, int x, int y, uint32_t value)
+{
+  clf_ref_write_value (s->c, container (s, x, y), value);
 }
 
 static uint32_t

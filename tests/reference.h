@@ -31,6 +31,12 @@ void clf_ref_add_byte_plane (ClfFrameFormat * format, uint32_t w,
 ClfFrameFormat clf_ref_byte_plane (uint32_t w, uint32_t h, uint32_t bpp,
     uint8_t blur, uint8_t laplace);
 
+/* The value of component c's sample whose container starts at p, and
+ * `value` written into that container, as ClfComponent says. */
+uint32_t clf_ref_read_value (const ClfComponent * c, const uint8_t * p);
+void clf_ref_write_value (const ClfComponent * c, uint8_t * p,
+    uint32_t value);
+
 /* Converts a frame of `in` into one of conversion->format, as
  * docs/conversion.md defines it (reference-convert.c). */
 void clf_ref_convert_frame (const ClfFrameFormat * in,

@@ -63,16 +63,8 @@ yuv_sources (void)
 {
   static GArray *formats;
 
-  if (g_once_init_enter (&formats)) {
-    guint n = 0;
-    const GstVideoFormat *all = gst_video_formats_raw (&n);
-    GArray *list = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
-
-    for (guint i = 0; i < n; i++)
-      if (converts_to_rgb (all[i]))
-        g_array_append_val (list, all[i]);
-    g_once_init_leave (&formats, list);
-  }
+  if (g_once_init_enter (&formats))
+    g_once_init_leave (&formats, gst_cl_formats_where (converts_to_rgb));
   return formats;
 }
 

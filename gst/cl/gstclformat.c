@@ -161,22 +161,27 @@ describable (GstVideoFormat format)
       && matches_unpack (&info, &described);
 }
 
+GArray *
+gst_cl_formats_where (gboolean (*keep) (GstVideoFormat format))
+{
+  guint n = 0;
+  const GstVideoFormat *all = gst_video_formats_raw (&n);
+  GArray *list = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+
+  for (guint i = 0; i < n; i++)
+    if (keep (all[i]))
+      g_array_append_val (list, all[i]);
+  return list;
+}
+
 /* The supported formats, in GStreamer's order. */
 static GArray *
 supported_formats (void)
 {
   static GArray *formats;
 
-  if (g_once_init_enter (&formats)) {
-    guint n = 0;
-    const GstVideoFormat *all = gst_video_formats_raw (&n);
-    GArray *list = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
-
-    for (guint i = 0; i < n; i++)
-      if (describable (all[i]))
-        g_array_append_val (list, all[i]);
-    g_once_init_leave (&formats, list);
-  }
+  if (g_once_init_enter (&formats))
+    g_once_init_leave (&formats, gst_cl_formats_where (describable));
   return formats;
 }
 

@@ -30,6 +30,10 @@ GstCaps *gst_cl_format_supported_caps (void);
 
 gboolean gst_cl_format_is_supported (GstVideoFormat format);
 
+/* GStreamer's raw formats that `keep` keeps, in its order of preference
+ * (a new array). */
+GArray *gst_cl_formats_where (gboolean (*keep) (GstVideoFormat format));
+
 /* The supported format closest to `format` (same colour family, alpha,
  * subsampling, then the nearest depth not below it): what a user should
  * ask videoconvert for. */
