@@ -375,16 +375,102 @@ void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
 
 #endif
 
+/* ---- RGB to 4:2:0 YUV (DIRECTION 1): a work-item a chroma sample ---- */
+#if DIRECTION == 1
+
+int dot3(int3 a, int3 b)
+{
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+/* Pixel (x, y) of the RGB input (clamped to the frame) as full-resolution
+ * Y, U, V: 8 bits, or with WIDE 16 (RGB widened as v * 257). */
+int3 yuv_at(PLANE_PARAMS (in, const), int x, int y, int width, int height,
+    int16 m)
+{
+  x = clamp (x, 0, width - 1);
+  y = clamp (y, 0, height - 1);
+  int3 rgb = (int3) (LOAD_AT (IN0, x, y), LOAD_AT (IN1, x, y),
+      LOAD_AT (IN2, x, y)) * (WIDE ? 257 : 1);
+  int3 t = (int3) (dot3 (m.s012, rgb) + m.s3, dot3 (m.s456, rgb) + m.s7,
+      dot3 (m.s89a, rgb) + m.sb);
+  /* Rounded down, within the depth (negative sums are 0 either way). */
+  return clamp (select (t >> 8, (int3) 0, t < 0), 0, WIDE ? 65535 : 255);
+}
+
+/* U and V of column x, rows 2j and 2j + 1 averaged (row 2j where chroma
+ * sits on even rows). */
+int2 chroma_column(PLANE_PARAMS (in, const), int x, int j, int width,
+    int height, int16 m)
+{
+  int3 a = yuv_at (PLANE_ARGS_IN, x, 2 * j, width, height, m);
+  if (V_COSITED)
+    return a.yz;
+  int3 b = yuv_at (PLANE_ARGS_IN, x, min (2 * j + 1, height - 1), width,
+      height, m);
+  return (a.yz + b.yz + 1) >> 1;
+}
+
+/* A value of the 16-bit arithmetic at the output's depth, rounded. */
+uint at_depth(int v)
+{
+#if WIDE
+  const int d = GEOMETRY (DEPTH_OF, OUT0);
+  if (d == 16)
+    return (uint) v;
+  return (uint) (min (v + (1 << (15 - d)), 65535) >> (16 - d));
+#else
+  return (uint) v;
+#endif
+}
+
+void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
+    int j, int width, int height, int16 m)
+{
+  for (int dy = 0; dy < 2; dy++)
+    for (int dx = 0; dx < 2; dx++) {
+      int x = 2 * i + dx, y = 2 * j + dy;
+      if (x < width && y < height)
+        STORE (OUT0, x, y, at_depth (yuv_at (PLANE_ARGS_IN, x, y, width,
+                    height, m).x));
+    }
+  int x = 2 * i;
+  int2 c = chroma_column (PLANE_ARGS_IN, x, j, width, height, m);
+  int2 uv;
+  if (!H_COSITED) {
+    uv = x + 1 < width ? (c + chroma_column (PLANE_ARGS_IN, x + 1, j, width,
+            height, m) + 1) >> 1 : c;
+  } else if (width == 1) {
+    uv = c;
+  } else if (x == 0) {
+    uv = (3 * c + chroma_column (PLANE_ARGS_IN, 1, j, width, height, m)
+        + 2) >> 2;
+  } else {
+    int2 before = chroma_column (PLANE_ARGS_IN, x - 1, j, width, height, m);
+    uv = x < width - 2 ? (before + 2 * c + chroma_column (PLANE_ARGS_IN,
+            x + 1, j, width, height, m) + 2) >> 2 : (before + 3 * c + 2) >> 2;
+  }
+  STORE (OUT1, i, j, at_depth (uv.x));
+  STORE (OUT2, i, j, at_depth (uv.y));
+}
+
+#endif
+
 /* Work-groups of CONVERT_GROUP work-items along a row (a fixed size lets
  * CPU drivers run a group's work-items as vector lanes); with RUNS, each
  * work-item converts a run of 16 pixels (the frame's last, short one
- * pixel by pixel). */
+ * pixel by pixel); to YUV, a work-item is a chroma sample (2 x 2
+ * pixels). */
 __kernel __attribute__((reqd_work_group_size(CONVERT_GROUP, 1, 1)))
 void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
     int width, int height, int16 matrix)
 {
   const int x = get_global_id(0), y = get_global_id(1);
-#if RUNS
+#if DIRECTION == 1
+  if (x < (width + 1) / 2)
+    convert_block (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
+        matrix);
+#elif RUNS
   const int x0 = x * 16;
   if (x0 + 16 <= width) {
     convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, matrix);

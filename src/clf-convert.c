@@ -21,12 +21,12 @@ subsampling (uint32_t full, uint32_t size)
   return -1;
 }
 
-/* Why `format` cannot be a conversion's input (`yuv`) or output, or
+/* Why `format` cannot be a conversion's YUV side (`yuv`) or RGB side, or
  * NULL: 3 colour components of one depth (8 bits for RGB, 8 to 16 for
- * YUV), chroma halved at most on each axis, alpha or none, at most 4
- * planes. */
+ * YUV), chroma halved at most on each axis (`halved`: on both), alpha or
+ * none, at most 4 planes. */
 static const char *
-refused_side (const ClfFrameFormat * format, bool yuv)
+refused_side (const ClfFrameFormat * format, bool yuv, bool halved)
 {
   if (format->n_planes > 4 || format->n_components < COLOURS
       || format->n_components > 4)
@@ -37,7 +37,9 @@ refused_side (const ClfFrameFormat * format, bool yuv)
     int xs = subsampling (first->width, k->width);
     int ys = subsampling (first->height, k->height);
     bool chroma = yuv && (c == 1 || c == 2);
-    if (xs < 0 || ys < 0 || xs > (chroma ? 1 : 0) || ys > (chroma ? 1 : 0))
+    if (xs < 0 || ys < 0 || xs > (chroma ? 1 : 0) || ys > (chroma ? 1 : 0)
+        || (chroma && halved && (k->width != (first->width + 1) / 2
+                || k->height != (first->height + 1) / 2)))
       return "components of sizes a conversion does not take";
     if (k->pstride > 255)
       return "pixels too wide";
@@ -57,22 +59,25 @@ one_layout_a_plane (const ClfFrameFormat * format)
   for (uint32_t c = 0; c < format->n_components; c++)
     for (uint32_t d = 0; d < c; d++)
       if (format->components[c].plane == format->components[d].plane
-          && format->components[c].pstride != format->components[d].pstride)
+          && format->components[c].pstride != format->components[d].pstride
+          && format->components[c].width == format->components[d].width)
         return false;
   return true;
 }
 
-/* Why the engine does not convert `in` into `out`, or NULL. */
+/* Why the engine does not convert `in` into `out`, or NULL: YUV to RGB,
+ * or RGB to 4:2:0 YUV. */
 static const char *
 refused (const ClfFrameFormat * in, ClfConvertDirection direction,
     const ClfFrameFormat * out)
 {
+  bool to_rgb = direction == CLF_CONVERT_YUV_TO_RGB;
   const char *why;
-  if ((unsigned) direction > CLF_CONVERT_YUV_TO_RGB)
+  if ((unsigned) direction > CLF_CONVERT_RGB_TO_YUV)
     return "it names no direction";
-  if ((why = refused_side (in, true)))
+  if ((why = refused_side (in, to_rgb, false)))
     return g_intern_string (why);
-  if ((why = refused_side (out, false)))
+  if ((why = refused_side (out, !to_rgb, !to_rgb)))
     return g_intern_string (why);
   if (in->components[0].width != out->components[0].width
       || in->components[0].height != out->components[0].height)
@@ -137,26 +142,52 @@ reciprocal (double x)
   return (double) (1.0f / (float) x);
 }
 
+/* The rows of the RGB to YCbCr matrix. */
+static void
+to_ycbcr (double kr, double kb, Matrix k)
+{
+  double kg = 1.0 - kr - kb, u = 1 / (2 * (1 - kb)), v = 1 / (2 * (1 - kr));
+  const Matrix rows = {
+    {kr, kg, kb, 0},
+    {-u * kr, -u * kg, u * (1 - kb), 0},
+    {v * (1 - kr), -v * kg, -v * kb, 0},
+    {0, 0, 0, 1},
+  };
+  memcpy (k, rows, sizeof rows);
+}
+
+/* A range's offsets and spans at depth d: YUV's limited or full, or
+ * RGB's (full, no offset). */
+static void
+range_of (bool yuv, bool full, int d, double offsets[3], double spans[3])
+{
+  double max = (1 << d) - 1;
+  offsets[0] = yuv && !full ? 1 << (d - 4) : 0;
+  offsets[1] = offsets[2] = yuv ? 1 << (d - 1) : 0;
+  spans[0] = yuv && !full ? 219 << (d - 8) : max;
+  spans[1] = spans[2] = yuv && !full ? 224 << (d - 8) : max;
+}
+
 bool
-clf_conversion_init (ClfConversion * conversion, const ClfFrameFormat * in,
+clf_conversion_init (ClfConversion * conversion,
+    ClfConvertDirection direction, const ClfFrameFormat * in,
     const ClfFrameFormat * out, double kr, double kb, bool full_range,
     GError ** error)
 {
   memset (conversion, 0, sizeof *conversion);
-  conversion->direction = CLF_CONVERT_YUV_TO_RGB;
+  conversion->direction = direction;
   conversion->format = *out;
   conversion->chroma_up = CLF_CHROMA_UP_FILTERED;
   if (!clf_conversion_check (in, conversion, error))
     return false;
 
   /* The depths the arithmetic works at: 8 bits, or 16 for deeper. */
+  bool to_rgb = direction == CLF_CONVERT_YUV_TO_RGB;
   int din = in->components[0].depth > 8 ? 16 : 8;
   int dout = out->components[0].depth > 8 ? 16 : 8;
   double kg = 1.0 - kr - kb;
-  double oy = full_range ? 0 : 1 << (din - 4), oc = 1 << (din - 1);
-  double sy = full_range ? (1 << din) - 1 : 219 << (din - 8);
-  double sc = full_range ? (1 << din) - 1 : 224 << (din - 8);
-  const Matrix to_rgb = {
+  double in_off[3], in_span[3], out_off[3], out_span[3];
+  Matrix colours = {
     {1, 0, 2 * (1 - kr), 0},
     {1, -2 * kb * (1 - kb) / kg, -2 * kr * (1 - kr) / kg, 0},
     {1, 2 * (1 - kb), 0, 0},
@@ -164,15 +195,20 @@ clf_conversion_init (ClfConversion * conversion, const ClfFrameFormat * in,
   };
   Matrix m = { {1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1} };
 
+  if (!to_rgb)
+    to_ycbcr (kr, kb, colours);
+  range_of (to_rgb, full_range, din, in_off, in_span);
+  range_of (!to_rgb, full_range, dout, out_off, out_span);
   if (din < dout) {
     double s = reciprocal (1 << (dout - din));
     scale (m, s, s, s);
   }
-  offset (m, -oy, -oc, -oc);
-  scale (m, reciprocal (sy), reciprocal (sc), reciprocal (sc));
-  multiply (m, to_rgb);
-  double full = (1 << dout) - 1;
-  scale (m, full, full, full);
+  offset (m, -in_off[0], -in_off[1], -in_off[2]);
+  scale (m, reciprocal (in_span[0]), reciprocal (in_span[1]),
+      reciprocal (in_span[2]));
+  multiply (m, colours);
+  scale (m, out_span[0], out_span[1], out_span[2]);
+  offset (m, out_off[0], out_off[1], out_off[2]);
   if (din > dout) {
     double s = 1 << (din - dout);
     scale (m, s, s, s);
@@ -216,7 +252,9 @@ clf_convert_layout (const ClfFrameFormat * in,
 
   memset (layout, 0, sizeof *layout);
   layout->direction = conversion->direction;
-  layout->wide = in->components[0].depth > 8;
+  /* The 16-bit arithmetic: for YUV deeper than 8 bits, in or out. */
+  layout->wide = (conversion->direction == CLF_CONVERT_YUV_TO_RGB ?
+      in->components[0].depth : out->components[0].depth) > 8;
   layout->chroma_up = conversion->chroma_up;
   layout->h_cosited = conversion->h_cosited;
   layout->v_cosited = conversion->v_cosited;
@@ -236,7 +274,8 @@ clf_convert_layout (const ClfFrameFormat * in,
         & ~layout->out_pad[p]);
   /* Runs on CPUs, whose work-items are not lanes of their own: on GPUs a
    * pixel a work-item stores whole pixels next to its neighbours'. */
-  layout->runs = cpu_kernels && !layout->wide && out->n_planes == 1;
+  layout->runs = cpu_kernels && !layout->wide && out->n_planes == 1
+      && conversion->direction == CLF_CONVERT_YUV_TO_RGB;
   for (uint32_t c = 0; c < 4; c++)
     layout->runs &= layout->in[c].bytes <= 1 && layout->out[c].bytes <= 1;
 }
@@ -282,11 +321,15 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
 
   cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];
   const size_t local[2] = { CLF_CONVERT_GROUP, 1 };
+  /* A work-item a pixel, a run of pixels, or (to YUV) a chroma sample. */
+  const ClfComponent *chroma = &conversion->format.components[1];
+  bool to_yuv = conversion->direction == CLF_CONVERT_RGB_TO_YUV;
   size_t items = set->spec.convert.runs ?
-      (first->width + CLF_CONVERT_RUN - 1) / CLF_CONVERT_RUN : first->width;
+      (first->width + CLF_CONVERT_RUN - 1) / CLF_CONVERT_RUN :
+      to_yuv ? chroma->width : first->width;
   const size_t global[2] = {
     (items + CLF_CONVERT_GROUP - 1) / CLF_CONVERT_GROUP * CLF_CONVERT_GROUP,
-    first->height
+    to_yuv ? chroma->height : first->height
   };
   return clf_set_kernel_args (kernel, args, n, error)
       && clf_plan_enqueue_kernel (plan, kernel, K_CONVERT_PIXELS, global,

@@ -371,9 +371,10 @@ ClfPlan *clf_plan_new_full (ClfEngine * engine, const ClfFrameFormat * format,
  * properties): docs/conversion.md defines it. */
 typedef enum {
   CLF_CONVERT_YUV_TO_RGB,
+  CLF_CONVERT_RGB_TO_YUV,
 } ClfConvertDirection;
 
-/* How chroma samples are brought to every pixel. */
+/* How chroma samples are brought to every pixel (YUV to RGB). */
 typedef enum {
   CLF_CHROMA_UP_NEAREST,  /* the sample the pixel lies in */
   CLF_CHROMA_UP_FILTERED, /* 3:1 of the two nearest, or between cosited
@@ -384,7 +385,7 @@ typedef struct {
   ClfConvertDirection direction;
   ClfFrameFormat format;  /* the output's */
   /* The integer matrix (clf_conversion_init): rows R, G, B of
-   * [cY, cU, cV, offset]. */
+   * [cY, cU, cV, offset], or rows Y, U, V of [cR, cG, cB, offset]. */
   int32_t matrix[3][4];
   ClfChromaUp chroma_up;
   bool h_cosited;         /* chroma sits on even columns (MPEG-2) */
@@ -392,16 +393,19 @@ typedef struct {
 } ClfConversion;
 
 /* Sets up the conversion of frames of `in` into frames of `out` (both
- * checked formats): YUV with the matrix of `kr` and `kb` (BT.601: 0.299,
- * 0.114; BT.709: 0.2126, 0.0722; BT.2020: 0.2627, 0.0593), in full range
- * (0..2^depth - 1) or limited (16..235 for luma at 8 bits), to full-range
- * RGB; chroma_up, h_cosited and v_cosited are left for the caller to set
+ * checked formats) in `direction`: YUV with the matrix of `kr` and `kb`
+ * (BT.601: 0.299, 0.114; BT.709: 0.2126, 0.0722; BT.2020: 0.2627,
+ * 0.0593), in full range (0..2^depth - 1) or limited (16..235 for luma at
+ * 8 bits), from or to full-range RGB: YUV of 8 to 16 bits with chroma
+ * halved at most to 8-bit RGB, or 8-bit RGB to 4:2:0 YUV of 8 to 16 bits.
+ * chroma_up, h_cosited and v_cosited are left for the caller to set
  * (CLF_CHROMA_UP_FILTERED, not cosited).  False with CLF_ERROR_INVALID
  * where the engine does not convert between the two formats
  * (clf_conversion_check). */
 bool clf_conversion_init (ClfConversion * conversion,
-    const ClfFrameFormat * in, const ClfFrameFormat * out, double kr,
-    double kb, bool full_range, GError ** error);
+    ClfConvertDirection direction, const ClfFrameFormat * in,
+    const ClfFrameFormat * out, double kr, double kb, bool full_range,
+    GError ** error);
 
 /* Checks `conversion` as clf_plan_new_converting does: false with
  * CLF_ERROR_INVALID saying why. */

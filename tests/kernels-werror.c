@@ -10,7 +10,8 @@
  * device (the CPUs' kernels and the GPUs'); and the colour conversions:
  * each YUV format clfilter converts into BGRx, with each way of bringing
  * chroma to a pixel, in either byte order, for CPUs (runs) and GPUs, and
- * NV12 into each RGB format
+ * NV12 into each RGB format; each RGB format into I420, and BGRx into
+ * each 4:2:0 format encoders take
  * (gst_cl_convert_for).  Each is
  * built from the sources and options the engine uses (clf-catalogue.c),
  * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
@@ -164,7 +165,8 @@ add_conversions (GstVideoFormat format, GstVideoFormat rgb)
       || !gst_cl_format_describe (&in, &in_format)
       || !gst_cl_convert_for (&in, &in_format, &out, &conversion))
     return;
-  for (int rule = 0; rule < 4; rule++)
+  /* (To YUV, no nearest rule.) */
+  for (int rule = GST_VIDEO_INFO_IS_YUV (&in) ? 0 : 1; rule < 4; rule++)
     for (int kind = 0; kind < 4; kind++) {
       bool little = kind & 1, cpu = kind & 2;
       conversion.chroma_up = rule == 0 ? CLF_CHROMA_UP_NEAREST :
@@ -189,8 +191,18 @@ add_element_conversions (void)
     GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR,
   };
 
-  for (guint i = 0; i < n; i++)
+  static const GstVideoFormat yuv[] = {
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YV12,
+    GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_I420_10LE,
+    GST_VIDEO_FORMAT_P010_10LE,
+  };
+
+  for (guint i = 0; i < n; i++) {
     add_conversions (all[i], GST_VIDEO_FORMAT_BGRx);
+    add_conversions (all[i], GST_VIDEO_FORMAT_I420);
+  }
+  for (guint k = 0; k < G_N_ELEMENTS (yuv); k++)
+    add_conversions (GST_VIDEO_FORMAT_BGRx, yuv[k]);
   for (guint i = 0; i < G_N_ELEMENTS (rgb); i++)
     add_conversions (GST_VIDEO_FORMAT_NV12, rgb[i]);
 }

@@ -1,5 +1,5 @@
-/* The oracle of colour conversion (docs/conversion.md): YUV to RGB in plain
- * loops, sample by sample. */
+/* The oracle of colour conversion (docs/conversion.md): YUV to RGB and
+ * RGB to 4:2:0 YUV in plain loops, sample by sample. */
 #include "reference.h"
 
 #include <stdlib.h>
@@ -111,10 +111,102 @@ row16 (const int32_t m[4], int y, int u, int v)
   return s < 0 ? 0 : s / 256 > 65535 ? 65535 : (int) (s / 256);
 }
 
+/* ---- RGB to 4:2:0 YUV ---- */
+
+/* Y, U or V (`row` 0, 1, 2) of RGB pixel (x, y), clamped to the frame:
+ * 8 bits, or with `wide` 16 from RGB * 257. */
+static int
+yuv_value (const ClfFrameFormat * in, const ClfConversion * conv,
+    const ClfHostFrame * src, bool wide, int row, int x, int y)
+{
+  const ClfComponent *r = &in->components[0];
+  x = clampi (x, 0, (int) r->width - 1);
+  y = clampi (y, 0, (int) r->height - 1);
+  int64_t t = conv->matrix[row][3];
+  for (int c = 0; c < 3; c++)
+    t += (int64_t) conv->matrix[row][c] * (wide ? 257 : 1)
+        * read_value (&in->components[c], src, (uint32_t) x, (uint32_t) y);
+  int64_t v = t < 0 ? 0 : t / 256;
+  return (int) (v > (wide ? 65535 : 255) ? (wide ? 65535 : 255) : v);
+}
+
+/* U or V at column x of chroma row j: rows 2j and 2j + 1 averaged, or row
+ * 2j where chroma sits on even rows. */
+static int
+chroma_column (const ClfFrameFormat * in, const ClfConversion * conv,
+    const ClfHostFrame * src, bool wide, int row, int x, int j)
+{
+  int h = (int) in->components[0].height;
+  int a = yuv_value (in, conv, src, wide, row, x, 2 * j);
+  if (conv->v_cosited)
+    return a;
+  int b = yuv_value (in, conv, src, wide, row, x, 2 * j + 1 < h ?
+      2 * j + 1 : h - 1);
+  return (a + b + 1) >> 1;
+}
+
+/* U or V of chroma sample (i, j). */
+static int
+chroma_sample_of (const ClfFrameFormat * in, const ClfConversion * conv,
+    const ClfHostFrame * src, bool wide, int row, int i, int j)
+{
+  int w = (int) in->components[0].width, x = 2 * i;
+  int c = chroma_column (in, conv, src, wide, row, x, j);
+  if (!conv->h_cosited) {
+    if (x + 1 >= w)
+      return c;
+    return (c + chroma_column (in, conv, src, wide, row, x + 1, j) + 1) >> 1;
+  }
+  if (w == 1)
+    return c;
+  if (x == 0)
+    return (3 * c + chroma_column (in, conv, src, wide, row, 1, j) + 2) >> 2;
+  int before = chroma_column (in, conv, src, wide, row, x - 1, j);
+  if (x < w - 2)
+    return (before + 2 * c + chroma_column (in, conv, src, wide, row, x + 1,
+            j) + 2) >> 2;
+  return (before + 3 * c + 2) >> 2;
+}
+
+/* A value of the 16-bit arithmetic at `depth` bits, rounded to nearest. */
+static uint32_t
+to_depth (int v, bool wide, uint32_t depth)
+{
+  if (!wide || depth == 16)
+    return (uint32_t) v;
+  int r = v + (1 << (15 - depth));
+  return (uint32_t) ((r > 65535 ? 65535 : r) >> (16 - depth));
+}
+
+static void
+convert_to_yuv (const ClfFrameFormat * in, const ClfConversion * conv,
+    const ClfHostFrame * src, const ClfHostFrame * dst)
+{
+  const ClfFrameFormat *out = &conv->format;
+  bool wide = out->components[0].depth > 8;
+  uint32_t depth = out->components[0].depth;
+
+  for (uint32_t y = 0; y < out->components[0].height; y++)
+    for (uint32_t x = 0; x < out->components[0].width; x++)
+      write_value (&out->components[0], dst, x, y, to_depth (yuv_value (in,
+                  conv, src, wide, 0, (int) x, (int) y), wide, depth));
+  for (int c = 1; c <= 2; c++)
+    for (uint32_t j = 0; j < out->components[c].height; j++)
+      for (uint32_t i = 0; i < out->components[c].width; i++)
+        write_value (&out->components[c], dst, i, j,
+            to_depth (chroma_sample_of (in, conv, src, wide, c, (int) i,
+                    (int) j), wide, depth));
+}
+
 void
 clf_ref_convert_frame (const ClfFrameFormat * in, const ClfConversion * conv,
     const ClfHostFrame * src, const ClfHostFrame * dst)
 {
+  if (conv->direction == CLF_CONVERT_RGB_TO_YUV) {
+    convert_to_yuv (in, conv, src, dst);
+    return;
+  }
+
   const ClfFrameFormat *out = &conv->format;
   const ClfComponent *luma = &in->components[0];
   uint32_t w = luma->width, h = luma->height;

@@ -25,39 +25,63 @@ static const GstVideoFormat rgb_targets[] = {
   GST_VIDEO_FORMAT_BGR,
 };
 
+/* What RGB becomes for encoders that take YUV only: 4:2:0, 8- and
+ * 10-bit. */
+static const GstVideoFormat yuv_targets[] = {
+  GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_YV12,
+  GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_I420_10LE,
+  GST_VIDEO_FORMAT_P010_10LE,
+};
+
 /* Frames a format is tried with: odd, so that subsampled planes round
  * up. */
 #define PROBE_WIDTH 17
 #define PROBE_HEIGHT 9
 
 static gboolean
-is_rgb_target (GstVideoFormat format)
+listed (const GstVideoFormat * list, guint n, GstVideoFormat format)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (rgb_targets); i++)
-    if (rgb_targets[i] == format)
+  for (guint i = 0; i < n; i++)
+    if (list[i] == format)
       return TRUE;
   return FALSE;
 }
 
-/* Whether the engine converts `format`'s frames to BGRx. */
 static gboolean
-converts_to_rgb (GstVideoFormat format)
+in_array (GArray * formats, GstVideoFormat format)
 {
-  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  return listed ((const GstVideoFormat *) formats->data, formats->len, format);
+}
+
+/* Whether the engine converts `format`'s frames to `to`. */
+static gboolean
+converts (GstVideoFormat format, GstVideoFormat to)
+{
   GstVideoInfo in, out;
   ClfFrameFormat in_format;
   ClfConversion conversion;
 
-  return finfo && GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)
-      && gst_cl_format_is_supported (format)
+  return gst_cl_format_is_supported (format)
       && gst_video_info_set_format (&in, format, PROBE_WIDTH, PROBE_HEIGHT)
-      && gst_video_info_set_format (&out, GST_VIDEO_FORMAT_BGRx, PROBE_WIDTH,
-      PROBE_HEIGHT)
+      && gst_video_info_set_format (&out, to, PROBE_WIDTH, PROBE_HEIGHT)
       && gst_cl_format_describe (&in, &in_format)
       && gst_cl_convert_for (&in, &in_format, &out, &conversion);
 }
 
-/* The YUV formats the engine converts to RGB, in GStreamer's order. */
+static gboolean
+converts_to_rgb (GstVideoFormat format)
+{
+  return converts (format, GST_VIDEO_FORMAT_BGRx);
+}
+
+static gboolean
+converts_to_yuv (GstVideoFormat format)
+{
+  return converts (format, GST_VIDEO_FORMAT_I420);
+}
+
+/* The YUV formats the engine converts to RGB, and the RGB ones it
+ * converts to YUV, in GStreamer's order. */
 static GArray *
 yuv_sources (void)
 {
@@ -68,15 +92,14 @@ yuv_sources (void)
   return formats;
 }
 
-static gboolean
-is_yuv_source (GstVideoFormat format)
+static GArray *
+rgb_sources (void)
 {
-  GArray *formats = yuv_sources ();
+  static GArray *formats;
 
-  for (guint i = 0; i < formats->len; i++)
-    if (g_array_index (formats, GstVideoFormat, i) == format)
-      return TRUE;
-  return FALSE;
+  if (g_once_init_enter (&formats))
+    g_once_init_leave (&formats, gst_cl_formats_where (converts_to_yuv));
+  return formats;
 }
 
 static void
@@ -93,20 +116,31 @@ append_format (GValue * list, GstVideoFormat format)
   gst_value_list_append_and_take_value (list, &value);
 }
 
+static void
+append_formats (GValue * list, const GstVideoFormat * formats, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    append_format (list, formats[i]);
+}
+
 /* Into `list`, what `format` converts to (`direction` GST_PAD_SINK: it is
  * the input) or from. */
 static void
 append_conversions (GValue * list, GstPadDirection direction,
     GstVideoFormat format)
 {
-  if (direction == GST_PAD_SINK && is_yuv_source (format)) {
-    for (guint i = 0; i < G_N_ELEMENTS (rgb_targets); i++)
-      append_format (list, rgb_targets[i]);
-  } else if (direction == GST_PAD_SRC && is_rgb_target (format)) {
-    GArray *sources = yuv_sources ();
+  GArray *yuv = yuv_sources (), *rgb = rgb_sources ();
 
-    for (guint i = 0; i < sources->len; i++)
-      append_format (list, g_array_index (sources, GstVideoFormat, i));
+  if (direction == GST_PAD_SINK) {
+    if (in_array (yuv, format))
+      append_formats (list, rgb_targets, G_N_ELEMENTS (rgb_targets));
+    if (in_array (rgb, format))
+      append_formats (list, yuv_targets, G_N_ELEMENTS (yuv_targets));
+  } else {
+    if (listed (rgb_targets, G_N_ELEMENTS (rgb_targets), format))
+      append_formats (list, (const GstVideoFormat *) yuv->data, yuv->len);
+    if (listed (yuv_targets, G_N_ELEMENTS (yuv_targets), format))
+      append_formats (list, (const GstVideoFormat *) rgb->data, rgb->len);
   }
 }
 
@@ -217,29 +251,34 @@ gboolean
 gst_cl_convert_for (const GstVideoInfo * in, const ClfFrameFormat * in_format,
     const GstVideoInfo * out, ClfConversion * conversion)
 {
+  gboolean to_rgb = GST_VIDEO_INFO_IS_YUV (in) && GST_VIDEO_INFO_IS_RGB (out);
+  /* The YUV side's colorimetry and siting. */
+  const GstVideoInfo *yuv = to_rgb ? in : out;
   ClfFrameFormat out_format;
   gdouble kr = 0, kb = 0;
   GError *err = NULL;
 
-  if (!GST_VIDEO_INFO_IS_YUV (in) || !GST_VIDEO_INFO_IS_RGB (out)
+  if ((!to_rgb && !(GST_VIDEO_INFO_IS_RGB (in) && GST_VIDEO_INFO_IS_YUV (out)))
       || GST_VIDEO_INFO_IS_INTERLACED (in)
       || !gst_cl_format_describe (out, &out_format))
     return FALSE;
   /* GstVideoInfo gives caps that name no matrix the default for their
    * size; one it has no Kr, Kb for is taken as BT.601, as videoconvert
    * does. */
-  if (!gst_video_color_matrix_get_Kr_Kb (in->colorimetry.matrix, &kr, &kb))
+  if (!gst_video_color_matrix_get_Kr_Kb (yuv->colorimetry.matrix, &kr, &kb))
     gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
-  if (!clf_conversion_init (conversion, in_format, &out_format, kr, kb,
-          full_range (in), &err)) {
+  if (!clf_conversion_init (conversion, to_rgb ? CLF_CONVERT_YUV_TO_RGB :
+          CLF_CONVERT_RGB_TO_YUV, in_format, &out_format, kr, kb,
+          full_range (yuv), &err)) {
     g_clear_error (&err);
     return FALSE;
   }
-  conversion->chroma_up = nearest_chroma (GST_VIDEO_INFO_FORMAT (in)) ?
+  conversion->chroma_up = to_rgb
+      && nearest_chroma (GST_VIDEO_INFO_FORMAT (in)) ?
       CLF_CHROMA_UP_NEAREST : CLF_CHROMA_UP_FILTERED;
   conversion->h_cosited =
-      (in->chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+      (yuv->chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
   conversion->v_cosited =
-      (in->chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+      (yuv->chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
   return TRUE;
 }

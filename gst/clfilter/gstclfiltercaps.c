@@ -141,9 +141,9 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   accepted_names = caps_format_names (accepted);
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("clfilter cannot pass %s video on: downstream (%s) takes only %s, "
-          "and clfilter writes the format it reads, or RGB from YUV. Put a "
-          "converter after it: \"... ! clfilter ! videoconvert ! ...\"",
-          offered_names,
+          "and clfilter writes the format it reads, RGB from YUV or 4:2:0 "
+          "YUV from RGB. Put a converter after it: \"... ! clfilter ! "
+          "videoconvert ! ...\"", offered_names,
           downstream ? GST_OBJECT_NAME (downstream) : "not linked",
           accepted_names),
       ("upstream offers %" GST_PTR_FORMAT "; downstream accepts %"

@@ -65,20 +65,30 @@ caps_with_colour (const gchar * format, guint width, guint height,
       siting->site ? siting->site : "");
 }
 
+static gboolean
+is_yuv (const gchar * format)
+{
+  return GST_VIDEO_FORMAT_INFO_IS_YUV (gst_video_format_get_info
+      (gst_video_format_from_string (format)));
+}
+
 /* The conversion the reference makes for a case, as docs/conversion.md
  * says: videoconvert's, whose fast paths (I420, YV12, A420) take the
- * nearest chroma. */
+ * nearest chroma; the colorimetry and siting are the YUV side's. */
 static void
 expected_conversion (const gchar * in_name, const ClfFrameFormat * in,
     const ClfFrameFormat * out, const Colour * colour, const Siting * siting,
     ClfConversion * conversion)
 {
+  gboolean to_rgb = is_yuv (in_name);
   GError *err = NULL;
 
-  fail_unless (clf_conversion_init (conversion, in, out, colour->kr,
-          colour->kb, colour->full, &err), "%s", err ? err->message : "");
-  conversion->chroma_up = g_str_equal (in_name, "I420")
-      || g_str_equal (in_name, "YV12") || g_str_equal (in_name, "A420") ?
+  fail_unless (clf_conversion_init (conversion, to_rgb ?
+          CLF_CONVERT_YUV_TO_RGB : CLF_CONVERT_RGB_TO_YUV, in, out,
+          colour->kr, colour->kb, colour->full, &err), "%s",
+      err ? err->message : "");
+  conversion->chroma_up = to_rgb && (g_str_equal (in_name, "I420")
+      || g_str_equal (in_name, "YV12") || g_str_equal (in_name, "A420")) ?
       CLF_CHROMA_UP_NEAREST : CLF_CHROMA_UP_FILTERED;
   conversion->h_cosited = siting->h_cosited;
   conversion->v_cosited = siting->v_cosited;
@@ -179,8 +189,11 @@ convert_one (const gchar * in_name, const gchar * out_name, guint width,
 {
   const FormatCase *in_fc = format_case (in_name);
   const FormatCase *out_fc = format_case (out_name);
-  gchar *in_caps = caps_with_colour (in_name, width, height, colour, siting);
-  gchar *out_caps = caps_string (out_name, width, height);
+  /* The colorimetry and siting go with the YUV side. */
+  gchar *in_caps = is_yuv (in_name) ? caps_with_colour (in_name, width,
+      height, colour, siting) : caps_string (in_name, width, height);
+  gchar *out_caps = is_yuv (in_name) ? caps_string (out_name, width, height)
+      : caps_with_colour (out_name, width, height, colour, siting);
   ClfFrameFormat in_format = frame_format (in_fc, width, height);
   ClfFrameFormat out_format = frame_format (out_fc, width, height);
   ClfConversion conversion;
@@ -282,22 +295,69 @@ GST_START_TEST (test_every_colorimetry)
 
 GST_END_TEST;
 
+/* RGB into the 4:2:0 formats encoders take, 8- and 10-bit: every
+ * colorimetry and siting, blur r=0 and laplace, odd sizes. */
+GST_START_TEST (test_rgb_to_yuv)
+{
+  const gchar *const in[] = { "BGRx", "RGBA", "RGB", "xBGR", "ARGB", "BGR" };
+  const gchar *const out[] = { "I420", "NV12", "YV12", "NV21", "I420_10LE",
+    "P010_10LE"
+  };
+  const ClfParams params[] = {
+    {CLF_MODE_BOX, 0, CLF_BORDER_CLAMP}, {CLF_MODE_LAPLACE, 0,
+        CLF_BORDER_CLAMP},
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (in); f++)
+    for (guint o = 0; o < G_N_ELEMENTS (out); o++)
+      for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+        if (test_sampled (f + o + s, 4))
+          convert_one (in[f], out[o], sizes[s][0], sizes[s][1],
+              &colours[(f + s) % G_N_ELEMENTS (colours)],
+              &sitings[(o + s) % G_N_ELEMENTS (sitings)],
+              &params[(f + o + s) % G_N_ELEMENTS (params)],
+              (InputKind) ((f + o) % N_INPUT_KINDS));
+}
+
+GST_END_TEST;
+
 /* ---- against videoconvert ---- */
 
-/* Bytes of `a` and `b` more than 2 apart, and the largest difference; at
- * most 2 on 99.9 % of them and never more than 4 is close enough (the
- * issue's bound); `exact` counts the equal ones. */
+/* The samples of `a` and `b` (frames of `info`, described by `format`)
+ * more than 2 apart, and the largest difference; at most 2 on 99.9 % of
+ * them and never more than 4 is close enough (the issue's bound); `exact`
+ * counts the equal ones, `n` all of them. */
 static void
-compare_bytes (const guint8 * a, const guint8 * b, gsize n,
-    guint64 * over_2, guint * largest, guint64 * exact)
+compare_samples (GstBuffer * a, GstBuffer * b, const GstVideoInfo * info,
+    const ClfFrameFormat * format, guint64 * n, guint64 * over_2,
+    guint * largest, guint64 * exact)
 {
-  for (gsize i = 0; i < n; i++) {
-    guint d = a[i] > b[i] ? a[i] - b[i] : b[i] - a[i];
+  GstVideoFrame fa, fb;
+  ClfHostFrame ha, hb;
 
-    *over_2 += d > 2;
-    *exact += d == 0;
-    *largest = MAX (*largest, d);
+  fail_unless (gst_video_frame_map (&fa, info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, info, b, GST_MAP_READ));
+  host_frame (&fa, &ha);
+  host_frame (&fb, &hb);
+  for (guint c = 0; c < format->n_components; c++) {
+    const ClfComponent *k = &format->components[c];
+
+    for (guint y = 0; y < k->height; y++)
+      for (guint x = 0; x < k->width; x++) {
+        gsize at = y * ha.stride[k->plane] + x * k->pstride + k->offset;
+        gsize bt = y * hb.stride[k->plane] + x * k->pstride + k->offset;
+        guint va = clf_ref_read_value (k, ha.data[k->plane] + at);
+        guint vb = clf_ref_read_value (k, hb.data[k->plane] + bt);
+        guint d = va > vb ? va - vb : vb - va;
+
+        *n += 1;
+        *over_2 += d > 2;
+        *exact += d == 0;
+        *largest = MAX (*largest, d);
+      }
   }
+  gst_video_frame_unmap (&fb);
+  gst_video_frame_unmap (&fa);
 }
 
 /* `buf` through the element `description` (a harness of its own) from
@@ -318,8 +378,9 @@ through (const gchar * description, const gchar * in_caps,
   return out;
 }
 
-/* clfilter's conversion of `buf` against videoconvert's: close enough
- * (compare_bytes), said in the log with how many are exact. */
+/* clfilter's conversion of `buf` against videoconvert's, sample by
+ * sample: close enough (compare_samples), said in the log with how many
+ * are exact. */
 static void
 check_close (const gchar * what, const gchar * in_caps,
     const gchar * out_caps, GstBuffer * buf)
@@ -327,56 +388,75 @@ check_close (const gchar * what, const gchar * in_caps,
   GstBuffer *ours = through ("clfilter mode=box radius=0", in_caps, out_caps,
       buf);
   GstBuffer *theirs = through ("videoconvert", in_caps, out_caps, buf);
-  GstMapInfo a, b;
-  guint64 over_2 = 0, exact = 0;
+  GstCaps *caps = gst_caps_from_string (out_caps);
+  GstVideoInfo info;
+  ClfFrameFormat format;
+  guint64 n = 0, over_2 = 0, exact = 0;
   guint largest = 0;
 
-  fail_unless (gst_buffer_map (ours, &a, GST_MAP_READ));
-  fail_unless (gst_buffer_map (theirs, &b, GST_MAP_READ));
-  fail_unless_equals_uint64 (a.size, b.size);
-  compare_bytes (a.data, b.data, a.size, &over_2, &largest, &exact);
-  GST_INFO ("%s: %" G_GUINT64_FORMAT " of %zu bytes as videoconvert's, "
-      "%" G_GUINT64_FORMAT " more than 2 apart, at most %u", what, exact,
-      a.size, over_2, largest);
-  fail_unless (largest <= 4 && over_2 * 1000 <= a.size, "%s: %"
-      G_GUINT64_FORMAT " of %zu bytes more than 2 apart from videoconvert's, "
-      "up to %u", what, over_2, a.size, largest);
-  gst_buffer_unmap (theirs, &b);
-  gst_buffer_unmap (ours, &a);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  format = frame_format (format_case (gst_video_format_to_string
+          (GST_VIDEO_INFO_FORMAT (&info))), info.width, info.height);
+  compare_samples (ours, theirs, &info, &format, &n, &over_2, &largest, &exact);
+  GST_INFO ("%s: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " samples as "
+      "videoconvert's, %" G_GUINT64_FORMAT " more than 2 apart, at most %u",
+      what, exact, n, over_2, largest);
+  fail_unless (largest <= 4 && over_2 * 1000 <= n, "%s: %" G_GUINT64_FORMAT
+      " of %" G_GUINT64_FORMAT " samples more than 2 apart from "
+      "videoconvert's, up to %u", what, over_2, n, largest);
+  gst_caps_unref (caps);
   gst_buffer_unref (theirs);
   gst_buffer_unref (ours);
 }
 
-/* Snow (every value at random) of 8- and 10-bit formats of each
- * colorimetry, as videoconvert converts it. */
+/* Snow (every value at random) of `in_name`, the YUV side of `colour`,
+ * converted into `out_name` by clfilter and by videoconvert: close
+ * enough. */
+static void
+check_snow (const gchar * in_name, const gchar * out_name,
+    const Colour * colour)
+{
+  const FormatCase *fc = format_case (in_name);
+  gchar *in_caps = is_yuv (in_name) ? caps_with_colour (in_name, 64, 48,
+      colour, &sitings[0]) : caps_string (in_name, 64, 48);
+  gchar *out_caps = is_yuv (in_name) ? caps_string (out_name, 64, 48) :
+      caps_with_colour (out_name, 64, 48, colour, &sitings[0]);
+  gchar *what = g_strdup_printf ("%s -> %s %s snow", in_name, out_name,
+      colour->caps);
+  ClfFrameFormat format = frame_format (fc, 64, 48);
+  GstCaps *caps = gst_caps_from_string (in_caps);
+  GstVideoInfo info;
+  GstBuffer *buf;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  buf = random_buffer (GST_VIDEO_INFO_SIZE (&info));
+  clear_spare_bits (buf, &info, &format);
+  check_close (what, in_caps, out_caps, buf);
+  gst_buffer_unref (buf);
+  gst_caps_unref (caps);
+  g_free (what);
+  g_free (out_caps);
+  g_free (in_caps);
+}
+
+/* Snow of 8- and 10-bit YUV formats of each colorimetry into BGRx, and of
+ * RGB into 8- and 10-bit 4:2:0 (videoconvert dithers 10-bit output, which
+ * clfilter rounds: 1 apart at most), as videoconvert converts it. */
 GST_START_TEST (test_snow_close_to_videoconvert)
 {
-  const gchar *const in[] = { "I420", "NV12", "YUY2", "Y42B", "Y444",
+  const gchar *const yuv[] = { "I420", "NV12", "YUY2", "Y42B", "Y444",
     "I420_10LE", "P010_10LE", "I422_10LE", "Y444_10LE"
   };
+  const gchar *const rgb[] = { "BGRx", "RGBA" };
+  const gchar *const to_yuv[] = { "I420", "NV12", "I420_10LE", "P010_10LE" };
 
-  for (guint f = 0; f < G_N_ELEMENTS (in); f++)
-    for (guint c = 0; c < G_N_ELEMENTS (colours); c++) {
-      const FormatCase *fc = format_case (in[f]);
-      gchar *in_caps = caps_with_colour (in[f], 64, 48, &colours[c],
-          &sitings[0]);
-      gchar *out_caps = caps_string ("BGRx", 64, 48);
-      gchar *what = g_strdup_printf ("%s %s snow", in[f], colours[c].caps);
-      ClfFrameFormat format = frame_format (fc, 64, 48);
-      GstCaps *caps = gst_caps_from_string (in_caps);
-      GstVideoInfo info;
-      GstBuffer *buf;
-
-      fail_unless (gst_video_info_from_caps (&info, caps));
-      buf = random_buffer (GST_VIDEO_INFO_SIZE (&info));
-      clear_spare_bits (buf, &info, &format);
-      check_close (what, in_caps, out_caps, buf);
-      gst_buffer_unref (buf);
-      gst_caps_unref (caps);
-      g_free (what);
-      g_free (out_caps);
-      g_free (in_caps);
-    }
+  for (guint c = 0; c < G_N_ELEMENTS (colours); c++) {
+    for (guint f = 0; f < G_N_ELEMENTS (yuv); f++)
+      check_snow (yuv[f], "BGRx", &colours[c]);
+    for (guint f = 0; f < G_N_ELEMENTS (rgb); f++)
+      for (guint o = 0; o < G_N_ELEMENTS (to_yuv); o++)
+        check_snow (rgb[f], to_yuv[o], &colours[c]);
+  }
 }
 
 GST_END_TEST;
@@ -481,6 +561,7 @@ convert_suite (void)
   tcase_add_test (tc, test_every_yuv_format);
   tcase_add_test (tc, test_every_rgb_format);
   tcase_add_test (tc, test_every_colorimetry);
+  tcase_add_test (tc, test_rgb_to_yuv);
   tcase_add_test (tc, test_snow_close_to_videoconvert);
   tcase_add_test (tc, test_decoded_clip_close_to_videoconvert);
   return s;

@@ -115,26 +115,50 @@ GST_END_TEST;
 
 /* Downstream takes only RGB: clfilter converts the I420 it reads, and
  * pushes BGRx. */
-GST_START_TEST (test_downstream_takes_rgb)
+/* `in` (frames of `size` bytes) before a downstream that takes only
+ * `out`: clfilter converts, pushes `out`, and says no error. */
+static void
+check_converted (const gchar * in, gsize size, const gchar * out)
 {
   GstBus *bus;
   GstHarness *h = harness_with_bus (TRUE, &bus);
+  gchar *sink = g_strdup_printf ("video/x-raw,format=%s," SIZE, out);
+  gchar *src = g_strdup_printf ("video/x-raw,format=%s," SIZE, in);
   GstCaps *caps;
   GstMessage *msg;
 
-  gst_harness_set_sink_caps_str (h, "video/x-raw,format=BGRx," SIZE);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420," SIZE);
+  gst_harness_set_sink_caps_str (h, sink);
+  gst_harness_set_src_caps_str (h, src);
   fail_unless_equals_int (gst_harness_push (h,
-          gst_harness_create_buffer (h, 64 * 48 * 3 / 2)), GST_FLOW_OK);
+          gst_harness_create_buffer (h, size)), GST_FLOW_OK);
   gst_buffer_unref (gst_harness_pull (h));
   caps = gst_pad_get_current_caps (h->element->srcpads->data);
   fail_unless (caps != NULL);
   fail_unless_equals_string (gst_structure_get_string
-      (gst_caps_get_structure (caps, 0), "format"), "BGRx");
+      (gst_caps_get_structure (caps, 0), "format"), out);
   gst_caps_unref (caps);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg == NULL, "an error: %" GST_PTR_FORMAT, msg);
   harness_free (h, bus);
+  g_free (src);
+  g_free (sink);
+}
+
+/* Downstream takes only BGRx (a sink): clfilter converts the I420 it
+ * reads. */
+GST_START_TEST (test_downstream_takes_rgb)
+{
+  check_converted ("I420", 64 * 48 * 3 / 2, "BGRx");
+}
+
+GST_END_TEST;
+
+/* Downstream takes only YUV (an encoder): clfilter converts the RGBA it
+ * reads, and pushes I420, or P010. */
+GST_START_TEST (test_downstream_takes_yuv)
+{
+  check_converted ("RGBA", 64 * 48 * 4, "I420");
+  check_converted ("BGRx", 64 * 48 * 4, "P010_10LE");
 }
 
 GST_END_TEST;
@@ -325,6 +349,7 @@ negotiation_suite (void)
   tcase_add_test (tc, test_every_downstream_format_named);
   tcase_add_test (tc, test_no_error_where_downstream_takes_it);
   tcase_add_test (tc, test_downstream_takes_rgb);
+  tcase_add_test (tc, test_downstream_takes_yuv);
   tcase_add_test (tc, test_decoded_clip_to_rgb_sink);
   tcase_add_test (tc, test_design_card_line);
   return s;
