@@ -232,31 +232,51 @@ void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
  * arithmetic as convert_pixel, lane by lane. */
 #if RUNS
 
-/* 16 samples of `spec` from sample (sx, sy) on (a vector load where they
- * lie one after the other). */
+/* 16 (or 8) samples of `spec` from sample (sx, sy) on, as vector loads
+ * of whole pixels where they lie 1, 2 or 4 bytes apart. */
 #define LOAD_RUN16(spec, sx, sy)                                          \
-  (GEOMETRY (PSTRIDE_OF, spec) == 1 ?                                      \
-      convert_int16 (vload16 (0, SAMPLE_AT (in, spec, sx, sy))) :          \
-      gather16 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec)))
+  gather16 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec),     \
+      GEOMETRY (OFFSET_OF, spec))
 #define LOAD_RUN8(spec, sx, sy)                                           \
-  (GEOMETRY (PSTRIDE_OF, spec) == 1 ?                                      \
-      convert_int8 (vload8 (0, SAMPLE_AT (in, spec, sx, sy))) :            \
-      gather8 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec)))
+  gather8 (SAMPLE_AT (in, spec, sx, sy), GEOMETRY (PSTRIDE_OF, spec),      \
+      GEOMETRY (OFFSET_OF, spec))
 
-int16 gather16(__global const uchar *p, int pstride)
+/* Byte `k` (below 4) of each of 4 pixels of 4 bytes. */
+uchar4 byte_of4(uchar16 v, int k)
 {
-  uchar t[16];
-  for (int i = 0; i < 16; i++)
-    t[i] = p[i * pstride];
-  return convert_int16 (vload16 (0, t));
+  return k == 0 ? v.s048c : k == 1 ? v.s159d : k == 2 ? v.s26ae : v.s37bf;
 }
 
-int8 gather8(__global const uchar *p, int pstride)
+/* The 8 samples from p on, `pstride` bytes apart, p lying `offset` bytes
+ * into its pixel. */
+uchar8 samples8(__global const uchar *p, int pstride, int offset)
 {
+  __global const uchar *px = p - offset % pstride;
+  if (pstride == 1)
+    return vload8 (0, p);
+  if (pstride == 2) {
+    uchar16 a = vload16 (0, px);
+    return offset % 2 ? a.odd : a.even;
+  }
+  if (pstride == 4) {
+    uchar16 a = vload16 (0, px), b = vload16 (1, px);
+    return (uchar8) (byte_of4 (a, offset % 4), byte_of4 (b, offset % 4));
+  }
   uchar t[8];
   for (int i = 0; i < 8; i++)
     t[i] = p[i * pstride];
-  return convert_int8 (vload8 (0, t));
+  return vload8 (0, t);
+}
+
+int16 gather16(__global const uchar *p, int pstride, int offset)
+{
+  return convert_int16 ((uchar16) (samples8 (p, pstride, offset),
+          samples8 (p + 8 * pstride, pstride, offset)));
+}
+
+int8 gather8(__global const uchar *p, int pstride, int offset)
+{
+  return convert_int8 (samples8 (p, pstride, offset));
 }
 
 /* Chroma row `cy` of a halved component at the run's 16 pixels, from its
@@ -265,14 +285,15 @@ int8 gather8(__global const uchar *p, int pstride)
 int16 chroma_run_along(int8 c, int cl, int cr)
 {
   if (CHROMA_UP == 0)
-    return shuffle (c, (uint16) (0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6,
-            7, 7));
+    return (int16) (c.s0, c.s0, c.s1, c.s1, c.s2, c.s2, c.s3, c.s3, c.s4,
+        c.s4, c.s5, c.s5, c.s6, c.s6, c.s7, c.s7);
   int8 before = (int8) (cl, c.s0123, c.s456);
   int8 after = (int8) (c.s1234, c.s567, cr);
   int8 even = H_COSITED ? c : (3 * c + before + 2) >> 2;
   int8 odd = H_COSITED ? (c + after + 1) >> 1 : (3 * c + after + 2) >> 2;
-  return shuffle2 (even, odd, (uint16) (0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5,
-          13, 6, 14, 7, 15));
+  return (int16) (even.s0, odd.s0, even.s1, odd.s1, even.s2, odd.s2, even.s3,
+      odd.s3, even.s4, odd.s4, even.s5, odd.s5, even.s6, odd.s6, even.s7,
+      odd.s7);
 }
 
 #define DEFINE_CHROMA_RUN(spec)                                           \
@@ -305,21 +326,25 @@ DEFINE_CHROMA_RUN(IN1)
 DEFINE_CHROMA_RUN(IN2)
 
 /* times8 on 16 lanes: (v - 128)'s byte twice as a 16-bit word, times p,
- * the high 16 bits of the product (rounded down: ORC's mulhsw). */
-short16 times8_run(short16 v, short p)
+ * the high 16 bits (ORC's mulhsw).  Written as the 32-bit product >> 16,
+ * which compilers make one 16-bit multiply-high instruction (PoCL does
+ * not, for mul_hi by a value known only at run time); >> of a negative
+ * int rounds down with every OpenCL compiler (Clang's arithmetic shift). */
+short16 times8_run(int16 v, int p)
 {
-  uchar16 b = convert_uchar16 (v) ^ (uchar16) 0x80;
-  return mul_hi (as_short16 (upsample (b, b)), (short16) p);
+  ushort16 b = convert_ushort16 ((v - 128) & 255);
+  int16 w = convert_int16 (as_short16 (b * (ushort) 257));
+  return convert_short16 ((w * p) >> 16);
 }
 
 /* A pixel's 4 bytes as one word, byte k of the pixel at byte k of the
  * word in memory. */
-uint16 byte_at(uchar16 c, int k)
+uint16 byte_at(int16 c, int k)
 {
 #ifdef __ENDIAN_LITTLE__
-  return convert_uint16 (c) << (8 * k);
+  return as_uint16 (c) << (8 * k);
 #else
-  return convert_uint16 (c) << (8 * (3 - k));
+  return as_uint16 (c) << (8 * (3 - k));
 #endif
 }
 
@@ -327,23 +352,22 @@ uint16 byte_at(uchar16 c, int k)
 void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     int y, int width, int height, int16 matrix)
 {
-  short16 yv = convert_short16 (LOAD_RUN16 (IN0, x0, y));
-  short16 u = convert_short16 (chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width,
-          height));
-  short16 v = convert_short16 (chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width,
-          height));
+  int16 yv = LOAD_RUN16 (IN0, x0, y);
+  int16 u = chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width, height);
+  int16 v = chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width, height);
   /* 16-bit sums wrap as ORC's do (they never reach past 16 bits). */
   short16 l = times8_run (yv, (short) matrix.s0);
-  uchar16 c[4];
-  c[0] = convert_uchar16_sat (l + times8_run (v, (short) matrix.s2)
-      + (short16) 128);
-  c[1] = convert_uchar16_sat (l + times8_run (u, (short) matrix.s5)
-      + times8_run (v, (short) matrix.s6) + (short16) 128);
-  c[2] = convert_uchar16_sat (l + times8_run (u, (short) matrix.s9)
-      + (short16) 128);
-  c[3] = (uchar16) 255;
+  short16 lo = (short16) -128, hi = (short16) 127;
+  int16 c[4];
+  c[0] = convert_int16 (clamp (l + times8_run (v, (short) matrix.s2), lo, hi)
+      + (short) 128);
+  c[1] = convert_int16 (clamp (l + times8_run (u, (short) matrix.s5)
+          + times8_run (v, (short) matrix.s6), lo, hi) + (short) 128);
+  c[2] = convert_int16 (clamp (l + times8_run (u, (short) matrix.s9), lo, hi)
+      + (short) 128);
+  c[3] = (int16) 255;
   if (GEOMETRY (BYTES_OF, IN3) && GEOMETRY (BYTES_OF, OUT3))
-    c[3] = convert_uchar16 (LOAD_RUN16 (IN3, x0, y));
+    c[3] = LOAD_RUN16 (IN3, x0, y);
   __global uchar *row = out0 + out_off0 + y * out_stride0
       + x0 * OUT_PSTRIDE0;
   if (OUT_PSTRIDE0 == 4) {
@@ -353,16 +377,22 @@ void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
       w |= byte_at (k == GEOMETRY (OFFSET_OF, OUT0) ? c[0] :
           k == GEOMETRY (OFFSET_OF, OUT1) ? c[1] :
           k == GEOMETRY (OFFSET_OF, OUT2) ? c[2] : c[3], k);
-    vstore16 (as_uchar16 (w.s0123), 0, row);
-    vstore16 (as_uchar16 (w.s4567), 1, row);
-    vstore16 (as_uchar16 (w.s89ab), 2, row);
-    vstore16 (as_uchar16 (w.scdef), 3, row);
+    /* As words where the row allows (CPU drivers store bytes one by
+     * one). */
+    if (((size_t) row & 3) == 0) {
+      vstore16 (w, 0, (__global uint *) row);
+    } else {
+      vstore16 (as_uchar16 (w.s0123), 0, row);
+      vstore16 (as_uchar16 (w.s4567), 1, row);
+      vstore16 (as_uchar16 (w.s89ab), 2, row);
+      vstore16 (as_uchar16 (w.scdef), 3, row);
+    }
     return;
   }
   /* Other pixels (RGB, BGR): byte by byte. */
   uchar lanes[4][16];
   for (int k = 0; k < 4; k++)
-    vstore16 (c[k], 0, lanes[k]);
+    vstore16 (convert_uchar16 (c[k]), 0, lanes[k]);
   for (int i = 0; i < 16; i++)
     for (int b = 0; b < OUT_PSTRIDE0; b++)
       row[i * OUT_PSTRIDE0 + b] =

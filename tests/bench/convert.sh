@@ -6,15 +6,17 @@
 #  2. whole pipelines: a decoded I420 frame repeated by imagefreeze (no
 #     decoder sets the pace) into a BGRx fakesink, through `clfilter`
 #     converting against `clfilter ! videoconvert`, frames per second
-#     (wall time of FRAMES frames, the pipeline's start left out by timing
-#     a run of 1 frame too).
+#     (wall time of PIPELINE_FRAMES frames, the pipeline's start left out
+#     by timing a run of 1 frame too).
 # Usage: tests/bench/convert.sh [WIDTHxHEIGHT...]   (default 1280x720
-#   3840x2160) DEVICE (auto), FRAMES (60), ROUNDS (3).
+#   3840x2160) DEVICE (auto), FRAMES (60), ROUNDS (3), PIPELINE_FRAMES
+#   (10 x FRAMES: enough that the start's noise is small).
 # Needs a build in ./build (or $CLF_BUILD_DIR); run tests/run.sh first.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${CLF_BUILD_DIR:-$root/build}
 device=${DEVICE:-auto} frames=${FRAMES:-60} rounds=${ROUNDS:-3}
+pframes=${PIPELINE_FRAMES:-$((10 * frames))}
 sizes=("${@:-1280x720}")
 [ $# -gt 0 ] || sizes=(1280x720 3840x2160)
 warmup=5
@@ -50,8 +52,8 @@ seconds() {  # N FILTER...
 fps() {  # FILTER...
   local t1 tn
   t1=$(seconds 1 "$@")
-  tn=$(seconds "$frames" "$@")
-  echo "$t1 $tn" | awk -v n="$frames" '{ print (n - 1) / ($2 - $1) }'
+  tn=$(seconds "$pframes" "$@")
+  echo "$t1 $tn" | awk -v n="$pframes" '{ print (n - 1) / ($2 - $1) }'
 }
 
 for size in "${sizes[@]}"; do
@@ -75,8 +77,8 @@ for size in "${sizes[@]}"; do
     echo "p videoconvert $(fps clfilter device="$device" mode=laplace \
         ! videoconvert)" >>"$tmp/times"
   done
-  printf '%s, device=%s, %s frames, medians of %s rounds, the frame %s\n' \
-      "$size" "$device" "$frames" "$rounds" \
+  printf '%s, device=%s, %s frames (pipelines %s), medians of %s rounds, the frame %s\n' \
+      "$size" "$device" "$frames" "$pframes" "$rounds" \
       "$([ "$encoder" = matroskamux ] && echo raw || echo decoded)"
   for mode in laplace sliding; do
     plain=$(awk -v m=$mode '$1 == "k" && $2 == m && $3 == "I420" { print $4 }' \

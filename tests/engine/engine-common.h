@@ -227,6 +227,7 @@ void test_devices (void);
 void test_invalid (void);
 void test_frames (void);
 void test_convolve (void);
+void test_convert (void);
 int cache_start_child (void);
 void test_cache (void);
 void test_stats (void);

@@ -34,6 +34,7 @@ static const struct
   {"long", test_long},
   {"faults", test_faults},
   {"convolve", test_convolve},
+  {"convert", test_convert},
 };
 
 static bool
