@@ -64,13 +64,14 @@ typedef struct
   gboolean side_by_side;
   gint status;
   guint64 frame_limit;          /* 0: the whole movie */
-  guint64 frames_decoded;       /* buffers out of the decoder's converter */
+  guint64 frames_decoded;       /* buffers out of the decoder */
   guint64 frames_in, frames_out;        /* buffers into and out of the filter */
   guint64 frames_timed;         /* clfilter-stats messages: frame lines */
   guint64 frames_late;          /* dropped by the filter's QoS */
   gint64 first_frame_us, last_frame_us;
   GstStructure *summary;        /* the filter's clfilter-summary, at EOS */
   gdouble framerate;            /* the movie's, for the real-time verdict */
+  gchar *format_in, *format_out;        /* the filter's, as negotiated */
   Snapshot snapshot;
 } Demo;
 
@@ -91,11 +92,14 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
       o->device);
   gchar *desc;
 
+  /* No videoconvert: the decoder's frames (8- or 10-bit, 4:2:0 or 4:2:2)
+   * go into clfilter as they are, and the compositor gives the sink a
+   * format it takes. */
   if (window)
     /* The original and the filtered frame meet in a compositor; the
      * filtered one is on top, full size, until 's' puts them side by side. */
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert name=decoded ! tee name=split "
+        "identity name=decoded ! tee name=split "
         "split. ! queue ! mixer.sink_0 "
         "split. ! queue ! %s ! mixer.sink_1 "
         "compositor name=mixer background=black "
@@ -104,12 +108,12 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         "video/x-raw,width=%d,height=%d ! "
         "textoverlay name=text valignment=top halignment=left "
         "line-alignment=left wrap-mode=none font-desc=\"Monospace 12\" "
-        "shaded-background=true ! "
-        "videoconvert ! autovideosink", location, filter, VIEW_WIDTH,
-        VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT);
+        "shaded-background=true ! autovideosink", location, filter,
+        VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH, VIEW_HEIGHT, VIEW_WIDTH,
+        VIEW_HEIGHT);
   else
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "videoconvert name=decoded ! %s ! fakesink sync=false", location,
+        "identity name=decoded ! %s ! fakesink sync=false", location,
         filter);
   g_free (filter);
   g_free (preset);
@@ -166,7 +170,7 @@ describe_settings (GstElement * filter, const GstStructure * stats)
   return g_strdup_printf ("%s r=%u %s", mode, radius, border);
 }
 
-/* --frames: lets that many frames out of the decoder's converter, drops the
+/* --frames: lets that many frames out of the decoder, drops the
  * rest, and has the main loop end the stream.  Before the window's tee, so
  * both of the compositor's inputs stop: dropped after the tee, on the
  * filter's input alone, the compositor waited for a filtered frame, the
@@ -387,6 +391,8 @@ print_summary (Demo * d)
       "  kernel ms per frame: mean %.3f  median %.3f  p95 %.3f  max %.3f\n",
       frames, gst_structure_get_string (d->summary, "device"), mean / 1e6,
       median / 1e6, p95 / 1e6, max / 1e6);
+  g_print ("  formats: %s into the filter, %s out of it\n", d->format_in,
+      d->format_out);
   print_frames (d);
   /* In the window the sink keeps the clock, and late frames are dropped
    * rather than shown late: the rate is how many the machine filtered in
@@ -603,6 +609,23 @@ negotiated_framerate (GstElement * filter)
   return num > 0 && den > 0 ? (gdouble) num / den : 30.0;
 }
 
+/* The video format negotiated on the filter's pad, or "none". */
+static gchar *
+negotiated_format (GstElement * filter, const gchar * pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (filter, pad_name);
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const gchar *format = caps ?
+      gst_structure_get_string (gst_caps_get_structure (caps, 0), "format") :
+      NULL;
+  gchar *copy = g_strdup (format ? format : "none");
+
+  if (caps)
+    gst_caps_unref (caps);
+  gst_object_unref (pad);
+  return copy;
+}
+
 static void
 add_probe (GstElement * element, const gchar * pad_name, GstPadProbeType type,
     GstPadProbeCallback callback, gpointer data)
@@ -794,6 +817,8 @@ main (int argc, char **argv)
     d.status = 1;               /* the error message follows on the bus */
   g_main_loop_run (d.loop);
   d.framerate = negotiated_framerate (d.filter);
+  d.format_in = negotiated_format (d.filter, "sink");
+  d.format_out = negotiated_format (d.filter, "src");
   gst_element_set_state (d.pipeline, GST_STATE_NULL);
 
   print_summary (&d);
@@ -811,6 +836,8 @@ main (int argc, char **argv)
   gst_object_unref (d.decoded);
   gst_object_unref (d.pipeline);
   g_clear_pointer (&d.summary, gst_structure_free);
+  g_free (d.format_in);
+  g_free (d.format_out);
   g_free (desc);
   g_free (o.mode);
   g_free (o.preset);

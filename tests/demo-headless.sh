@@ -66,4 +66,15 @@ TMPDIR=$work/tmp timeout 120 "$demo" --headless --mode convolve \
   || fail "--mode convolve --preset motion-blur failed" "$log"
 check_frames "$log" 4 'convolve motion-blur clamp'
 check_account "$log" 4
-echo "demo-headless: frame lines, verdict and PNG paths as they should be"
+# A 10-bit clip goes into clfilter as the decoder gives it (I420_10LE): no
+# videoconvert in the pipeline.
+clip10=$("$root/examples/make-clip.sh" "$build/tests/clip-360p-2s-10bit.mp4" 2 640x360 I420_10LE)
+log=$work/10bit.log
+TMPDIR=$work/tmp timeout 120 "$demo" --headless --frames 6 "$clip10" >"$log" 2>&1 \
+  || fail "--headless on the 10-bit clip failed" "$log"
+check_frames "$log" 6 'laplace clamp'
+check_account "$log" 6
+grep -qx '  formats: I420_10LE into the filter, I420_10LE out of it' "$log" \
+  && ! grep -q '^pipeline: .*videoconvert' "$log" \
+  || fail "the 10-bit clip did not go through clfilter as I420_10LE, or a videoconvert is in the pipeline" "$log"
+echo "demo-headless: frame lines, verdict and PNG paths as they should be; the 10-bit clip as I420_10LE"

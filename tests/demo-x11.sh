@@ -7,7 +7,8 @@
 # plays 30 frames with --frames 30 and checks that the demo ends by itself.
 # Both runs must account for every frame that reached the filter: filtered
 # and printed, or dropped as late.  The sink keeps the clock, so a busy
-# machine drops more frames; nothing here counts on how many.
+# machine drops more frames; nothing here counts on how many.  Last, a
+# 10-bit clip plays in the window with no videoconvert in the pipeline.
 # Usage: tests/demo-x11.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -148,4 +149,19 @@ timeout 60 "$build/examples/clfilter-demo" --frames 30 "$CLF_CLIP" \
 (124: still running after 60 s)" "$frames_log"
 check_settings "$frames_log" 'laplace clamp'
 check_account "$frames_log" 30
-echo "demo-x11: every key acted, the overlay showed, every frame was accounted for, --frames ended the window; screenshot $out/screenshot.png"
+
+# A 10-bit clip (High 10, decoded as I420_10LE) in the window of
+# ximagesink (autovideosink's first choice here), which takes RGB only:
+# no videoconvert anywhere, clfilter filters the decoder's I420_10LE.
+clip10=$("$root/examples/make-clip.sh" "$build/tests/clip-360p-2s-10bit.mp4" 2 640x360 I420_10LE)
+deep_log=$out/10bit.log
+GST_PLUGIN_FEATURE_RANK=ximagesink:MAX \
+  timeout 60 "$build/examples/clfilter-demo" --frames 20 "$clip10" \
+  >"$deep_log" 2>&1 || fail "the 10-bit clip in a window: exit status $? \
+(124: still running after 60 s)" "$deep_log"
+grep -q '^pipeline: ' "$deep_log" && ! grep -q '^pipeline: .*videoconvert' \
+  "$deep_log" || fail "the demo's pipeline is not there, or has a videoconvert" "$deep_log"
+grep -qx '  formats: I420_10LE into the filter, I420_10LE out of it' "$deep_log" \
+  || fail "the 10-bit clip did not go through clfilter as I420_10LE" "$deep_log"
+check_account "$deep_log" 20
+echo "demo-x11: every key acted, the overlay showed, every frame was accounted for, --frames ended the window, the 10-bit clip played through clfilter as I420_10LE; screenshot $out/screenshot.png"
