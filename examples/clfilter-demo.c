@@ -113,8 +113,7 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
         VIEW_HEIGHT);
   else
     desc = g_strdup_printf ("filesrc location=\"%s\" ! decodebin ! "
-        "identity name=decoded ! %s ! fakesink sync=false", location,
-        filter);
+        "identity name=decoded ! %s ! fakesink sync=false", location, filter);
   g_free (filter);
   g_free (preset);
   g_free (location);

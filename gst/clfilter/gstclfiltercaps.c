@@ -108,30 +108,22 @@ caps_format_names (GstCaps * caps)
   return g_string_free (names, FALSE);
 }
 
-void
-gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
+/* The negotiation error for `incaps`, none of whose formats (nor their
+ * conversions) downstream, which `accepted`, takes; once for the same
+ * caps in a row. */
+static void
+gst_cl_filter_post_unreachable (GstClFilter * self, GstCaps * incaps,
+    GstCaps * accepted)
 {
-  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
-  GstCaps *accepted, *given;
-  gboolean reachable;
-  GstPad *peer;
+  GstPad *peer = gst_pad_get_peer (GST_BASE_TRANSFORM (self)->srcpad);
   GstObject *downstream = NULL;
   gchar *offered_names, *accepted_names;
 
-  /* set_caps() said why it refused them. */
-  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
-    return;
-  /* What clfilter gives for the caps: them, or their conversions. */
-  given = gst_cl_convert_transform_caps (GST_PAD_SINK, incaps);
-  accepted = gst_pad_peer_query_caps (trans->srcpad, NULL);
-  reachable = gst_caps_can_intersect (given, accepted);
-  gst_caps_unref (given);
-  if (reachable) {
-    gst_caps_unref (accepted);
+  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps)) {
+    gst_clear_object (&peer);
     return;
   }
   gst_caps_replace (&self->refused_caps, incaps);
-  peer = gst_pad_get_peer (trans->srcpad);
   if (peer)
     downstream = gst_pad_get_parent (peer);
   /* A pad of no element (an application's, a harness's): its own name. */
@@ -152,6 +144,63 @@ gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
   g_free (accepted_names);
   gst_clear_object (&downstream);
   gst_clear_object (&peer);
+}
+
+void
+gst_cl_filter_explain_not_negotiated (GstClFilter * self, GstCaps * incaps)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstCaps *accepted, *given;
+
+  /* set_caps() said why it refused them. */
+  if (self->refused_caps && gst_caps_is_equal (incaps, self->refused_caps))
+    return;
+  /* What clfilter gives for the caps: them, or their conversions. */
+  given = gst_cl_convert_transform_caps (GST_PAD_SINK, incaps);
+  accepted = gst_pad_peer_query_caps (trans->srcpad, NULL);
+  if (!gst_caps_can_intersect (given, accepted))
+    gst_cl_filter_post_unreachable (self, incaps, accepted);
+  gst_caps_unref (given);
+  gst_caps_unref (accepted);
+}
+
+/* Whether every structure of `caps` is raw video in system memory. */
+static gboolean
+is_system_memory_video (GstCaps * caps)
+{
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+
+    if (!gst_structure_has_name (gst_caps_get_structure (caps, i),
+            "video/x-raw") || (features
+            && !gst_caps_features_is_equal (features,
+                GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)))
+      return FALSE;
+  }
+  return !gst_caps_is_empty (caps);
+}
+
+/* Upstream asked what clfilter takes, offering `offered` (formats clfilter
+ * takes), and the answer was none: what downstream takes cannot be
+ * reached from them (RGB into RGB of another order, for one).  Upstream's
+ * not-negotiated error comes next and names neither side: clfilter's
+ * error comes first.  Only for raw video in system memory (whatever
+ * upstream offers there, it insists on) and a downstream that takes some
+ * raw video. */
+static void
+gst_cl_filter_explain_unreachable (GstClFilter * self, GstCaps * offered)
+{
+  GArray *formats = g_array_new (FALSE, FALSE, sizeof (GstVideoFormat));
+  GstCaps *accepted;
+
+  if (!is_system_memory_video (offered) || !caps_formats (offered, formats)) {
+    g_array_unref (formats);
+    return;
+  }
+  g_array_unref (formats);
+  accepted = gst_pad_peer_query_caps (GST_BASE_TRANSFORM (self)->srcpad, NULL);
+  if (!gst_caps_is_any (accepted) && !gst_caps_is_empty (accepted))
+    gst_cl_filter_post_unreachable (self, offered, accepted);
   gst_caps_unref (accepted);
 }
 
@@ -242,8 +291,8 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY)
     return gst_cl_filter_latency_query (self, query);
 
-  /* Upstream asks what we take, offering its formats: none of ours is
-   * the not-negotiated to come. */
+  /* Upstream asks what we take, offering its formats: none of ours, or
+   * none that reaches downstream, is the not-negotiated to come. */
   if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     GstCaps *filter = NULL, *result = NULL;
     gboolean answered = GST_CL_FILTER_PARENT_CLASS->query (trans,
@@ -251,8 +300,11 @@ gst_cl_filter_query (GstBaseTransform * trans, GstPadDirection direction,
 
     gst_query_parse_caps (query, &filter);
     gst_query_parse_caps_result (query, &result);
-    if (answered && filter && result && gst_caps_is_empty (result))
+    if (answered && filter && result && gst_caps_is_empty (result)) {
       gst_cl_filter_explain_refused (self, filter);
+      if (direction == GST_PAD_SINK)
+        gst_cl_filter_explain_unreachable (self, filter);
+    }
     return answered;
   }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {

@@ -1,7 +1,8 @@
 /* GStreamer
  * gst-check tests of clfilter's negotiation with neighbours that take
  * other formats: YUV converted to the RGB downstream takes, and where no
- * format both sides take can be reached, the error it posts says what
+ * format both sides take can be reached (from upstream's caps, or in
+ * upstream's query of what clfilter takes), the error it posts says what
  * each side takes and which converter fixes it.
  */
 #include "config.h"
@@ -90,6 +91,36 @@ GST_START_TEST (test_every_downstream_format_named)
   check_negotiation_error (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR),
       h->element, "I420", "takes only Y444_10LE, Y444,");
   harness_free (h, bus);
+}
+
+GST_END_TEST;
+
+/* Upstream insists on RGBA and downstream takes only BGRx (RGB to RGB of
+ * another order is not a conversion clfilter makes): upstream's caps
+ * query finds nothing to take, and the first error on the bus is
+ * clfilter's, saying what each side takes and the fix, not
+ * videotestsrc's not-negotiated. */
+GST_START_TEST (test_upstream_offers_what_cannot_reach)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=RGBA," SIZE " ! clfilter name=filter ! "
+      "appsink name=sink", NULL);
+  GstElement *filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstCaps *bgrx = gst_caps_from_string ("video/x-raw,format=BGRx");
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  /* Set after linking: the link itself would refuse them. */
+  g_object_set (sink, "caps", bgrx, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  check_negotiation_error (gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+          GST_MESSAGE_ERROR), filter, "RGBA", "BGRx");
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_caps_unref (bgrx);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
 }
 
 GST_END_TEST;
@@ -347,6 +378,7 @@ negotiation_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_downstream_takes_another_format);
   tcase_add_test (tc, test_every_downstream_format_named);
+  tcase_add_test (tc, test_upstream_offers_what_cannot_reach);
   tcase_add_test (tc, test_no_error_where_downstream_takes_it);
   tcase_add_test (tc, test_downstream_takes_rgb);
   tcase_add_test (tc, test_downstream_takes_yuv);

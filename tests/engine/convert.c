@@ -6,81 +6,30 @@
  * kernels' runs of 16 pixels. */
 #include "engine-common.h"
 
+/* A format of 8-bit components: each {plane, offset, pixel stride, width
+ * halved, height halved}; a fourth one is alpha. */
 typedef struct
 {
   const char *name;
   ClfChromaUp chroma_up;        /* videoconvert's: nearest for I420 */
-  ClfFrameFormat (*make) (uint32_t w, uint32_t h);
+  uint32_t n_planes, n_components;
+  uint32_t spec[4][5];
 } Layout;
 
 static ClfFrameFormat
-i420 (uint32_t w, uint32_t h)
+format_of (const Layout * l, bool yuv, uint32_t w, uint32_t h)
 {
-  const uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
-  return (ClfFrameFormat) {
-  3, 3, {component (0, 0, 1, w, h, 8, 0, false, SHARP),
-          component (1, 0, 1, cw, ch, 8, 0, false, BLUR),
-          component (2, 0, 1, cw, ch, 8, 0, false, BLUR)}};
-}
-
-static ClfFrameFormat
-nv12 (uint32_t w, uint32_t h)
-{
-  const uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
-  return (ClfFrameFormat) {
-  2, 3, {component (0, 0, 1, w, h, 8, 0, false, SHARP),
-          component (1, 0, 2, cw, ch, 8, 0, false, BLUR),
-          component (1, 1, 2, cw, ch, 8, 0, false, BLUR)}};
-}
-
-/* Packed 4:2:2: Y every 2 bytes, U and V every 4. */
-static ClfFrameFormat
-yuy2 (uint32_t w, uint32_t h)
-{
-  const uint32_t cw = (w + 1) / 2;
-  return (ClfFrameFormat) {
-  1, 3, {component (0, 0, 2, w, h, 8, 0, false, SHARP),
-          component (0, 1, 4, cw, h, 8, 0, false, BLUR),
-          component (0, 3, 4, cw, h, 8, 0, false, BLUR)}};
-}
-
-/* 4:4:4 with alpha first in each pixel (AYUV). */
-static ClfFrameFormat
-ayuv (uint32_t w, uint32_t h)
-{
-  return (ClfFrameFormat) {
-  1, 4, {component (0, 1, 4, w, h, 8, 0, false, SHARP),
-          component (0, 2, 4, w, h, 8, 0, false, BLUR),
-          component (0, 3, 4, w, h, 8, 0, false, BLUR),
-          component (0, 0, 4, w, h, 8, 0, false, CLF_COMPONENT_COPIED)}};
-}
-
-static ClfFrameFormat
-bgrx (uint32_t w, uint32_t h)
-{
-  return (ClfFrameFormat) {
-  1, 3, {component (0, 2, 4, w, h, 8, 0, false, SHARP),
-          component (0, 1, 4, w, h, 8, 0, false, SHARP),
-          component (0, 0, 4, w, h, 8, 0, false, SHARP)}};
-}
-
-static ClfFrameFormat
-argb (uint32_t w, uint32_t h)
-{
-  return (ClfFrameFormat) {
-  1, 4, {component (0, 1, 4, w, h, 8, 0, false, SHARP),
-          component (0, 2, 4, w, h, 8, 0, false, SHARP),
-          component (0, 3, 4, w, h, 8, 0, false, SHARP),
-          component (0, 0, 4, w, h, 8, 0, false, CLF_COMPONENT_COPIED)}};
-}
-
-static ClfFrameFormat
-rgb (uint32_t w, uint32_t h)
-{
-  return (ClfFrameFormat) {
-  1, 3, {component (0, 0, 3, w, h, 8, 0, false, SHARP),
-          component (0, 1, 3, w, h, 8, 0, false, SHARP),
-          component (0, 2, 3, w, h, 8, 0, false, SHARP)}};
+  ClfFrameFormat f = { 0 };
+  f.n_planes = l->n_planes;
+  f.n_components = l->n_components;
+  for (uint32_t c = 0; c < l->n_components; c++) {
+    const uint32_t *k = l->spec[c];
+    ClfComponentRole role = c == 3 ? CLF_COMPONENT_COPIED :
+        c == 0 || !yuv ? SHARP : BLUR;
+    f.components[c] = component (k[0], k[1], k[2], k[3] ? (w + 1) / 2 : w,
+        k[4] ? (h + 1) / 2 : h, 8, 0, false, role);
+  }
+  return f;
 }
 
 /* `in` filtered with `params`, then converted into `out`, from and to
@@ -89,7 +38,8 @@ static void
 check_conversion (const Layout * in_layout, const Layout * out_layout,
     uint32_t w, uint32_t h, const ClfParams * params)
 {
-  ClfFrameFormat in = in_layout->make (w, h), out = out_layout->make (w, h);
+  ClfFrameFormat in = format_of (in_layout, true, w, h);
+  ClfFrameFormat out = format_of (out_layout, false, w, h);
   ClfConversion conv;
   GError *err = NULL;
   char what[200];
@@ -148,26 +98,34 @@ void
 test_convert (void)
 {
   static const Layout yuv[] = {
-    {"i420", CLF_CHROMA_UP_NEAREST, i420},
-    {"nv12", CLF_CHROMA_UP_FILTERED, nv12},
-    {"yuy2", CLF_CHROMA_UP_FILTERED, yuy2},
-    {"ayuv", CLF_CHROMA_UP_FILTERED, ayuv},
+    {"i420", CLF_CHROMA_UP_NEAREST, 3, 3,
+        {{0, 0, 1, 0, 0}, {1, 0, 1, 1, 1}, {2, 0, 1, 1, 1}}},
+    {"nv12", CLF_CHROMA_UP_FILTERED, 2, 3,
+        {{0, 0, 1, 0, 0}, {1, 0, 2, 1, 1}, {1, 1, 2, 1, 1}}},
+    /* Packed 4:2:2: Y every 2 bytes, U and V every 4. */
+    {"yuy2", CLF_CHROMA_UP_FILTERED, 1, 3,
+        {{0, 0, 2, 0, 0}, {0, 1, 4, 1, 0}, {0, 3, 4, 1, 0}}},
+    {"ayuv", CLF_CHROMA_UP_FILTERED, 1, 4,
+        {{0, 1, 4, 0, 0}, {0, 2, 4, 0, 0}, {0, 3, 4, 0, 0}, {0, 0, 4, 0, 0}}},
   };
   static const Layout rgbs[] = {
-    {"bgrx", 0, bgrx}, {"argb", 0, argb}, {"rgb", 0, rgb},
+    {"bgrx", 0, 1, 3, {{0, 2, 4, 0, 0}, {0, 1, 4, 0, 0}, {0, 0, 4, 0, 0}}},
+    {"argb", 0, 1, 4, {{0, 1, 4, 0, 0}, {0, 2, 4, 0, 0}, {0, 3, 4, 0, 0},
+            {0, 0, 4, 0, 0}}},
+    {"rgb", 0, 1, 3, {{0, 0, 3, 0, 0}, {0, 1, 3, 0, 0}, {0, 2, 3, 0, 0}}},
   };
   static const uint32_t frame_sizes[][2] = {
     {1, 1}, {7, 1}, {13, 11}, {16, 3}, {17, 5}, {35, 9}, {64, 4},
   };
   const ClfParams filters[] = {
-    {.mode = CLF_MODE_SLIDING, .radius = 0},
-    {.mode = CLF_MODE_LAPLACE, .border = CLF_BORDER_MIRROR},
-    {.mode = CLF_MODE_SLIDING, .radius = 2},
+    {.mode = CLF_MODE_SLIDING,.radius = 0},
+    {.mode = CLF_MODE_LAPLACE,.border = CLF_BORDER_MIRROR},
+    {.mode = CLF_MODE_SLIDING,.radius = 2},
   };
   size_t n = 0;
   for (size_t i = 0; i < N_OF (yuv); i++)
     for (size_t o = 0; o < N_OF (rgbs); o++)
       for (size_t s = 0; s < N_OF (frame_sizes); s++, n++)
-        check_conversion (&yuv[i], &rgbs[o], frame_sizes[s][0], frame_sizes[s][1],
-            &filters[n % N_OF (filters)]);
+        check_conversion (&yuv[i], &rgbs[o], frame_sizes[s][0],
+            frame_sizes[s][1], &filters[n % N_OF (filters)]);
 }
