@@ -1,5 +1,6 @@
 /* Colour conversion of a frame into another format (docs/conversion.md):
- * convert_pixels, one work-item a pixel.
+ * convert_pixels, a work-item a few pixels of a row (ITEM_PIXELS), or a
+ * chroma sample.
  *
  * Built with, for each component c (0-2: Y, U, V or R, G, B; 3: alpha) of
  * the input (IN<c>) and the output (OUT<c>), its geometry as
@@ -8,9 +9,14 @@
  * output plane p that no component holds (bit b: byte b), written 0xff,
  * and OUT_PSTRIDE<p>, the bytes of its pixels; DIRECTION (0: YUV to RGB);
  * WIDE (inputs deeper than 8 bits: the 16-bit arithmetic); CHROMA_UP
- * (0: nearest, 1: filtered), H_COSITED and V_COSITED. */
+ * (0: nearest, 1: filtered), H_COSITED and V_COSITED; RUNS (CPUs' vector
+ * runs) and ITEM_PIXELS. */
 
 #ifdef WANT_convert_pixels
+
+#if DIRECTION == 0 && ITEM_PIXELS != (RUNS ? 16 : 4)
+#error "ITEM_PIXELS: runs of 16 pixels (RUNS), else 4"
+#endif
 
 #define PLANE_OF(p, o, s, xs, ys, d, sh, b, sw) p
 #define OFFSET_OF(p, o, s, xs, ys, d, sh, b, sw) o
@@ -176,54 +182,110 @@ int row16(int4 m, int y, int u, int v)
     && GEOMETRY (BYTES_OF, OUT3) <= 1 && OUT_PSTRIDE1 == 0                  \
     && (OUT_PSTRIDE0 == 3 || OUT_PSTRIDE0 == 4))
 
-/* Pixel (x, y): its three colours (and alpha), written. */
-void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
-    int y, int width, int height, int16 matrix)
+/* Pixel (x, y)'s three colours and alpha (255 where the input has
+ * none), at the output's 8 bits. */
+int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
+    int height, int16 matrix)
 {
   int yv = widened (LOAD_AT (IN0, x, y), DEPTH_C);
   int u = CHROMA (IN1, x, y, width, height);
   int v = CHROMA (IN2, x, y, width, height);
-  int r, g, b;
+  int4 c;
   if (WIDE) {
-    r = row16 (matrix.s0123, yv, u, v) >> 8;
-    g = row16 (matrix.s4567, yv, u, v) >> 8;
-    b = row16 (matrix.s89ab, yv, u, v) >> 8;
+    c.x = row16 (matrix.s0123, yv, u, v) >> 8;
+    c.y = row16 (matrix.s4567, yv, u, v) >> 8;
+    c.z = row16 (matrix.s89ab, yv, u, v) >> 8;
   } else {
     int l = times8 (yv, matrix.s0);
-    r = clamp (l + times8 (v, matrix.s2), -128, 127) + 128;
-    g = clamp (l + times8 (u, matrix.s5) + times8 (v, matrix.s6), -128, 127)
+    c.x = clamp (l + times8 (v, matrix.s2), -128, 127) + 128;
+    c.y = clamp (l + times8 (u, matrix.s5) + times8 (v, matrix.s6), -128, 127)
         + 128;
-    b = clamp (l + times8 (u, matrix.s9), -128, 127) + 128;
+    c.z = clamp (l + times8 (u, matrix.s9), -128, 127) + 128;
   }
-  uint a = 255;
+  c.w = 255;
   if (GEOMETRY (BYTES_OF, IN3))
-    a = (uint) widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
+    c.w = widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
         >> (WIDE ? 8 : 0);
+  return c;
+}
+
+/* Byte k of a pixel of the output's one plane (PIXEL_BYTES): a colour,
+ * alpha, or 0xff where no component lies. */
+uint byte_of_pixel(int4 c, int k)
+{
+  return (uint) (k == GEOMETRY (OFFSET_OF, OUT0) ? c.x :
+      k == GEOMETRY (OFFSET_OF, OUT1) ? c.y :
+      k == GEOMETRY (OFFSET_OF, OUT2) ? c.z :
+      GEOMETRY (BYTES_OF, OUT3) && k == GEOMETRY (OFFSET_OF, OUT3) ?
+      c.w : 0xff);
+}
+
+/* A pixel of 4 bytes as one word, byte k of the pixel at byte k of the
+ * word in memory. */
+uint pixel_word(int4 c)
+{
+  uint w = 0;
+  for (int k = 0; k < 4; k++)
+#ifdef __ENDIAN_LITTLE__
+    w |= byte_of_pixel (c, k) << (8 * k);
+#else
+    w |= byte_of_pixel (c, k) << (8 * (3 - k));
+#endif
+  return w;
+}
+
+/* Pixel (x, y), written. */
+void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
+    int y, int width, int height, int16 matrix)
+{
+  int4 c = colours_at (PLANE_ARGS_IN, x, y, width, height, matrix);
   if (PIXEL_BYTES) {
-    /* Bytes in one plane: the pixel stored whole (pad bytes 0xff). */
-    uchar px[4];
-    for (int k = 0; k < 4; k++)
-      px[k] = k == GEOMETRY (OFFSET_OF, OUT0) ? (uchar) r :
-          k == GEOMETRY (OFFSET_OF, OUT1) ? (uchar) g :
-          k == GEOMETRY (OFFSET_OF, OUT2) ? (uchar) b :
-          GEOMETRY (BYTES_OF, OUT3) && k == GEOMETRY (OFFSET_OF, OUT3) ?
-          (uchar) a : 0xff;
+    /* Bytes in one plane: the pixel stored whole. */
+    uchar4 px = (uchar4) (byte_of_pixel (c, 0), byte_of_pixel (c, 1),
+        byte_of_pixel (c, 2), byte_of_pixel (c, 3));
     __global uchar *at = out0 + out_off0 + y * out_stride0 + x * OUT_PSTRIDE0;
     if (OUT_PSTRIDE0 == 4)
-      vstore4 (vload4 (0, px), 0, at);
+      vstore4 (px, 0, at);
     else
-      vstore3 (vload3 (0, px), 0, at);
+      vstore3 (px.xyz, 0, at);
     return;
   }
-  STORE (OUT0, x, y, (uint) r);
-  STORE (OUT1, x, y, (uint) g);
-  STORE (OUT2, x, y, (uint) b);
+  STORE (OUT0, x, y, (uint) c.x);
+  STORE (OUT1, x, y, (uint) c.y);
+  STORE (OUT2, x, y, (uint) c.z);
   if (GEOMETRY (BYTES_OF, OUT3))
-    STORE (OUT3, x, y, a);
+    STORE (OUT3, x, y, (uint) c.w);
   FILL_PAD (0, x, y)
   FILL_PAD (1, x, y)
   FILL_PAD (2, x, y)
   FILL_PAD (3, x, y)
+}
+
+/* The ITEM_PIXELS (4) pixels from x0 on, row y (GPUs): 4-byte pixels
+ * stored as one vector of words where the row allows; a work-item of
+ * one pixel left the GPU launching work-items rather than storing. */
+void convert_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
+    int y, int width, int height, int16 matrix)
+{
+  __global uchar *at = out0 + out_off0 + y * out_stride0 + x0 * OUT_PSTRIDE0;
+  bool words = PIXEL_BYTES;
+  if (words && OUT_PSTRIDE0 == 4 && x0 + 4 <= width
+      && ((size_t) at & 3) == 0) {
+    uint4 w;
+    w.x = pixel_word (colours_at (PLANE_ARGS_IN, x0, y, width, height,
+            matrix));
+    w.y = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 1, y, width, height,
+            matrix));
+    w.z = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 2, y, width, height,
+            matrix));
+    w.w = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 3, y, width, height,
+            matrix));
+    vstore4 (w, 0, (__global uint *) at);
+    return;
+  }
+  for (int x = x0; x < min (x0 + 4, width); x++)
+    convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
+        matrix);
 }
 
 /* Runs of 16 pixels of a row, for 8-bit samples in and out (RUNS): each
@@ -487,10 +549,10 @@ void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
 #endif
 
 /* Work-groups of CONVERT_GROUP work-items along a row (a fixed size lets
- * CPU drivers run a group's work-items as vector lanes); with RUNS, each
- * work-item converts a run of 16 pixels (the frame's last, short one
- * pixel by pixel); to YUV, a work-item is a chroma sample (2 x 2
- * pixels). */
+ * CPU drivers run a group's work-items as vector lanes); each work-item
+ * converts ITEM_PIXELS pixels of a row: with RUNS a run of 16 (the
+ * frame's last, short one pixel by pixel), else 4; to YUV, a work-item is
+ * a chroma sample (2 x 2 pixels). */
 __kernel __attribute__((reqd_work_group_size(CONVERT_GROUP, 1, 1)))
 void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
     int width, int height, int16 matrix)
@@ -501,8 +563,8 @@ void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
     convert_block (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
         matrix);
 #elif RUNS
-  const int x0 = x * 16;
-  if (x0 + 16 <= width) {
+  const int x0 = x * ITEM_PIXELS;
+  if (x0 + ITEM_PIXELS <= width) {
     convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, matrix);
   } else {
     for (int xi = x0; xi < width; xi++)
@@ -510,9 +572,8 @@ void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
           matrix);
   }
 #else
-  if (x < width)
-    convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
-        matrix);
+  convert_quad (PLANE_ARGS_IN, PLANE_ARGS_OUT, x * ITEM_PIXELS, y, width,
+      height, matrix);
 #endif
 }
 

@@ -214,9 +214,16 @@ typedef struct {
 } ClfConvertLayout;
 
 /* The work-items of a conversion's work-group: a run of a row; and the
- * pixels of a work-item's run, with `runs` (kernels/convert.cl's 16). */
+ * pixels of a work-item's run, with `runs` (kernels/convert.cl's 16), or
+ * without (GPUs: a work-item of one pixel left them launching work-items
+ * rather than storing). */
 #define CLF_CONVERT_GROUP 64
 #define CLF_CONVERT_RUN 16
+#define CLF_CONVERT_QUAD 4
+
+/* The pixels of a row a work-item of `layout`'s conversion to RGB
+ * converts (kernels/convert.cl's ITEM_PIXELS). */
+uint32_t clf_convert_item_pixels (const ClfConvertLayout * layout);
 
 /* A program: the kernels of one set of passes that `mode` runs over
  * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or

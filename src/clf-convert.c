@@ -321,12 +321,12 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
 
   cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];
   const size_t local[2] = { CLF_CONVERT_GROUP, 1 };
-  /* A work-item a pixel, a run of pixels, or (to YUV) a chroma sample. */
+  /* A work-item a few pixels of a row, or (to YUV) a chroma sample. */
   const ClfComponent *chroma = &conversion->format.components[1];
   bool to_yuv = conversion->direction == CLF_CONVERT_RGB_TO_YUV;
-  size_t items = set->spec.convert.runs ?
-      (first->width + CLF_CONVERT_RUN - 1) / CLF_CONVERT_RUN :
-      to_yuv ? chroma->width : first->width;
+  uint32_t per_item = clf_convert_item_pixels (&set->spec.convert);
+  size_t items = to_yuv ? chroma->width :
+      (first->width + per_item - 1) / per_item;
   const size_t global[2] = {
     (items + CLF_CONVERT_GROUP - 1) / CLF_CONVERT_GROUP * CLF_CONVERT_GROUP,
     to_yuv ? chroma->height : first->height
