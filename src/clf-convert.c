@@ -272,8 +272,8 @@ clf_convert_layout (const ClfFrameFormat * in,
   for (uint32_t p = 0; p < 4; p++)
     layout->out_pad[p] = (uint8_t) (((1u << layout->out_pstride[p]) - 1)
         & ~layout->out_pad[p]);
-  /* Runs on CPUs, whose work-items are not lanes of their own: on GPUs a
-   * pixel a work-item stores whole pixels next to its neighbours'. */
+  /* Runs on CPUs, whose work-items are not lanes of their own: on GPUs
+   * each work-item's 4 pixels lie next to its neighbours'. */
   layout->runs = cpu_kernels && !layout->wide && out->n_planes == 1
       && conversion->direction == CLF_CONVERT_YUV_TO_RGB;
   for (uint32_t c = 0; c < 4; c++)
