@@ -209,28 +209,35 @@ int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
   return c;
 }
 
-/* Byte k of a pixel of the output's one plane (PIXEL_BYTES): a colour,
- * alpha, or 0xff where no component lies. */
+/* What byte k of a pixel of the output's one plane (PIXEL_BYTES) holds:
+ * colour r, g or b, alpha a, or `pad` where no component lies; for
+ * scalars and vectors alike. */
+#define PIXEL_BYTE(k, r, g, b, a, pad)                                    \
+  ((k) == GEOMETRY (OFFSET_OF, OUT0) ? (r) :                               \
+   (k) == GEOMETRY (OFFSET_OF, OUT1) ? (g) :                               \
+   (k) == GEOMETRY (OFFSET_OF, OUT2) ? (b) :                               \
+   GEOMETRY (BYTES_OF, OUT3) && (k) == GEOMETRY (OFFSET_OF, OUT3) ? (a) :  \
+   (pad))
+
+/* The shift that puts byte k of a 4-byte pixel at byte k of its word in
+ * memory. */
+#ifdef __ENDIAN_LITTLE__
+#define WORD_SHIFT(k) (8 * (k))
+#else
+#define WORD_SHIFT(k) (8 * (3 - (k)))
+#endif
+
 uint byte_of_pixel(int4 c, int k)
 {
-  return (uint) (k == GEOMETRY (OFFSET_OF, OUT0) ? c.x :
-      k == GEOMETRY (OFFSET_OF, OUT1) ? c.y :
-      k == GEOMETRY (OFFSET_OF, OUT2) ? c.z :
-      GEOMETRY (BYTES_OF, OUT3) && k == GEOMETRY (OFFSET_OF, OUT3) ?
-      c.w : 0xff);
+  return (uint) PIXEL_BYTE (k, c.x, c.y, c.z, c.w, 0xff);
 }
 
-/* A pixel of 4 bytes as one word, byte k of the pixel at byte k of the
- * word in memory. */
+/* A pixel of 4 bytes as one word. */
 uint pixel_word(int4 c)
 {
   uint w = 0;
   for (int k = 0; k < 4; k++)
-#ifdef __ENDIAN_LITTLE__
-    w |= byte_of_pixel (c, k) << (8 * k);
-#else
-    w |= byte_of_pixel (c, k) << (8 * (3 - k));
-#endif
+    w |= byte_of_pixel (c, k) << WORD_SHIFT (k);
   return w;
 }
 
@@ -399,17 +406,6 @@ short16 times8_run(int16 v, int p)
   return convert_short16 ((w * p) >> 16);
 }
 
-/* A pixel's 4 bytes as one word, byte k of the pixel at byte k of the
- * word in memory. */
-uint16 byte_at(int16 c, int k)
-{
-#ifdef __ENDIAN_LITTLE__
-  return as_uint16 (c) << (8 * k);
-#else
-  return as_uint16 (c) << (8 * (3 - k));
-#endif
-}
-
 /* The 16 pixels of the run from x0 on, row y. */
 void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     int y, int width, int height, int16 matrix)
@@ -436,9 +432,8 @@ void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     /* Pad bytes (x) are 0xff, as alpha where there is none. */
     uint16 w = (uint16) 0;
     for (int k = 0; k < 4; k++)
-      w |= byte_at (k == GEOMETRY (OFFSET_OF, OUT0) ? c[0] :
-          k == GEOMETRY (OFFSET_OF, OUT1) ? c[1] :
-          k == GEOMETRY (OFFSET_OF, OUT2) ? c[2] : c[3], k);
+      w |= as_uint16 (PIXEL_BYTE (k, c[0], c[1], c[2], c[3], c[3]))
+          << WORD_SHIFT (k);
     /* As words where the row allows (CPU drivers store bytes one by
      * one). */
     if (((size_t) row & 3) == 0) {
@@ -457,12 +452,8 @@ void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     vstore16 (convert_uchar16 (c[k]), 0, lanes[k]);
   for (int i = 0; i < 16; i++)
     for (int b = 0; b < OUT_PSTRIDE0; b++)
-      row[i * OUT_PSTRIDE0 + b] =
-          b == GEOMETRY (OFFSET_OF, OUT0) ? lanes[0][i] :
-          b == GEOMETRY (OFFSET_OF, OUT1) ? lanes[1][i] :
-          b == GEOMETRY (OFFSET_OF, OUT2) ? lanes[2][i] :
-          GEOMETRY (BYTES_OF, OUT3) && b == GEOMETRY (OFFSET_OF, OUT3) ?
-          lanes[3][i] : 0xff;
+      row[i * OUT_PSTRIDE0 + b] = PIXEL_BYTE (b, lanes[0][i], lanes[1][i],
+          lanes[2][i], lanes[3][i], 0xff);
 }
 
 #endif
