@@ -194,6 +194,20 @@ GST_START_TEST (test_downstream_takes_yuv)
 
 GST_END_TEST;
 
+/* An H.264 clip of `frames` frames of a moving ball, width x height, made
+ * by x264enc at `path`. */
+static void
+make_clip (const gchar * path, guint frames, guint width, guint height)
+{
+  gchar *encode = g_strdup_printf ("videotestsrc num-buffers=%u "
+      "pattern=ball ! video/x-raw,format=I420,width=%u,height=%u,"
+      "framerate=30/1 ! x264enc speed-preset=ultrafast ! mp4mux ! "
+      "filesink location=%s", frames, width, height, path);
+
+  run_to_eos (encode);
+  g_free (encode);
+}
+
 /* The design card's line where the sink takes only RGB: a decoder's I420
  * through decodebin plays, converted by clfilter.  Where the sink takes
  * a format clfilter cannot reach (GRAY8), the first error is clfilter's,
@@ -203,9 +217,6 @@ GST_START_TEST (test_decoded_clip_to_rgb_sink)
 {
   gchar *dir = g_dir_make_tmp ("clfilter-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "clip.mp4", NULL);
-  gchar *encode = g_strdup_printf ("videotestsrc num-buffers=4 pattern=ball "
-      "! video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! "
-      "x264enc speed-preset=ultrafast ! mp4mux ! filesink location=%s", path);
   gchar *rgb = g_strdup_printf ("filesrc location=%s ! decodebin ! "
       "clfilter ! video/x-raw,format=BGRx ! fakesink", path);
   gchar *play = g_strdup_printf ("filesrc location=%s ! decodebin ! "
@@ -214,7 +225,7 @@ GST_START_TEST (test_decoded_clip_to_rgb_sink)
       "clfilter ! videoconvert ! video/x-raw,format=GRAY8 ! fakesink", path);
   GstElement *pipeline, *f;
 
-  run_to_eos (encode);
+  make_clip (path, 4, 160, 120);
   run_to_eos (rgb);
   pipeline = gst_parse_launch (play, NULL);
   fail_unless (pipeline != NULL);
@@ -233,7 +244,6 @@ GST_START_TEST (test_decoded_clip_to_rgb_sink)
   g_free (fixed);
   g_free (play);
   g_free (rgb);
-  g_free (encode);
   g_free (path);
   g_free (dir);
 }
@@ -331,9 +341,6 @@ GST_START_TEST (test_design_card_line)
 {
   gchar *dir = g_dir_make_tmp ("clfilter-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "movie.mp4", NULL);
-  gchar *encode = g_strdup_printf ("videotestsrc num-buffers=10 pattern=ball "
-      "! video/x-raw,format=I420,width=320,height=240,framerate=30/1 ! "
-      "x264enc speed-preset=ultrafast ! mp4mux ! filesink location=%s", path);
   gchar *line = g_strdup_printf ("filesrc location=%s ! decodebin ! "
       "clfilter mode=laplace ! autovideosink", path);
   gchar *gl = g_strdup_printf ("filesrc location=%s ! decodebin ! "
@@ -343,7 +350,7 @@ GST_START_TEST (test_design_card_line)
   GstElementFactory *glimagesink;
   guint64 frames;
 
-  run_to_eos (encode);
+  make_clip (path, 10, 320, 240);
   frames = frames_rendered (line, &sink);
   fail_unless (frames > 0, "no frame reached %s", sink);
   GST_INFO ("the design card's line: %" G_GUINT64_FORMAT " frames shown by "
@@ -361,7 +368,6 @@ GST_START_TEST (test_design_card_line)
   g_rmdir (dir);
   g_free (gl);
   g_free (line);
-  g_free (encode);
   g_free (path);
   g_free (dir);
 }
