@@ -251,12 +251,15 @@ GST_START_TEST (test_decoded_clip_to_rgb_sink)
 GST_END_TEST;
 
 /* An X server of its own (Xvfb: no XVideo), its display set in DISPLAY
- * for the sinks; its pid, to stop it. */
+ * for the sinks; its pid, to stop it.  -noreset: autovideosink's first
+ * try, xvimagesink, opens the display and closes it, the server then
+ * resets, and ximagesink, opening it meanwhile, could not initialise its
+ * X output. */
 static GPid
 start_xvfb (void)
 {
   const gchar *argv[] = { "Xvfb", "-displayfd", "1", "-screen", "0",
-    "640x480x24", "-nolisten", "tcp", NULL
+    "640x480x24", "-nolisten", "tcp", "-noreset", NULL
   };
   GError *err = NULL;
   GPid pid;
@@ -309,8 +312,14 @@ frames_rendered (const gchar * description, gchar ** sink_name)
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
       GST_CLOCK_TIME_NONE, GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
-  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s: %"
-      GST_PTR_FORMAT, description, msg);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    gst_message_parse_error (msg, &error, &debug);
+    fail ("%s: error from %s: %s (%s)", description,
+        GST_MESSAGE_SRC_NAME (msg), error->message, debug ? debug : "");
+  }
   gst_message_unref (msg);
   it = gst_bin_iterate_recurse (GST_BIN (pipeline));
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
