@@ -38,9 +38,6 @@
  * point at the body's own lines.
  */
 
-#define BORDER_CLAMP 0
-#define BORDER_MIRROR 1
-
 #define FILTERED(c) (((MASK) >> (c)) & 1)
 
 #define PASTE_(a, b) a##b
@@ -102,57 +99,6 @@
 /* The values of n containers at p, as uints. */
 #define LINE_VALUES(n, p) \
   VALUE_OF (PASTE (convert_uint, n) (PASTE (vload, n) (0, (p))))
-
-/* A walk along a line of n samples, one position at a time, giving the
- * sample each position reads: clamp repeats the edge sample; mirror reflects
- * without repeating the edge (reflect-101), as often as needed, so any
- * radius works on any size.  For mirror, `m` counts positions modulo one
- * reflection period, so a step costs no division. */
-typedef struct {
-  int m;
-  int n;
-  int period;
-  int border;
-} Walk;
-
-Walk walk_from(int i, int n, int border)
-{
-  Walk w;
-  w.n = n;
-  w.border = border;
-  w.period = max(2 * (n - 1), 1);
-  if (border == BORDER_CLAMP) {
-    w.m = i;
-  } else {
-    w.m = i % w.period;
-    if (w.m < 0)
-      w.m += w.period;
-  }
-  return w;
-}
-
-int walk_index(Walk w)
-{
-  if (w.border == BORDER_CLAMP)
-    return clamp(w.m, 0, w.n - 1);
-  return w.m < w.n ? w.m : w.period - w.m;
-}
-
-Walk walk_next(Walk w)
-{
-  w.m++;
-  if (w.border == BORDER_MIRROR && w.m == w.period)
-    w.m = 0;
-  return w;
-}
-
-/* The sample that position i (any integer) reads, for a single look-up. */
-int border_index(int i, int n, int border)
-{
-  if ((uint) i < (uint) n)
-    return i;
-  return walk_index(walk_from(i, n, border));
-}
 
 /* The window sum over a line of samples of type T (S pixels, whose values
  * VALUE_OF takes, or the line sums between separable passes), `step`

@@ -10,7 +10,9 @@
  * and OUT_PSTRIDE<p>, the bytes of its pixels; DIRECTION (0: YUV to RGB);
  * WIDE (inputs deeper than 8 bits: the 16-bit arithmetic); CHROMA_UP
  * (0: nearest, 1: filtered), H_COSITED and V_COSITED; RUNS (CPUs' vector
- * runs) and ITEM_PIXELS. */
+ * runs) and ITEM_PIXELS; SHARPEN (bit c: input colour c is sharpened as
+ * mode=laplace sharpens, in the same pass, its border rule the kernel's
+ * `border`). */
 
 #ifdef WANT_convert_pixels
 
@@ -127,6 +129,32 @@ int chroma_along(int near, int far, int odd)
 
 #define DEPTH_C GEOMETRY (DEPTH_OF, IN0)
 
+/* mode=laplace, fused (SHARPEN): a full-resolution component's value at
+ * (x, y) as laplace.cl gives it, 9 times the sample less its 8
+ * neighbours (the border rule's), within its depth. */
+#define SHARPENS(c) ((SHARPEN >> (c)) & 1)
+
+#define DEFINE_SHARPENED(spec)                                            \
+int sharpened_##spec(PLANE_PARAMS (in, const), int x, int y, int width,    \
+    int height, int border)                                                \
+{                                                                          \
+  const int l = border_index (x - 1, width, border);                       \
+  const int r = border_index (x + 1, width, border);                       \
+  const int u = border_index (y - 1, height, border);                      \
+  const int d = border_index (y + 1, height, border);                      \
+  const uint ring = LOAD_AT (spec, l, u) + LOAD_AT (spec, x, u)            \
+      + LOAD_AT (spec, r, u) + LOAD_AT (spec, l, y) + LOAD_AT (spec, r, y)  \
+      + LOAD_AT (spec, l, d) + LOAD_AT (spec, x, d) + LOAD_AT (spec, r, d); \
+  return clamp (9 * (int) LOAD_AT (spec, x, y) - (int) ring, 0,            \
+      (1 << GEOMETRY (DEPTH_OF, spec)) - 1);                               \
+}
+
+/* The value of input colour c (component `spec`) at (x, y), sharpened
+ * where SHARPEN says. */
+#define VALUE_AT(c, spec, x, y)                                           \
+  (SHARPENS (c) ? sharpened_##spec (PLANE_ARGS_IN, x, y, width, height,    \
+      border) : (int) LOAD_AT (spec, x, y))
+
 /* Chroma component `spec` at pixel (x, y). */
 #define CHROMA(spec, x, y, width, height)                                 \
   chroma_at_##spec (PLANE_ARGS_IN, x, y, width, height)
@@ -158,6 +186,9 @@ int chroma_at_##spec(PLANE_PARAMS (in, const), int x, int y, int width,    \
 
 DEFINE_CHROMA(IN1)
 DEFINE_CHROMA(IN2)
+DEFINE_SHARPENED(IN0)
+DEFINE_SHARPENED(IN1)
+DEFINE_SHARPENED(IN2)
 
 /* videoconvert's 8-bit arithmetic: a sample's offset from 128 as a 16-bit
  * word of its byte twice, times p / 65536, rounded down. */
@@ -183,11 +214,11 @@ int row16(int4 m, int y, int u, int v)
     && (OUT_PSTRIDE0 == 3 || OUT_PSTRIDE0 == 4))
 
 /* Pixel (x, y)'s three colours and alpha (255 where the input has
- * none), at the output's 8 bits. */
-int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
-    int height, int16 matrix)
+ * none), at the output's 8 bits, from its luma `luma`. */
+int4 colours_of(PLANE_PARAMS (in, const), int x, int y, int width,
+    int height, int16 matrix, int luma)
 {
-  int yv = widened (LOAD_AT (IN0, x, y), DEPTH_C);
+  int yv = widened ((uint) luma, DEPTH_C);
   int u = CHROMA (IN1, x, y, width, height);
   int v = CHROMA (IN2, x, y, width, height);
   int4 c;
@@ -207,6 +238,42 @@ int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
     c.w = widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
         >> (WIDE ? 8 : 0);
   return c;
+}
+
+int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
+    int height, int border, int16 matrix)
+{
+  return colours_of (PLANE_ARGS_IN, x, y, width, height, matrix,
+      VALUE_AT (0, IN0, x, y));
+}
+
+/* The luma of the 4 pixels from x0 on (within the frame), row y: with
+ * SHARPEN, from the 3 x 6 samples around them. */
+int4 luma_quad(PLANE_PARAMS (in, const), int x0, int y, int width,
+    int height, int border)
+{
+  if (!SHARPENS (0))
+    return (int4) (LOAD_AT (IN0, x0, y), LOAD_AT (IN0, x0 + 1, y),
+        LOAD_AT (IN0, x0 + 2, y), LOAD_AT (IN0, x0 + 3, y));
+  const int rows[3] = { border_index (y - 1, height, border), y,
+    border_index (y + 1, height, border)
+  };
+  int column[6], ring[6], centre[4];
+  for (int k = 0; k < 6; k++) {
+    column[k] = border_index (x0 - 1 + k, width, border);
+    ring[k] = 0;
+  }
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 6; k++) {
+      int v = (int) LOAD_AT (IN0, column[k], rows[r]);
+      ring[k] += v;
+      if (r == 1 && k >= 1 && k <= 4)
+        centre[k - 1] = v;
+    }
+  int4 t = (int4) (ring[0] + ring[1] + ring[2], ring[1] + ring[2] + ring[3],
+      ring[2] + ring[3] + ring[4], ring[3] + ring[4] + ring[5]);
+  int4 c = (int4) (centre[0], centre[1], centre[2], centre[3]);
+  return clamp (10 * c - t, 0, (1 << DEPTH_C) - 1);
 }
 
 /* What byte k of a pixel of the output's one plane (PIXEL_BYTES) holds:
@@ -243,9 +310,9 @@ uint pixel_word(int4 c)
 
 /* Pixel (x, y), written. */
 void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
-    int y, int width, int height, int16 matrix)
+    int y, int width, int height, int border, int16 matrix)
 {
-  int4 c = colours_at (PLANE_ARGS_IN, x, y, width, height, matrix);
+  int4 c = colours_at (PLANE_ARGS_IN, x, y, width, height, border, matrix);
   if (PIXEL_BYTES) {
     /* Bytes in one plane: the pixel stored whole. */
     uchar4 px = (uchar4) (byte_of_pixel (c, 0), byte_of_pixel (c, 1),
@@ -272,27 +339,28 @@ void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
  * stored as one vector of words where the row allows; a work-item of
  * one pixel left the GPU launching work-items rather than storing. */
 void convert_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
-    int y, int width, int height, int16 matrix)
+    int y, int width, int height, int border, int16 matrix)
 {
   __global uchar *at = out0 + out_off0 + y * out_stride0 + x0 * OUT_PSTRIDE0;
   bool words = PIXEL_BYTES;
   if (words && OUT_PSTRIDE0 == 4 && x0 + 4 <= width
       && ((size_t) at & 3) == 0) {
+    int4 l = luma_quad (PLANE_ARGS_IN, x0, y, width, height, border);
     uint4 w;
-    w.x = pixel_word (colours_at (PLANE_ARGS_IN, x0, y, width, height,
-            matrix));
-    w.y = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 1, y, width, height,
-            matrix));
-    w.z = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 2, y, width, height,
-            matrix));
-    w.w = pixel_word (colours_at (PLANE_ARGS_IN, x0 + 3, y, width, height,
-            matrix));
+    w.x = pixel_word (colours_of (PLANE_ARGS_IN, x0, y, width, height,
+            matrix, l.x));
+    w.y = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 1, y, width, height,
+            matrix, l.y));
+    w.z = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 2, y, width, height,
+            matrix, l.z));
+    w.w = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 3, y, width, height,
+            matrix, l.w));
     vstore4 (w, 0, (__global uint *) at);
     return;
   }
   for (int x = x0; x < min (x0 + 4, width); x++)
     convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
-        matrix);
+        border, matrix);
 }
 
 /* Runs of 16 pixels of a row, for 8-bit samples in and out (RUNS): each
@@ -337,11 +405,21 @@ uchar8 samples8(__global const uchar *p, int pstride, int offset)
   return vload8 (0, t);
 }
 
+uchar16 samples16(__global const uchar *p, int pstride, int offset)
+{
+  return (uchar16) (samples8 (p, pstride, offset),
+      samples8 (p + 8 * pstride, pstride, offset));
+}
+
 int16 gather16(__global const uchar *p, int pstride, int offset)
 {
-  return convert_int16 ((uchar16) (samples8 (p, pstride, offset),
-          samples8 (p + 8 * pstride, pstride, offset)));
+  return convert_int16 (samples16 (p, pstride, offset));
 }
+
+/* 16 luma samples from (sx, sy) on, as shorts. */
+#define SHORT_RUN16(sx, sy)                                               \
+  convert_short16 (samples16 (SAMPLE_AT (in, IN0, sx, sy),                 \
+          GEOMETRY (PSTRIDE_OF, IN0), GEOMETRY (OFFSET_OF, IN0)))
 
 int8 gather8(__global const uchar *p, int pstride, int offset)
 {
@@ -406,11 +484,36 @@ short16 times8_run(int16 v, int p)
   return convert_short16 ((w * p) >> 16);
 }
 
+/* The luma of the run's 16 pixels from x0 on, row y: with SHARPEN, as
+ * vectors from the rows around it where its neighbours lie in the row,
+ * else pixel by pixel. */
+int16 luma_run(PLANE_PARAMS (in, const), int x0, int y, int width,
+    int height, int border)
+{
+  if (!SHARPENS (0))
+    return LOAD_RUN16 (IN0, x0, y);
+  if (x0 < 1 || x0 + ITEM_PIXELS >= width) {
+    int t[16];
+    for (int i = 0; i < 16; i++)
+      t[i] = sharpened_IN0 (PLANE_ARGS_IN, x0 + i, y, width, height, border);
+    return vload16 (0, t);
+  }
+  const int u = border_index (y - 1, height, border);
+  const int d = border_index (y + 1, height, border);
+  /* In 16 bits: 10 * 255 and the 3 x 3 sum fit. */
+  const short16 centre = SHORT_RUN16 (x0, y);
+  const short16 t = SHORT_RUN16 (x0 - 1, u) + SHORT_RUN16 (x0, u)
+      + SHORT_RUN16 (x0 + 1, u) + SHORT_RUN16 (x0 - 1, y) + centre
+      + SHORT_RUN16 (x0 + 1, y) + SHORT_RUN16 (x0 - 1, d)
+      + SHORT_RUN16 (x0, d) + SHORT_RUN16 (x0 + 1, d);
+  return convert_int16 (convert_uchar16_sat ((short16) 10 * centre - t));
+}
+
 /* The 16 pixels of the run from x0 on, row y. */
 void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
-    int y, int width, int height, int16 matrix)
+    int y, int width, int height, int border, int16 matrix)
 {
-  int16 yv = LOAD_RUN16 (IN0, x0, y);
+  int16 yv = luma_run (PLANE_ARGS_IN, x0, y, width, height, border);
   int16 u = chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width, height);
   int16 v = chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width, height);
   /* 16-bit sums wrap as ORC's do (they never reach past 16 bits). */
@@ -469,12 +572,12 @@ int dot3(int3 a, int3 b)
 /* Pixel (x, y) of the RGB input (clamped to the frame) as full-resolution
  * Y, U, V: 8 bits, or with WIDE 16 (RGB widened as v * 257). */
 int3 yuv_at(PLANE_PARAMS (in, const), int x, int y, int width, int height,
-    int16 m)
+    int border, int16 m)
 {
   x = clamp (x, 0, width - 1);
   y = clamp (y, 0, height - 1);
-  int3 rgb = (int3) (LOAD_AT (IN0, x, y), LOAD_AT (IN1, x, y),
-      LOAD_AT (IN2, x, y)) * (WIDE ? 257 : 1);
+  int3 rgb = (int3) (VALUE_AT (0, IN0, x, y), VALUE_AT (1, IN1, x, y),
+      VALUE_AT (2, IN2, x, y)) * (WIDE ? 257 : 1);
   int3 t = (int3) (dot3 (m.s012, rgb) + m.s3, dot3 (m.s456, rgb) + m.s7,
       dot3 (m.s89a, rgb) + m.sb);
   /* Rounded down, within the depth (negative sums are 0 either way). */
@@ -484,13 +587,13 @@ int3 yuv_at(PLANE_PARAMS (in, const), int x, int y, int width, int height,
 /* U and V of column x, rows 2j and 2j + 1 averaged (row 2j where chroma
  * sits on even rows). */
 int2 chroma_column(PLANE_PARAMS (in, const), int x, int j, int width,
-    int height, int16 m)
+    int height, int border, int16 m)
 {
-  int3 a = yuv_at (PLANE_ARGS_IN, x, 2 * j, width, height, m);
+  int3 a = yuv_at (PLANE_ARGS_IN, x, 2 * j, width, height, border, m);
   if (V_COSITED)
     return a.yz;
   int3 b = yuv_at (PLANE_ARGS_IN, x, min (2 * j + 1, height - 1), width,
-      height, m);
+      height, border, m);
   return (a.yz + b.yz + 1) >> 1;
 }
 
@@ -508,30 +611,32 @@ uint at_depth(int v)
 }
 
 void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
-    int j, int width, int height, int16 m)
+    int j, int width, int height, int border, int16 m)
 {
   for (int dy = 0; dy < 2; dy++)
     for (int dx = 0; dx < 2; dx++) {
       int x = 2 * i + dx, y = 2 * j + dy;
       if (x < width && y < height)
         STORE (OUT0, x, y, at_depth (yuv_at (PLANE_ARGS_IN, x, y, width,
-                    height, m).x));
+                    height, border, m).x));
     }
   int x = 2 * i;
-  int2 c = chroma_column (PLANE_ARGS_IN, x, j, width, height, m);
+  int2 c = chroma_column (PLANE_ARGS_IN, x, j, width, height, border, m);
   int2 uv;
   if (!H_COSITED) {
     uv = x + 1 < width ? (c + chroma_column (PLANE_ARGS_IN, x + 1, j, width,
-            height, m) + 1) >> 1 : c;
+            height, border, m) + 1) >> 1 : c;
   } else if (width == 1) {
     uv = c;
   } else if (x == 0) {
-    uv = (3 * c + chroma_column (PLANE_ARGS_IN, 1, j, width, height, m)
-        + 2) >> 2;
+    uv = (3 * c + chroma_column (PLANE_ARGS_IN, 1, j, width, height, border,
+            m) + 2) >> 2;
   } else {
-    int2 before = chroma_column (PLANE_ARGS_IN, x - 1, j, width, height, m);
+    int2 before = chroma_column (PLANE_ARGS_IN, x - 1, j, width, height,
+        border, m);
     uv = x < width - 2 ? (before + 2 * c + chroma_column (PLANE_ARGS_IN,
-            x + 1, j, width, height, m) + 2) >> 2 : (before + 3 * c + 2) >> 2;
+            x + 1, j, width, height, border, m) + 2) >> 2
+        : (before + 3 * c + 2) >> 2;
   }
   STORE (OUT1, i, j, at_depth (uv.x));
   STORE (OUT2, i, j, at_depth (uv.y));
@@ -546,25 +651,26 @@ void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
  * a chroma sample (2 x 2 pixels). */
 __kernel __attribute__((reqd_work_group_size(CONVERT_GROUP, 1, 1)))
 void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
-    int width, int height, int16 matrix)
+    int width, int height, int16 matrix, int border)
 {
   const int x = get_global_id(0), y = get_global_id(1);
 #if DIRECTION == 1
   if (x < (width + 1) / 2)
     convert_block (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
-        matrix);
+        border, matrix);
 #elif RUNS
   const int x0 = x * ITEM_PIXELS;
   if (x0 + ITEM_PIXELS <= width) {
-    convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, matrix);
+    convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, border,
+        matrix);
   } else {
     for (int xi = x0; xi < width; xi++)
       convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, xi, y, width, height,
-          matrix);
+          border, matrix);
   }
 #else
   convert_quad (PLANE_ARGS_IN, PLANE_ARGS_OUT, x * ITEM_PIXELS, y, width,
-      height, matrix);
+      height, border, matrix);
 #endif
 }
 

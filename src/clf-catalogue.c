@@ -85,7 +85,7 @@ convert_layout_equal (const ClfConvertLayout * a, const ClfConvertLayout * b)
         || a->out_pstride[c] != b->out_pstride[c])
       return false;
   return a->direction == b->direction && a->wide == b->wide
-      && a->runs == b->runs
+      && a->runs == b->runs && a->sharpen == b->sharpen
       && a->chroma_up == b->chroma_up && a->h_cosited == b->h_cosited
       && a->v_cosited == b->v_cosited;
 }
@@ -115,12 +115,15 @@ unsigned
 clf_program_sources (const ClfProgramSpec * program, const char **sources)
 {
   unsigned n = 0;
+  sources[n++] = clf_kernel_border;
   if (program->converts) {
     sources[n++] = clf_kernel_convert;
     return n;
   }
   for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++) {
     const char *source = clf_kernel_sources[i];
+    if (source == clf_kernel_border)
+      continue;
     bool wanted = source == clf_kernel_common
         || (source == clf_kernel_blur_common
         && program->mode != CLF_MODE_LAPLACE
@@ -151,11 +154,11 @@ convert_options (const ClfConvertLayout * layout,
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
       "-D V_COSITED=%d -D RUNS=%d -D CONVERT_GROUP=%u -D ITEM_PIXELS=%u "
-      "-D WANT_convert_pixels", (int) layout->direction,
+      "-D SHARPEN=%u -D WANT_convert_pixels", (int) layout->direction,
       layout->wide ? 1 : 0, (int) layout->chroma_up,
       layout->h_cosited ? 1 : 0, layout->v_cosited ? 1 : 0,
       layout->runs ? 1 : 0, CLF_CONVERT_GROUP,
-      clf_convert_item_pixels (layout));
+      clf_convert_item_pixels (layout), layout->sharpen);
   for (unsigned side = 0; side < 2; side++)
     for (unsigned c = 0; c < 4; c++) {
       const ClfConvertSample *k = side ? &layout->out[c] : &layout->in[c];

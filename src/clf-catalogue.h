@@ -211,6 +211,8 @@ typedef struct {
   bool runs;                    /* bytes in, bytes out in one plane: a
                                  * work-item converts a run of
                                  * CLF_CONVERT_RUN pixels */
+  uint8_t sharpen;              /* bit c: input colour c sharpened as
+                                 * mode=laplace does, in the same pass */
 } ClfConvertLayout;
 
 /* The work-items of a conversion's work-group: a run of a row; and the

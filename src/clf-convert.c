@@ -222,6 +222,19 @@ clf_conversion_init (ClfConversion * conversion,
 
 /* ---- the program and its launch ---- */
 
+bool
+clf_conversion_sharpens (const ClfFrameFormat * in)
+{
+  const ClfComponent *first = &in->components[0];
+  for (uint32_t c = 0; c < in->n_components; c++) {
+    const ClfComponent *k = &in->components[c];
+    if (k->role == CLF_COMPONENT_SHARPENED && (c >= COLOURS
+            || k->width != first->width || k->height != first->height))
+      return false;
+  }
+  return true;
+}
+
 static void
 convert_sample (const ClfFrameFormat * format, uint32_t c,
     bool little_endian, ClfConvertSample * sample)
@@ -246,7 +259,7 @@ convert_sample (const ClfFrameFormat * format, uint32_t c,
 void
 clf_convert_layout (const ClfFrameFormat * in,
     const ClfConversion * conversion, bool little_endian, bool cpu_kernels,
-    ClfConvertLayout * layout)
+    bool sharpen, ClfConvertLayout * layout)
 {
   const ClfFrameFormat *out = &conversion->format;
 
@@ -262,6 +275,10 @@ clf_convert_layout (const ClfFrameFormat * in,
     convert_sample (in, c, little_endian, &layout->in[c]);
     convert_sample (out, c, little_endian, &layout->out[c]);
   }
+  /* The colours laplace sharpens: luma, or R, G and B. */
+  for (uint32_t c = 0; sharpen && c < COLOURS; c++)
+    if (in->components[c].role == CLF_COMPONENT_SHARPENED)
+      layout->sharpen |= (uint8_t) (1u << c);
   for (uint32_t c = 0; c < out->n_components; c++) {
     const ClfComponent *k = &out->components[c];
     uint32_t bytes = k->depth + k->shift <= 8 ? 1 : 2;
@@ -282,15 +299,16 @@ clf_convert_layout (const ClfFrameFormat * in,
 
 bool
 clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
-    cl_mem const *src, const Placement * in, cl_mem const *dst,
-    const Placement * out, GError ** error)
+    const ClfParams * params, cl_mem const *src, const Placement * in,
+    cl_mem const *dst, const Placement * out, GError ** error)
 {
   const ClfConversion *conversion = plan->conversion;
   const ClfComponent *first = &conversion->format.components[0];
   cl_int places[2][4][2];
   cl_int width = (cl_int) first->width, height = (cl_int) first->height;
   cl_int16 matrix;
-  ClfKernelArg args[2 * 4 * 3 + 3];
+  cl_int border = (cl_int) params->border;
+  ClfKernelArg args[2 * 4 * 3 + 4];
   unsigned n = 0;
 
   for (unsigned side = 0; side < 2; side++) {
@@ -317,6 +335,7 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
   args[n++] = (ClfKernelArg) { sizeof width, &width };
   args[n++] = (ClfKernelArg) { sizeof height, &height };
   args[n++] = (ClfKernelArg) { sizeof matrix, &matrix };
+  args[n++] = (ClfKernelArg) { sizeof border, &border };
   /* *INDENT-ON* */
 
   cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];

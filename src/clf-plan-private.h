@@ -187,15 +187,21 @@ bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
 
 /* Enqueues the conversion of the frame at `src` (planes of plan->in, each
  * in its buffer at its placement) into `dst` (of plan->out), with `set`,
- * the kernels of the conversion's program (clf_convert_layout). */
+ * the kernels of the conversion's program (clf_convert_layout); where it
+ * sharpens, under `params`' border rule. */
 bool clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
-    cl_mem const *src, const Placement * in, cl_mem const *dst,
-    const Placement * out, GError ** error);
+    const ClfParams * params, cl_mem const *src, const Placement * in,
+    cl_mem const *dst, const Placement * out, GError ** error);
+/* Whether the conversion of frames of `in` can sharpen them as
+ * mode=laplace does, in the same pass: the components laplace sharpens
+ * are colours at full resolution (kernels/convert.cl's SHARPEN). */
+bool clf_conversion_sharpens (const ClfFrameFormat * in);
 /* The pixels of the program that converts frames of `in` as `conversion`
- * says on a device of that byte order, and kind (CPUs: runs). */
+ * says on a device of that byte order, and kind (CPUs: runs); with
+ * `sharpen`, sharpening the input's colours as mode=laplace does. */
 void clf_convert_layout (const ClfFrameFormat * in,
     const ClfConversion * conversion, bool little_endian, bool cpu_kernels,
-    ClfConvertLayout * layout);
+    bool sharpen, ClfConvertLayout * layout);
 
 /* Keeps the event that ends the frame being enqueued, in its commands. */
 bool clf_plan_keep_done_event (ClfPlan * plan, GError ** error);

@@ -160,16 +160,45 @@ view_programs (const ClfPlan * plan, uint32_t i, const ClfParams * params,
   return n;
 }
 
+/* Whether `params` leave every sample's value as it is: a blur of radius
+ * 0.  (The element passes such frames through where samples have no
+ * spare bits; a conversion, which reads values only, converts the source
+ * itself.) */
+static bool
+keeps_values (const ClfParams * params)
+{
+  return params->mode != CLF_MODE_LAPLACE
+      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0;
+}
+
+/* Whether the conversion sharpens as mode=laplace does, in its one pass
+ * (laplace's only pass, so nothing is written but the output). */
+static bool
+fuses_laplace (const ClfPlan * plan, const ClfParams * params)
+{
+  return params->mode == CLF_MODE_LAPLACE
+      && clf_conversion_sharpens (&plan->format);
+}
+
+/* Whether the plan's frames go through the filter's passes: not where
+ * the conversion reads the source itself. */
+static bool
+runs_filter (const ClfPlan * plan, const ClfParams * params)
+{
+  return !plan->conversion
+      || !(keeps_values (params) || fuses_laplace (plan, params));
+}
+
 /* The conversion's program. */
 static ClfProgramSpec
-convert_program (const ClfPlan * plan)
+convert_program (const ClfPlan * plan, const ClfParams * params)
 {
   ClfProgramSpec spec;
   memset (&spec, 0, sizeof spec);
   spec.converts = true;
   clf_convert_layout (&plan->format, plan->conversion,
       clf_engine_little_endian (plan->engine), plan->cpu_kernels,
-      &spec.convert);
+      fuses_laplace (plan, params), &spec.convert);
   return spec;
 }
 
@@ -180,11 +209,11 @@ clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
   if (!check_params (params, error))
     return false;
   if (plan->conversion) {
-    ClfProgramSpec spec = convert_program (plan);
+    ClfProgramSpec spec = convert_program (plan, params);
     if (!clf_plan_kernel_set (plan, &spec, error))
       return false;
   }
-  for (uint32_t i = 0; i < plan->views.n; i++) {
+  for (uint32_t i = 0; runs_filter (plan, params) && i < plan->views.n; i++) {
     unsigned n = view_programs (plan, i, params, specs);
     for (unsigned k = 0; k < n; k++)
       if (!clf_plan_kernel_set (plan, &specs[k], error))
@@ -201,11 +230,11 @@ clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
   if (!check_params (params, error))
     return false;
   if (plan->conversion) {
-    ClfProgramSpec spec = convert_program (plan);
+    ClfProgramSpec spec = convert_program (plan, params);
     if (!clf_engine_start_program (plan->engine, &spec, error))
       return false;
   }
-  for (uint32_t i = 0; i < plan->views.n; i++) {
+  for (uint32_t i = 0; runs_filter (plan, params) && i < plan->views.n; i++) {
     unsigned n = view_programs (plan, i, params, specs);
     for (unsigned k = 0; k < n; k++)
       if (!clf_engine_start_program (plan->engine, &specs[k], error))
@@ -486,20 +515,10 @@ clf_plan_set_callbacks (ClfPlan * plan, const ClfPlanCallbacks * callbacks)
     plan->callbacks = *callbacks;
 }
 
-/* Whether `params` leave every sample's value as it is: a blur of radius
- * 0.  (The element passes such frames through where samples have no
- * spare bits; a conversion, which reads values only, converts the source
- * itself.) */
-static bool
-keeps_values (const ClfParams * params)
-{
-  return params->mode != CLF_MODE_LAPLACE
-      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0;
-}
-
 /* Filters the frame at `from` (planes of plan->in) into `to`; where the
- * plan converts, into its filtered frame, then converts that (or, for
- * settings that keep every value, the source) into `to`. */
+ * plan converts, into its filtered frame, then converts that into `to`;
+ * or, for settings that keep every value and for laplace, which the
+ * conversion does in the same pass, converts the source. */
 static bool
 enqueue_frame (ClfPlan * plan, const ClfParams * params, cl_mem * from,
     Placement * in, cl_mem * to, const Placement * out, GError ** error)
@@ -511,7 +530,7 @@ enqueue_frame (ClfPlan * plan, const ClfParams * params, cl_mem * from,
         return false;
     return true;
   }
-  if (!keeps_values (params)) {
+  if (runs_filter (plan, params)) {
     if (!ensure_buffer (plan, &plan->filtered, plan->in.staged_size,
             CL_MEM_READ_WRITE, error))
       return false;
@@ -523,10 +542,10 @@ enqueue_frame (ClfPlan * plan, const ClfParams * params, cl_mem * from,
       in[i] = plan->in.staged[i];
     }
   }
-  ClfProgramSpec spec = convert_program (plan);
+  ClfProgramSpec spec = convert_program (plan, params);
   const KernelSet *set = clf_plan_kernel_set (plan, &spec, error);
-  return set && clf_plan_enqueue_conversion (plan, set, from, in, to, out,
-      error);
+  return set && clf_plan_enqueue_conversion (plan, set, params, from, in, to,
+      out, error);
 }
 
 ClfInFlight *

@@ -151,7 +151,8 @@ add_spec (const ClfProgramSpec * spec)
 }
 
 /* The conversion programs of `format` into `rgb`, where clfilter converts
- * it: each chroma rule, each byte order. */
+ * it: each chroma rule, each byte order, with laplace's sharpening and
+ * without. */
 static void
 add_conversions (GstVideoFormat format, GstVideoFormat rgb)
 {
@@ -167,15 +168,16 @@ add_conversions (GstVideoFormat format, GstVideoFormat rgb)
     return;
   /* (To YUV, no nearest rule.) */
   for (int rule = GST_VIDEO_INFO_IS_YUV (&in) ? 0 : 1; rule < 4; rule++)
-    for (int kind = 0; kind < 4; kind++) {
-      bool little = kind & 1, cpu = kind & 2;
+    for (int kind = 0; kind < 8; kind++) {
+      bool little = kind & 1, cpu = kind & 2, sharpen = kind & 4;
       conversion.chroma_up = rule == 0 ? CLF_CHROMA_UP_NEAREST :
           CLF_CHROMA_UP_FILTERED;
       conversion.h_cosited = rule >= 2;
       conversion.v_cosited = rule == 3;
       memset (&spec, 0, sizeof spec);
       spec.converts = true;
-      clf_convert_layout (&in_format, &conversion, little, cpu, &spec.convert);
+      clf_convert_layout (&in_format, &conversion, little, cpu, sharpen,
+          &spec.convert);
       add_spec (&spec);
     }
 }

@@ -2,7 +2,8 @@
 # What converting on the device costs and gains (docs/conversion.md), side
 # by side in one run, ROUNDS rounds taking turns:
 #  1. kernel time: the median kernel-ns of clfilter (laplace, sliding r=7)
-#     on I420 snow written as I420 against written as BGRx;
+#     on a frame of I420 snow, repeated, written as I420 against written
+#     as BGRx;
 #  2. whole pipelines: a decoded I420 frame repeated by imagefreeze (no
 #     decoder sets the pace) into a BGRx fakesink, through `clfilter`
 #     converting against `clfilter ! videoconvert`, frames per second
@@ -29,9 +30,11 @@ median() {
 }
 
 kernel_ms() {  # MODE RADIUS SIZE OUT_FORMAT
-  gst-launch-1.0 -m videotestsrc num-buffers="$frames" pattern=snow \
+  # One frame of snow, repeated: making snow takes a core, which would
+  # slow the CPU drivers' kernels by turns.
+  gst-launch-1.0 -m videotestsrc num-buffers=1 pattern=snow \
       ! "video/x-raw,format=I420,width=${3%x*},height=${3#*x}" \
-      ! clfilter device="$device" mode="$1" radius="$2" \
+      ! imagefreeze num-buffers="$frames" ! clfilter device="$device" mode="$1" radius="$2" \
       ! "video/x-raw,format=$4" ! fakesink 2>&1 \
     | grep -o 'kernel-ns=(guint64)[0-9]*' | cut -d')' -f2 \
     | tail -n +$((warmup + 1)) | awk '{ print $1 / 1e6 }' | median

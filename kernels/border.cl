@@ -1,0 +1,57 @@
+/* The border rules, shared by every program (the filters' and the
+ * conversion's, which sharpens for mode=laplace): which sample a position
+ * outside a line of samples reads. */
+
+#define BORDER_CLAMP 0
+#define BORDER_MIRROR 1
+
+/* A walk along a line of n samples, one position at a time, giving the
+ * sample each position reads: clamp repeats the edge sample; mirror reflects
+ * without repeating the edge (reflect-101), as often as needed, so any
+ * radius works on any size.  For mirror, `m` counts positions modulo one
+ * reflection period, so a step costs no division. */
+typedef struct {
+  int m;
+  int n;
+  int period;
+  int border;
+} Walk;
+
+Walk walk_from(int i, int n, int border)
+{
+  Walk w;
+  w.n = n;
+  w.border = border;
+  w.period = max(2 * (n - 1), 1);
+  if (border == BORDER_CLAMP) {
+    w.m = i;
+  } else {
+    w.m = i % w.period;
+    if (w.m < 0)
+      w.m += w.period;
+  }
+  return w;
+}
+
+int walk_index(Walk w)
+{
+  if (w.border == BORDER_CLAMP)
+    return clamp(w.m, 0, w.n - 1);
+  return w.m < w.n ? w.m : w.period - w.m;
+}
+
+Walk walk_next(Walk w)
+{
+  w.m++;
+  if (w.border == BORDER_MIRROR && w.m == w.period)
+    w.m = 0;
+  return w;
+}
+
+/* The sample that position i (any integer) reads, for a single look-up. */
+int border_index(int i, int n, int border)
+{
+  if ((uint) i < (uint) n)
+    return i;
+  return walk_index(walk_from(i, n, border));
+}
