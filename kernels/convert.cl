@@ -199,53 +199,101 @@ int times8(int v, int p)
   return floor_shr16 ((w >= 32768 ? w - 65536 : w) * p);
 }
 
-/* The 16-bit arithmetic: a row of the matrix over (Y, U, V, 1), / 256
- * rounded down, within 0..65535. */
-int row16(int4 m, int y, int u, int v)
-{
-  int s = m.s0 * y + m.s1 * u + m.s2 * v + m.s3;
-  return s < 0 ? 0 : min (s >> 8, 65535);
-}
-
 /* Whether the output's pixels are 3 or 4 bytes of one plane. */
 #define PIXEL_BYTES (GEOMETRY (BYTES_OF, OUT0) == 1                        \
     && GEOMETRY (BYTES_OF, OUT1) == 1 && GEOMETRY (BYTES_OF, OUT2) == 1     \
     && GEOMETRY (BYTES_OF, OUT3) <= 1 && OUT_PSTRIDE1 == 0                  \
     && (OUT_PSTRIDE0 == 3 || OUT_PSTRIDE0 == 4))
 
-/* Pixel (x, y)'s three colours and alpha (255 where the input has
- * none), at the output's 8 bits, from its luma `luma`. */
-int4 colours_of(PLANE_PARAMS (in, const), int x, int y, int width,
-    int height, int16 matrix, int luma)
+/* What a pixel's chroma adds to each colour, which pixels sharing their
+ * chroma share: at 8 bits h(V, m2), h(U, m5) + h(V, m6), h(U, m9); in the
+ * 16-bit arithmetic each row's U, V and constant terms. */
+int3 chroma_terms(int u, int v, int16 m)
 {
-  int yv = widened ((uint) luma, DEPTH_C);
-  int u = CHROMA (IN1, x, y, width, height);
-  int v = CHROMA (IN2, x, y, width, height);
+  if (WIDE)
+    return (int3) (m.s1 * u + m.s2 * v + m.s3, m.s5 * u + m.s6 * v + m.s7,
+        m.s9 * u + m.sa * v + m.sb);
+  return (int3) (times8 (v, m.s2), times8 (u, m.s5) + times8 (v, m.s6),
+      times8 (u, m.s9));
+}
+
+/* A pixel's three colours and alpha at the output's 8 bits, from its
+ * chroma's terms `t`, its widened luma `y` and its alpha; in the 16-bit
+ * arithmetic each row over (Y, U, V, 1), / 256 rounded down, within
+ * 0..65535. */
+int4 colours_from(int3 t, int y, int alpha, int16 m)
+{
   int4 c;
   if (WIDE) {
-    c.x = row16 (matrix.s0123, yv, u, v) >> 8;
-    c.y = row16 (matrix.s4567, yv, u, v) >> 8;
-    c.z = row16 (matrix.s89ab, yv, u, v) >> 8;
+    const int3 s = (int3) (m.s0, m.s4, m.s8) * y + t;
+    const int3 v = select (min (s >> 8, 65535), (int3) 0, s < 0);
+    c.xyz = v >> 8;
   } else {
-    int l = times8 (yv, matrix.s0);
-    c.x = clamp (l + times8 (v, matrix.s2), -128, 127) + 128;
-    c.y = clamp (l + times8 (u, matrix.s5) + times8 (v, matrix.s6), -128, 127)
-        + 128;
-    c.z = clamp (l + times8 (u, matrix.s9), -128, 127) + 128;
+    const int l = times8 (y, m.s0);
+    c.xyz = clamp ((int3) l + t, -128, 127) + 128;
   }
-  c.w = 255;
-  if (GEOMETRY (BYTES_OF, IN3))
-    c.w = widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
-        >> (WIDE ? 8 : 0);
+  c.w = alpha;
   return c;
 }
 
+/* Pixel (x, y)'s alpha, at the output's 8 bits: 255 where the input has
+ * none. */
+int alpha_at(PLANE_PARAMS (in, const), int x, int y)
+{
+  if (!GEOMETRY (BYTES_OF, IN3))
+    return 255;
+  return widened (LOAD_AT (IN3, x, y), GEOMETRY (DEPTH_OF, IN3))
+      >> (WIDE ? 8 : 0);
+}
+
+/* Pixel (x, y)'s three colours and alpha (255 where the input has
+ * none), at the output's 8 bits. */
 int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
     int height, int border, int16 matrix)
 {
-  return colours_of (PLANE_ARGS_IN, x, y, width, height, matrix,
-      VALUE_AT (0, IN0, x, y));
+  return colours_from (chroma_terms (CHROMA (IN1, x, y, width, height),
+          CHROMA (IN2, x, y, width, height), matrix),
+      widened ((uint) VALUE_AT (0, IN0, x, y), DEPTH_C),
+      alpha_at (PLANE_ARGS_IN, x, y), matrix);
 }
+
+/* Chroma component `spec` at the 4 pixels from x0 on (even, within the
+ * frame), row y: chroma_at_<spec>'s values, from each sample once. */
+#define DEFINE_CHROMA_QUAD(spec)                                          \
+int4 chroma_quad_row_##spec(PLANE_PARAMS (in, const), int x0, int cy,      \
+    int cw)                                                                \
+{                                                                          \
+  if (!GEOMETRY (XSUB_OF, spec))                                           \
+    return (int4) (widened (LOAD_AT (spec, x0, cy), DEPTH_C),              \
+        widened (LOAD_AT (spec, x0 + 1, cy), DEPTH_C),                     \
+        widened (LOAD_AT (spec, x0 + 2, cy), DEPTH_C),                     \
+        widened (LOAD_AT (spec, x0 + 3, cy), DEPTH_C));                    \
+  const int n = x0 >> 1;                                                   \
+  const int b = widened (LOAD_AT (spec, n, cy), DEPTH_C);                  \
+  const int c = widened (LOAD_AT (spec, n + 1, cy), DEPTH_C);              \
+  if (CHROMA_UP == 0)                                                      \
+    return (int4) (b, b, c, c);                                            \
+  const int a = widened (LOAD_AT (spec, max (n - 1, 0), cy), DEPTH_C);     \
+  const int d = widened (LOAD_AT (spec, min (n + 2, cw - 1), cy), DEPTH_C); \
+  return (int4) (chroma_along (b, a, 0), chroma_along (b, c, 1),           \
+      chroma_along (c, b, 0), chroma_along (c, d, 1));                     \
+}                                                                          \
+int4 chroma_quad_##spec(PLANE_PARAMS (in, const), int x0, int y,           \
+    int width, int height)                                                 \
+{                                                                          \
+  const int xs = GEOMETRY (XSUB_OF, spec), ys = GEOMETRY (YSUB_OF, spec);  \
+  const int cw = (width + xs) >> xs, ch = (height + ys) >> ys;             \
+  const int near = y >> ys;                                                \
+  int4 a = chroma_quad_row_##spec (PLANE_ARGS_IN, x0, near, cw);           \
+  if (CHROMA_UP == 0 || ys == 0 || V_COSITED)                              \
+    return a;                                                              \
+  int4 b = chroma_quad_row_##spec (PLANE_ARGS_IN, x0,                      \
+      clamp (near + ((y & 1) ? 1 : -1), 0, ch - 1), cw);                   \
+  return (3 * a + b + 2) >> 2;                                             \
+}
+
+DEFINE_CHROMA_QUAD(IN1)
+DEFINE_CHROMA_QUAD(IN2)
 
 /* The luma of the 4 pixels from x0 on (within the frame), row y: with
  * SHARPEN, from the 3 x 6 samples around them. */
@@ -345,16 +393,25 @@ void convert_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
   bool words = PIXEL_BYTES;
   if (words && OUT_PSTRIDE0 == 4 && x0 + 4 <= width
       && ((size_t) at & 3) == 0) {
-    int4 l = luma_quad (PLANE_ARGS_IN, x0, y, width, height, border);
+    const int4 l = luma_quad (PLANE_ARGS_IN, x0, y, width, height, border);
+    const int4 u = chroma_quad_IN1 (PLANE_ARGS_IN, x0, y, width, height);
+    const int4 v = chroma_quad_IN2 (PLANE_ARGS_IN, x0, y, width, height);
+    /* Pixels in pairs on one chroma sample share its terms. */
+    const bool pairs = CHROMA_UP == 0 && GEOMETRY (XSUB_OF, IN1)
+        && GEOMETRY (XSUB_OF, IN2);
+    const int3 t0 = chroma_terms (u.x, v.x, matrix);
+    const int3 t2 = chroma_terms (u.z, v.z, matrix);
+    const int3 t1 = pairs ? t0 : chroma_terms (u.y, v.y, matrix);
+    const int3 t3 = pairs ? t2 : chroma_terms (u.w, v.w, matrix);
     uint4 w;
-    w.x = pixel_word (colours_of (PLANE_ARGS_IN, x0, y, width, height,
-            matrix, l.x));
-    w.y = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 1, y, width, height,
-            matrix, l.y));
-    w.z = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 2, y, width, height,
-            matrix, l.z));
-    w.w = pixel_word (colours_of (PLANE_ARGS_IN, x0 + 3, y, width, height,
-            matrix, l.w));
+    w.x = pixel_word (colours_from (t0, widened ((uint) l.x, DEPTH_C),
+            alpha_at (PLANE_ARGS_IN, x0, y), matrix));
+    w.y = pixel_word (colours_from (t1, widened ((uint) l.y, DEPTH_C),
+            alpha_at (PLANE_ARGS_IN, x0 + 1, y), matrix));
+    w.z = pixel_word (colours_from (t2, widened ((uint) l.z, DEPTH_C),
+            alpha_at (PLANE_ARGS_IN, x0 + 2, y), matrix));
+    w.w = pixel_word (colours_from (t3, widened ((uint) l.w, DEPTH_C),
+            alpha_at (PLANE_ARGS_IN, x0 + 3, y), matrix));
     vstore4 (w, 0, (__global uint *) at);
     return;
   }
