@@ -19,6 +19,9 @@
 #if DIRECTION == 0 && ITEM_PIXELS != (RUNS ? 16 : 4)
 #error "ITEM_PIXELS: runs of 16 pixels (RUNS), else 4"
 #endif
+#if ITEM_ROWS != (RUNS ? 2 : 1)
+#error "ITEM_ROWS: 2 with RUNS, else 1"
+#endif
 
 #define PLANE_OF(p, o, s, xs, ys, d, sh, b, sw) p
 #define OFFSET_OF(p, o, s, xs, ys, d, sh, b, sw) o
@@ -541,48 +544,74 @@ short16 times8_run(int16 v, int p)
   return convert_short16 ((w * p) >> 16);
 }
 
-/* The luma of the run's 16 pixels from x0 on, row y: with SHARPEN, as
- * vectors from the rows around it where its neighbours lie in the row,
- * else pixel by pixel. */
-int16 luma_run(PLANE_PARAMS (in, const), int x0, int y, int width,
-    int height, int border)
+/* The luma of the run's 16 pixels from x0 on, rows y0 and y0 + 1 (the
+ * second where `two`): with SHARPEN, as vectors from the rows around
+ * them, the samples left and right of the run shifted in from its own
+ * where it touches a row's end. */
+void luma_runs(PLANE_PARAMS (in, const), int x0, int y0, bool two,
+    int width, int height, int border, int16 *first, int16 *second)
 {
-  if (!SHARPENS (0))
-    return LOAD_RUN16 (IN0, x0, y);
-  if (x0 < 1 || x0 + ITEM_PIXELS >= width) {
-    int t[16];
-    for (int i = 0; i < 16; i++)
-      t[i] = sharpened_IN0 (PLANE_ARGS_IN, x0 + i, y, width, height, border);
-    return vload16 (0, t);
+  if (!SHARPENS (0)) {
+    *first = LOAD_RUN16 (IN0, x0, y0);
+    if (two)
+      *second = LOAD_RUN16 (IN0, x0, y0 + 1);
+    return;
   }
-  const int u = border_index (y - 1, height, border);
-  const int d = border_index (y + 1, height, border);
-  /* In 16 bits: 10 * 255 and the 3 x 3 sum fit. */
-  const short16 centre = SHORT_RUN16 (x0, y);
-  const short16 t = SHORT_RUN16 (x0 - 1, u) + SHORT_RUN16 (x0, u)
-      + SHORT_RUN16 (x0 + 1, u) + SHORT_RUN16 (x0 - 1, y) + centre
-      + SHORT_RUN16 (x0 + 1, y) + SHORT_RUN16 (x0 - 1, d)
-      + SHORT_RUN16 (x0, d) + SHORT_RUN16 (x0 + 1, d);
-  return convert_int16 (convert_uchar16_sat ((short16) 10 * centre - t));
+  const int before = border_index (x0 - 1, width, border);
+  const int after = border_index (x0 + 16, width, border);
+  /* Each row's samples and their neighbours' sums, in 16 bits (10 * 255
+   * and a 3 x 3 sum fit); the rows y0 - 1 to y0 + 2, which the border
+   * rule finds in the frame even where y0 + 1 is not. */
+  short16 centre[4], three[4];
+#pragma unroll
+  for (int r = 0; r < 4; r++) {
+    const int row = border_index (y0 - 1 + r, height, border);
+    const short16 c = SHORT_RUN16 (x0, row);
+    const short16 left = x0 >= 1 ? SHORT_RUN16 (x0 - 1, row)
+        : (short16) ((short) LOAD_AT (IN0, before, row), c.s0123,
+        c.s4567, c.s89ab, c.scde);
+    const short16 right = x0 + 17 <= width ? SHORT_RUN16 (x0 + 1, row)
+        : (short16) (c.s1234, c.s5678, c.s9abc, c.sdef,
+        (short) LOAD_AT (IN0, after, row));
+    centre[r] = c;
+    three[r] = left + c + right;
+  }
+  *first = convert_int16 (convert_uchar16_sat ((short16) 10 * centre[1]
+          - (three[0] + three[1] + three[2])));
+  *second = convert_int16 (convert_uchar16_sat ((short16) 10 * centre[2]
+          - (three[1] + three[2] + three[3])));
 }
 
-/* The 16 pixels of the run from x0 on, row y. */
-void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
-    int y, int width, int height, int border, int16 matrix)
+/* What the chroma of a run's pixels adds to each colour (chroma_terms on
+ * 16 lanes). */
+typedef struct {
+  short16 r, g, b;
+} RunTerms;
+
+RunTerms run_terms(PLANE_PARAMS (in, const), int x0, int y, int width,
+    int height, int16 matrix)
 {
-  int16 yv = luma_run (PLANE_ARGS_IN, x0, y, width, height, border);
-  int16 u = chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width, height);
-  int16 v = chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width, height);
+  const int16 u = chroma_run_IN1 (PLANE_ARGS_IN, x0, y, width, height);
+  const int16 v = chroma_run_IN2 (PLANE_ARGS_IN, x0, y, width, height);
+  RunTerms t;
+  t.r = times8_run (v, (short) matrix.s2);
+  t.g = times8_run (u, (short) matrix.s5) + times8_run (v, (short) matrix.s6);
+  t.b = times8_run (u, (short) matrix.s9);
+  return t;
+}
+
+/* The run of 16 pixels from x0 on, row y, from its luma and its chroma's
+ * terms, stored. */
+void store_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
+    int y, int16 yv, RunTerms t, int16 matrix)
+{
   /* 16-bit sums wrap as ORC's do (they never reach past 16 bits). */
   short16 l = times8_run (yv, (short) matrix.s0);
   short16 lo = (short16) -128, hi = (short16) 127;
   int16 c[4];
-  c[0] = convert_int16 (clamp (l + times8_run (v, (short) matrix.s2), lo, hi)
-      + (short) 128);
-  c[1] = convert_int16 (clamp (l + times8_run (u, (short) matrix.s5)
-          + times8_run (v, (short) matrix.s6), lo, hi) + (short) 128);
-  c[2] = convert_int16 (clamp (l + times8_run (u, (short) matrix.s9), lo, hi)
-      + (short) 128);
+  c[0] = convert_int16 (clamp (l + t.r, lo, hi) + (short) 128);
+  c[1] = convert_int16 (clamp (l + t.g, lo, hi) + (short) 128);
+  c[2] = convert_int16 (clamp (l + t.b, lo, hi) + (short) 128);
   c[3] = (int16) 255;
   if (GEOMETRY (BYTES_OF, IN3) && GEOMETRY (BYTES_OF, OUT3))
     c[3] = LOAD_RUN16 (IN3, x0, y);
@@ -614,6 +643,29 @@ void convert_run(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     for (int b = 0; b < OUT_PSTRIDE0; b++)
       row[i * OUT_PSTRIDE0 + b] = PIXEL_BYTE (b, lanes[0][i], lanes[1][i],
           lanes[2][i], lanes[3][i], 0xff);
+}
+
+/* Rows y0 and y0 + 1 (y0 even) share their chroma: halved down the
+ * columns and taken from the nearest row. */
+#define ROWS_SHARE_CHROMA (GEOMETRY (YSUB_OF, IN1) && GEOMETRY (YSUB_OF, IN2) \
+    && (CHROMA_UP == 0 || V_COSITED))
+
+/* The 16 pixels of the run from x0 on, rows y0 (even) and, where it
+ * lies in the frame, y0 + 1: the rows share the luma rows a sharpened
+ * run reads and, where they share their chroma, its arithmetic. */
+void convert_runs(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
+    int y0, int width, int height, int border, int16 matrix)
+{
+  const bool two = y0 + 1 < height;
+  int16 first, second;
+  luma_runs (PLANE_ARGS_IN, x0, y0, two, width, height, border, &first,
+      &second);
+  const RunTerms t = run_terms (PLANE_ARGS_IN, x0, y0, width, height, matrix);
+  store_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y0, first, t, matrix);
+  if (two)
+    store_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y0 + 1, second,
+        ROWS_SHARE_CHROMA ? t : run_terms (PLANE_ARGS_IN, x0, y0 + 1, width,
+            height, matrix), matrix);
 }
 
 #endif
@@ -716,14 +768,15 @@ void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
     convert_block (PLANE_ARGS_IN, PLANE_ARGS_OUT, x, y, width, height,
         border, matrix);
 #elif RUNS
-  const int x0 = x * ITEM_PIXELS;
+  const int x0 = x * ITEM_PIXELS, y0 = y * ITEM_ROWS;
   if (x0 + ITEM_PIXELS <= width) {
-    convert_run (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y, width, height, border,
-        matrix);
+    convert_runs (PLANE_ARGS_IN, PLANE_ARGS_OUT, x0, y0, width, height,
+        border, matrix);
   } else {
-    for (int xi = x0; xi < width; xi++)
-      convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, xi, y, width, height,
-          border, matrix);
+    for (int yi = y0; yi < min (y0 + ITEM_ROWS, height); yi++)
+      for (int xi = x0; xi < width; xi++)
+        convert_pixel (PLANE_ARGS_IN, PLANE_ARGS_OUT, xi, yi, width, height,
+            border, matrix);
   }
 #else
   convert_quad (PLANE_ARGS_IN, PLANE_ARGS_OUT, x * ITEM_PIXELS, y, width,

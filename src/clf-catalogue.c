@@ -145,6 +145,12 @@ clf_convert_item_pixels (const ClfConvertLayout * layout)
   return layout->runs ? CLF_CONVERT_RUN : CLF_CONVERT_QUAD;
 }
 
+uint32_t
+clf_convert_item_rows (const ClfConvertLayout * layout)
+{
+  return layout->runs ? CLF_CONVERT_RUN_ROWS : 1;
+}
+
 /* A conversion program's options: each sample's geometry (as
  * kernels/convert.cl reads it) and the output planes' padding. */
 static int
@@ -154,11 +160,12 @@ convert_options (const ClfConvertLayout * layout,
   int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
       "-D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
       "-D V_COSITED=%d -D RUNS=%d -D CONVERT_GROUP=%u -D ITEM_PIXELS=%u "
-      "-D SHARPEN=%u -D WANT_convert_pixels", (int) layout->direction,
-      layout->wide ? 1 : 0, (int) layout->chroma_up,
-      layout->h_cosited ? 1 : 0, layout->v_cosited ? 1 : 0,
-      layout->runs ? 1 : 0, CLF_CONVERT_GROUP,
-      clf_convert_item_pixels (layout), layout->sharpen);
+      "-D ITEM_ROWS=%u -D SHARPEN=%u -D WANT_convert_pixels",
+      (int) layout->direction, layout->wide ? 1 : 0,
+      (int) layout->chroma_up, layout->h_cosited ? 1 : 0,
+      layout->v_cosited ? 1 : 0, layout->runs ? 1 : 0, CLF_CONVERT_GROUP,
+      clf_convert_item_pixels (layout), clf_convert_item_rows (layout),
+      layout->sharpen);
   for (unsigned side = 0; side < 2; side++)
     for (unsigned c = 0; c < 4; c++) {
       const ClfConvertSample *k = side ? &layout->out[c] : &layout->in[c];

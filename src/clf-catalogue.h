@@ -226,6 +226,11 @@ typedef struct {
 /* The pixels of a row a work-item of `layout`'s conversion to RGB
  * converts (kernels/convert.cl's ITEM_PIXELS). */
 uint32_t clf_convert_item_pixels (const ClfConvertLayout * layout);
+/* The rows a work-item of `layout`'s conversion to RGB converts
+ * (kernels/convert.cl's ITEM_ROWS): two with runs, which then share the
+ * rows a sharpened run reads, and chroma where the rows share it. */
+#define CLF_CONVERT_RUN_ROWS 2
+uint32_t clf_convert_item_rows (const ClfConvertLayout * layout);
 
 /* A program: the kernels of one set of passes that `mode` runs over
  * `layout` on one kind of device (clf_mode_passes: the CPUs' strips, or

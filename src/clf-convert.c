@@ -344,11 +344,12 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
   const ClfComponent *chroma = &conversion->format.components[1];
   bool to_yuv = conversion->direction == CLF_CONVERT_RGB_TO_YUV;
   uint32_t per_item = clf_convert_item_pixels (&set->spec.convert);
+  uint32_t rows = clf_convert_item_rows (&set->spec.convert);
   size_t items = to_yuv ? chroma->width :
       (first->width + per_item - 1) / per_item;
   const size_t global[2] = {
     (items + CLF_CONVERT_GROUP - 1) / CLF_CONVERT_GROUP * CLF_CONVERT_GROUP,
-    to_yuv ? chroma->height : first->height
+    to_yuv ? chroma->height : (first->height + rows - 1) / rows
   };
   return clf_set_kernel_args (kernel, args, n, error)
       && clf_plan_enqueue_kernel (plan, kernel, K_CONVERT_PIXELS, global,
