@@ -144,8 +144,22 @@ append_conversions (GValue * list, GstPadDirection direction,
   }
 }
 
-/* The structure's conversions, or NULL: only for raw video in system
- * memory, progressive, of listed formats. */
+/* Whether conversions are offered in memory of `features`: system memory,
+ * and CUDA memory where clfilter has it (the pad templates then keep the
+ * formats GstCudaMemory holds). */
+static gboolean
+converts_in (GstCapsFeatures * features)
+{
+  return !features || gst_caps_features_is_any (features)
+      || gst_caps_features_is_equal (features,
+      GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)
+      || (CLF_HAVE_CUDA && gst_caps_features_get_size (features) == 1
+      && gst_caps_features_contains (features,
+          GST_CL_CAPS_FEATURE_CUDA_MEMORY));
+}
+
+/* The structure's conversions, or NULL: only for raw video in system (or
+ * CUDA) memory, progressive, of listed formats. */
 static GstStructure *
 converted_structure (GstPadDirection direction, const GstStructure * s,
     GstCapsFeatures * features)
@@ -157,9 +171,7 @@ converted_structure (GstPadDirection direction, const GstStructure * s,
   guint n;
 
   if (!gst_structure_has_name (s, "video/x-raw") || !formats
-      || (features && !gst_caps_features_is_any (features)
-          && !gst_caps_features_is_equal (features,
-              GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+      || !converts_in (features)
       || (gst_structure_has_field (s, "interlace-mode")
           && g_strcmp0 (interlace, "progressive")))
     return NULL;

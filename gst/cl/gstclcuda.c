@@ -35,10 +35,11 @@ struct _GstClCuda
   gint refs;
   GstCudaContext *context;
   ClfCuda *engine_cuda;
-  /* Staging frames not in use, all of frame_size bytes. */
+  /* Staging frames not in use, of the sizes of the frames in and out
+   * (two where the element converts), the latest first. */
   GMutex lock;
   GQueue idle;
-  gsize frame_size;
+  gsize frame_sizes[2];
 };
 
 /* The formats of GstCudaMemory in GStreamer 1.22 (its cudaupload's caps). */
@@ -220,11 +221,28 @@ take_staging (GstClCuda * cuda, gsize size, GError ** error)
   ClfCudaFrame *frame = NULL;
 
   g_mutex_lock (&cuda->lock);
-  if (size != cuda->frame_size) {
-    g_queue_clear_full (&cuda->idle, free_staging);
-    cuda->frame_size = size;
+  if (size != cuda->frame_sizes[0] && size != cuda->frame_sizes[1]) {
+    /* New caps: the frames of the older size go. */
+    GList *l = cuda->idle.head;
+
+    while (l) {
+      GList *next = l->next;
+
+      if (clf_cuda_frame_size (l->data) == cuda->frame_sizes[1]) {
+        free_staging (l->data);
+        g_queue_delete_link (&cuda->idle, l);
+      }
+      l = next;
+    }
+    cuda->frame_sizes[1] = cuda->frame_sizes[0];
+    cuda->frame_sizes[0] = size;
   }
-  frame = g_queue_pop_head (&cuda->idle);
+  for (GList * l = cuda->idle.head; l; l = l->next)
+    if (clf_cuda_frame_size (l->data) == size) {
+      frame = l->data;
+      g_queue_delete_link (&cuda->idle, l);
+      break;
+    }
   g_mutex_unlock (&cuda->lock);
   if (!frame) {
     /* tests/check/cuda.c counts these: frames are reused, not made per
@@ -239,7 +257,7 @@ static void
 give_staging (GstClCuda * cuda, gsize size, ClfCudaFrame * frame)
 {
   g_mutex_lock (&cuda->lock);
-  if (size == cuda->frame_size) {
+  if (size == cuda->frame_sizes[0] || size == cuda->frame_sizes[1]) {
     g_queue_push_head (&cuda->idle, frame);
     frame = NULL;
   }

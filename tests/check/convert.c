@@ -321,6 +321,94 @@ GST_START_TEST (test_rgb_to_yuv)
 
 GST_END_TEST;
 
+/* In CUDA memory (an NVIDIA machine; elsewhere SKIP): frames from
+ * cudaupload converted into a format downstream takes in CUDA memory,
+ * each against the reference, YUV into RGB (laplace in the conversion's
+ * pass, blurs before it) and RGB into YUV. */
+GST_START_TEST (test_cuda_memory)
+{
+  static const struct
+  {
+    const gchar *in, *out;
+    guint width, height;
+    ClfParams params;
+  } cases[] = {
+    {"NV12", "BGRx", 130, 67, {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP}},
+    {"I420", "RGBA", 97, 55, {CLF_MODE_SLIDING, 3, CLF_BORDER_MIRROR}},
+    {"P010_10LE", "BGRA", 66, 31, {CLF_MODE_BOX, 0, CLF_BORDER_CLAMP}},
+    {"RGBA", "NV12", 35, 17, {CLF_MODE_LAPLACE, 0, CLF_BORDER_MIRROR}},
+  };
+
+  if (!have_cuda_memory ("test_cuda_memory"))
+    return;
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const FormatCase *in_fc = format_case (cases[c].in);
+    const FormatCase *out_fc = format_case (cases[c].out);
+    const Colour *colour = &colours[c % G_N_ELEMENTS (colours)];
+    const Siting *siting = &sitings[c % G_N_ELEMENTS (sitings)];
+    guint w = cases[c].width, h_ = cases[c].height;
+    gchar *in_caps = is_yuv (cases[c].in) ? caps_with_colour (cases[c].in,
+        w, h_, colour, siting) : caps_string (cases[c].in, w, h_);
+    gchar *out_caps = is_yuv (cases[c].in) ? caps_string (cases[c].out, w,
+        h_) : caps_with_colour (cases[c].out, w, h_, colour, siting);
+    ClfFrameFormat in_format = frame_format (in_fc, w, h_);
+    ClfFrameFormat out_format = frame_format (out_fc, w, h_);
+    gchar *description = g_strdup_printf ("cudaupload ! "
+        "video/x-raw(memory:CUDAMemory) ! clfilter name=f ! "
+        "video/x-raw(memory:CUDAMemory),format=%s ! cudadownload",
+        cases[c].out);
+    GstHarness *h = gst_harness_new_parse (description);
+    GstElement *filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
+    ClfConversion conversion;
+    GstVideoInfo in_info, out_info;
+    GstCaps *caps;
+    GstPad *pad;
+
+    g_object_set (filter, "mode", cases[c].params.mode, "radius",
+        cases[c].params.radius, "border", cases[c].params.border, NULL);
+    expected_conversion (cases[c].in, &in_format, &out_format, colour,
+        siting, &conversion);
+    gst_harness_set_caps_str (h, in_caps, out_caps);
+    caps = gst_caps_from_string (in_caps);
+    fail_unless (gst_video_info_from_caps (&in_info, caps));
+    gst_caps_unref (caps);
+    caps = gst_caps_from_string (out_caps);
+    fail_unless (gst_video_info_from_caps (&out_info, caps));
+    gst_caps_unref (caps);
+    for (guint i = 0; i < 3; i++) {
+      GstBuffer *in = random_buffer (in_info.size), *out;
+
+      if (cases[c].in[0] == 'P')
+        clear_spare_bits (in, &in_info, &in_format);
+      fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
+          GST_FLOW_OK);
+      out = gst_harness_pull (h);
+      fail_unless (out != NULL);
+      check_converted (in_fc, &in_info, out_fc, &out_info, &cases[c].params,
+          &conversion, "in CUDA memory", in, out);
+      gst_buffer_unref (out);
+      gst_buffer_unref (in);
+    }
+    /* clfilter converted in CUDA memory, not through the host. */
+    pad = gst_element_get_static_pad (filter, "src");
+    caps = gst_pad_get_current_caps (pad);
+    fail_unless (caps && gst_caps_features_contains (gst_caps_get_features
+            (caps, 0), "memory:CUDAMemory") && g_str_equal
+        (gst_structure_get_string (gst_caps_get_structure (caps, 0),
+                "format"), cases[c].out), "clfilter gave %" GST_PTR_FORMAT,
+        caps);
+    gst_caps_unref (caps);
+    gst_object_unref (pad);
+    gst_object_unref (filter);
+    gst_harness_teardown (h);
+    g_free (description);
+    g_free (out_caps);
+    g_free (in_caps);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- against videoconvert ---- */
 
 /* The samples of `a` and `b` (frames of `info`, described by `format`)
@@ -562,6 +650,7 @@ convert_suite (void)
   tcase_add_test (tc, test_every_rgb_format);
   tcase_add_test (tc, test_every_colorimetry);
   tcase_add_test (tc, test_rgb_to_yuv);
+  tcase_add_test (tc, test_cuda_memory);
   tcase_add_test (tc, test_snow_close_to_videoconvert);
   tcase_add_test (tc, test_decoded_clip_close_to_videoconvert);
   return s;

@@ -24,28 +24,6 @@ count_staging (GstDebugCategory * category, GstDebugLevel level,
     g_atomic_int_inc (&staging_made);
 }
 
-/* Whether clfilter was built with CUDA memory, and cudaupload exists:
- * nvcodec registers it only where the CUDA driver found a device. */
-static gboolean
-have_cuda (const gchar * test)
-{
-  GstElementFactory *upload;
-
-  if (!CLF_HAVE_CUDA) {
-    g_print ("SKIP %s: clfilter was built without CUDA memory (meson "
-        "option cuda)\n", test);
-    return FALSE;
-  }
-  upload = gst_element_factory_find ("cudaupload");
-  if (!upload) {
-    g_print ("SKIP %s: no cudaupload (GStreamer's nvcodec with a CUDA "
-        "device)\n", test);
-    return FALSE;
-  }
-  gst_object_unref (upload);
-  return TRUE;
-}
-
 typedef struct
 {
   const gchar *format;
@@ -78,7 +56,7 @@ GST_START_TEST (test_cuda_memory_exact_and_reused)
   GstPad *pad;
   gchar *caps, *described;
 
-  if (!have_cuda ("test_cuda_memory_exact_and_reused"))
+  if (!have_cuda_memory ("test_cuda_memory_exact_and_reused"))
     return;
   g_atomic_int_set (&staging_made, 0);
   /* CUDA memory named: cudadownload before a system-memory sink prefers

@@ -1,4 +1,6 @@
 /* Shared by the gst-check tests: see framecheck.h. */
+#include "config.h"
+
 #include "framecheck.h"
 
 #include "gstclmemory.h"
@@ -551,4 +553,26 @@ device_shares_host_memory (void)
   unified = clf_engine_host_unified (engine);
   clf_engine_unref (engine);
   return unified;
+}
+
+/* Whether clfilter was built with CUDA memory, and cudaupload exists:
+ * nvcodec registers it only where the CUDA driver found a device. */
+gboolean
+have_cuda_memory (const gchar * test)
+{
+  GstElementFactory *upload;
+
+  if (!CLF_HAVE_CUDA) {
+    g_print ("SKIP %s: clfilter was built without CUDA memory (meson "
+        "option cuda)\n", test);
+    return FALSE;
+  }
+  upload = gst_element_factory_find ("cudaupload");
+  if (!upload) {
+    g_print ("SKIP %s: no cudaupload (GStreamer's nvcodec with a CUDA "
+        "device)\n", test);
+    return FALSE;
+  }
+  gst_object_unref (upload);
+  return TRUE;
 }

@@ -96,6 +96,9 @@ void harness_free (GstHarness * h, GstBus * bus);
 /* Whether the default device works on host memory itself (PoCL, an
  * integrated GPU): the engine wraps host planes there. */
 gboolean device_shares_host_memory (void);
+/* Whether clfilter was built with CUDA memory and GStreamer's cudaupload
+ * exists (an NVIDIA machine); else says SKIP for `test`. */
+gboolean have_cuda_memory (const gchar * test);
 /* Runs the gst-launch `description` to its EOS; fails on an error. */
 void run_to_eos (const gchar * description);
 /* The first error message on `bus`, parsed; fails when there is none. */
