@@ -179,6 +179,22 @@ check_converted (const FormatCase * in_fc, const GstVideoInfo * in_info,
   gst_video_frame_unmap (&vin);
 }
 
+/* The harness's caps in and out, and the frames they describe. */
+static void
+set_both_caps (GstHarness * h, const gchar * in_caps, const gchar * out_caps,
+    GstVideoInfo * in_info, GstVideoInfo * out_info)
+{
+  GstCaps *caps;
+
+  gst_harness_set_caps_str (h, in_caps, out_caps);
+  caps = gst_caps_from_string (in_caps);
+  fail_unless (gst_video_info_from_caps (in_info, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string (out_caps);
+  fail_unless (gst_video_info_from_caps (out_info, caps));
+  gst_caps_unref (caps);
+}
+
 /* One frame of `in_name` (of `colour` and `siting`) through clfilter
  * with `params` into `out_name`: against the reference.  Frames come as
  * `kind` says. */
@@ -198,7 +214,6 @@ convert_one (const gchar * in_name, const gchar * out_name, guint width,
   ClfFrameFormat out_format = frame_format (out_fc, width, height);
   ClfConversion conversion;
   GstVideoInfo in_info, out_info;
-  GstCaps *caps;
   GstBuffer *in, *out;
   GstBus *bus;
   GstHarness *h = harness_with_bus (TRUE, &bus);
@@ -211,13 +226,7 @@ convert_one (const gchar * in_name, const gchar * out_name, guint width,
       "border", params->border, NULL);
   expected_conversion (in_name, &in_format, &out_format, colour, siting,
       &conversion);
-  gst_harness_set_caps_str (h, in_caps, out_caps);
-  caps = gst_caps_from_string (in_caps);
-  fail_unless (gst_video_info_from_caps (&in_info, caps));
-  gst_caps_unref (caps);
-  caps = gst_caps_from_string (out_caps);
-  fail_unless (gst_video_info_from_caps (&out_info, caps));
-  gst_caps_unref (caps);
+  set_both_caps (h, in_caps, out_caps, &in_info, &out_info);
 
   in = input_buffer (h, in_fc, &in_info, kind);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
@@ -368,13 +377,7 @@ GST_START_TEST (test_cuda_memory)
         cases[c].params.radius, "border", cases[c].params.border, NULL);
     expected_conversion (cases[c].in, &in_format, &out_format, colour,
         siting, &conversion);
-    gst_harness_set_caps_str (h, in_caps, out_caps);
-    caps = gst_caps_from_string (in_caps);
-    fail_unless (gst_video_info_from_caps (&in_info, caps));
-    gst_caps_unref (caps);
-    caps = gst_caps_from_string (out_caps);
-    fail_unless (gst_video_info_from_caps (&out_info, caps));
-    gst_caps_unref (caps);
+    set_both_caps (h, in_caps, out_caps, &in_info, &out_info);
     for (guint i = 0; i < 3; i++) {
       GstBuffer *in = random_buffer (in_info.size), *out;
 
