@@ -1,7 +1,9 @@
 /* The memory floor of a frame on a device: how long the device takes to
- * copy an RGBA frame (clEnqueueCopyBuffer), and to run a kernel that reads
+ * copy an RGBA frame (clEnqueueCopyBuffer), to run a kernel that reads
  * three rows per output row and writes one with 16-byte accesses and no
- * arithmetic beyond a sum, which is the memory traffic of a 3x3 filter.
+ * arithmetic beyond a sum, which is the memory traffic of a 3x3 filter,
+ * and one that only writes the frame (16-byte stores of its position), the
+ * floor of any kernel that writes such a frame (a conversion into RGBA).
  * clfilter's kernel times are read against these: a kernel near them is
  * limited by memory, one far above them by its own instructions.  Then the
  * round trip of the frame from host memory to the device and back
@@ -32,7 +34,12 @@ static const char *stencil_source =
     "    return;\n"
     "  const int up = max(y - 1, 0), down = min(y + 1, height - 1);\n"
     "  out[y * width + x] = in[up * width + x] + in[y * width + x]\n"
-    "      + in[down * width + x];\n" "}\n";
+    "      + in[down * width + x];\n" "}\n"
+    "__kernel void write_frame(__global uint4 *out, int width, int height)\n"
+    "{\n"
+    "  const int x = get_global_id(0), y = get_global_id(1);\n"
+    "  if (x < width && y < height)\n"
+    "    out[y * width + x] = (uint4) ((uint) x, (uint) y, 0u, 255u);\n" "}\n";
 
 #define CHECK(call, ...)                                                  \
   do {                                                                    \
@@ -76,13 +83,15 @@ typedef struct
   cl_command_queue queue;
   cl_mem in, out;
   size_t bytes;
-  cl_kernel stencil;
+  cl_kernel stencil, write;
   size_t global[2];
   void *host[2];                /* pinned, pageable */
 } Floor;
 
 enum
-{ COPY, STENCIL, PINNED_ROUND_TRIP, PAGEABLE_ROUND_TRIP, N_MEASURES };
+{ COPY, STENCIL, WRITE, PINNED_ROUND_TRIP, PAGEABLE_ROUND_TRIP,
+  N_MEASURES
+};
 
 static double
 round_trip_us (const Floor * f, void *host)
@@ -106,13 +115,23 @@ run_once (const Floor * f, int what)
     CHECK (clEnqueueCopyBuffer, f->queue, f->in, f->out, 0, 0, f->bytes, 0,
         NULL, &event);
   else
-    CHECK (clEnqueueNDRangeKernel, f->queue, f->stencil, 2, NULL, f->global,
-        NULL, 0, NULL, &event);
+    CHECK (clEnqueueNDRangeKernel, f->queue, what == WRITE ? f->write :
+        f->stencil, 2, NULL, f->global, NULL, 0, NULL, &event);
   return event_us (event);
 }
 
 static cl_kernel
-build_stencil (ClfEngine * engine, cl_program * program)
+new_kernel (cl_program program, const char *name)
+{
+  cl_int status;
+  cl_kernel kernel = clCreateKernel (program, name, &status);
+  if (status != CL_SUCCESS)
+    fail_cl ("clCreateKernel", status);
+  return kernel;
+}
+
+static void
+build_kernels (ClfEngine * engine, cl_program * program, Floor * f)
 {
   cl_int status;
   cl_device_id device = clf_engine_device (engine);
@@ -121,10 +140,8 @@ build_stencil (ClfEngine * engine, cl_program * program)
   if (status != CL_SUCCESS)
     fail_cl ("clCreateProgramWithSource", status);
   CHECK (clBuildProgram, *program, 1, &device, "", NULL, NULL);
-  cl_kernel kernel = clCreateKernel (*program, "three_rows", &status);
-  if (status != CL_SUCCESS)
-    fail_cl ("clCreateKernel", status);
-  return kernel;
+  f->stencil = new_kernel (*program, "three_rows");
+  f->write = new_kernel (*program, "write_frame");
 }
 
 static cl_mem
@@ -182,7 +199,7 @@ main (int argc, char **argv)
   };
   cl_program program;
   cl_int status;
-  f.stencil = build_stencil (engine, &program);
+  build_kernels (engine, &program, &f);
   f.in = new_frame_buffer (engine, &f);
   f.out = new_frame_buffer (engine, &f);
   const cl_int words = (cl_int) (width / 4), rows = (cl_int) height;
@@ -190,6 +207,9 @@ main (int argc, char **argv)
   CHECK (clSetKernelArg, f.stencil, 1, sizeof f.out, &f.out);
   CHECK (clSetKernelArg, f.stencil, 2, sizeof words, &words);
   CHECK (clSetKernelArg, f.stencil, 3, sizeof rows, &rows);
+  CHECK (clSetKernelArg, f.write, 0, sizeof f.out, &f.out);
+  CHECK (clSetKernelArg, f.write, 1, sizeof words, &words);
+  CHECK (clSetKernelArg, f.write, 2, sizeof rows, &rows);
 
   cl_mem pinned = clCreateBuffer (clf_engine_context (engine),
       CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, f.bytes, NULL, &status);
@@ -203,7 +223,7 @@ main (int argc, char **argv)
   memset (f.host[0], 0x5a, f.bytes);
 
   static const char *const names[] = { "copy", "three-row-stencil",
-    "pinned-round-trip", "pageable-round-trip"
+    "write-only", "pinned-round-trip", "pageable-round-trip"
   };
   double *us = malloc (reps * sizeof *us);
   for (int what = 0; what < N_MEASURES; what++) {
@@ -213,7 +233,7 @@ main (int argc, char **argv)
     double median = clf_test_median (us, reps);
     printf ("%s\t%ux%u\t%s\t%.1f\t%.1f\t%.0f\n",
         clf_engine_device_name (engine), width, height, names[what], median,
-        us[0], 2.0 * (double) f.bytes / median / 1e3);
+        us[0], (what == WRITE ? 1.0 : 2.0) * (double) f.bytes / median / 1e3);
   }
   free (us);
   cl_event unmapped;
@@ -226,6 +246,7 @@ main (int argc, char **argv)
   CHECK (clReleaseMemObject, f.in);
   CHECK (clReleaseMemObject, f.out);
   CHECK (clReleaseKernel, f.stencil);
+  CHECK (clReleaseKernel, f.write);
   CHECK (clReleaseProgram, program);
   clf_engine_unref (engine);
   return 0;

@@ -122,6 +122,7 @@ test_convert (void)
     {.mode = CLF_MODE_LAPLACE,.border = CLF_BORDER_MIRROR},
     {.mode = CLF_MODE_SLIDING,.radius = 2},
     {.mode = CLF_MODE_LAPLACE,.border = CLF_BORDER_CLAMP},
+    {.mode = CLF_MODE_SLIDING,.radius = 3,.border = CLF_BORDER_MIRROR},
   };
   size_t n = 0;
   for (size_t i = 0; i < N_OF (yuv); i++)
