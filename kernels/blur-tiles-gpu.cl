@@ -13,6 +13,8 @@
  *              host takes tiles at small radii (CLF_TILES_MAX_RADIUS in
  *              clf-private.h), and passes their geometry as -D TILE_GROUP
  *              and TILE_RUN_PIXELS (whole pixels, at most 16 samples).
+ *              With CONVERT_LUMA, over the 8-bit luma of a conversion
+ *              into RGB, it writes the output's pixels (below).
  * separable_tiles  the same tiles, for PACKED_TILES layouts only: the
  *              separable blur in one pass (below). */
 
@@ -461,11 +463,72 @@ void separable_tiles(PLANE_ARGS)
 
 #else
 
+#ifdef CONVERT_LUMA
+#if BPP != 1
+#error "CONVERT_LUMA: luma, a sample a pixel"
+#endif
+/* The luma of a conversion into RGB (the host's converts_luma): the
+ * means of each row of the tile go to local memory (tile_luma_means), and
+ * every LUMA_ROWS rows the work-group converts them, each work-item 4
+ * pixels of a row next to its neighbours' (tile_rows_converted), with the
+ * chroma and alpha that earlier passes filtered into `in`: no filtered
+ * luma is written, and no conversion pass reads it. */
+#define LUMA_ROWS 4
+#define TILES_ARGS PLANE_ARGS, PLANE_PARAMS (in, const), \
+  PLANE_PARAMS (out, ), int16 matrix
+void tile_luma_means(__local const uint *sums, __local S *luma,
+    int p0, const Tile *t, int width, int radius, Mean m)
+{
+  const int end = min(min(p0 + TILE_RUN_PIXELS, t->width), width - t->x0);
+  if (p0 >= end)
+    return;
+  SUM run[16] = { 0 };
+  SUM sum = 0;
+  for (int j = t->skew + p0; j <= t->skew + p0 + 2 * radius; j++)
+    sum += tile_column(sums, j);
+  for (int k = 0;; k++) {
+    run[k] = sum;
+    if (p0 + k + 1 == end)
+      break;
+    const int j = t->skew + p0 + k;
+    sum += tile_column(sums, j + 2 * radius + 1) - tile_column(sums, j);
+  }
+  const SN(16) means = PASTE(convert_, SN(16))(exact_means(vload16(0, run),
+          m));
+  if (end - p0 == 16) {
+    vstore16(means, 0, luma + p0);
+    return;
+  }
+  S v[16];
+  vstore16(means, 0, v);
+  for (int k = 0; k < end - p0; k++)
+    luma[p0 + k] = v[k];
+}
+
+/* Rows y0 .. y1 - 1 of the tile, their luma in rows of `luma`. */
+void tile_rows_converted(__local const S *luma, int lid, const Tile *t,
+    int y0, int y1, int width, int height, PLANE_PARAMS (in, const),
+    PLANE_PARAMS (out, ), int16 matrix)
+{
+  const int n = min(t->width, width - t->x0);
+  for (int y = y0; y < y1; y++)
+    for (int p = 4 * lid; p < n; p += 4 * TILE_GROUP)
+      convert_luma_quad(PLANE_ARGS_IN, PLANE_ARGS_OUT, t->x0 + p, y,
+          min(4, n - p), convert_uint4(vload4(0, luma + (y - y0)
+                  * TILE_PIXELS + p)), width, height, matrix);
+}
+#else
+#define TILES_ARGS PLANE_ARGS
+#endif
+
 #ifdef WANT_sliding_tiles
 __kernel __attribute__((reqd_work_group_size(TILE_GROUP, 1, 1)))
-void sliding_tiles(PLANE_ARGS)
+void sliding_tiles(TILES_ARGS)
 {
   __local uint sums_row[TILE_RUN * TILE_STRIDE];
+#ifdef CONVERT_LUMA
+  __local S luma_rows[LUMA_ROWS * TILE_PIXELS];
+#endif
   const int lid = get_local_id(0);
   const Tile t = tile_of(lid, width, height, radius, border, seg,
       ROWS_ALIGNED);
@@ -485,15 +548,27 @@ void sliding_tiles(PLANE_ARGS)
     for (int k = 0; k < TILE_RUN; k++)
       sums_row[k * TILE_STRIDE + lid] = run[k];
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CONVERT_LUMA
+    const int slot = (y - t.y0) % LUMA_ROWS;
+    tile_luma_means(sums_row, luma_rows + slot * TILE_PIXELS,
+        lid * TILE_RUN_PIXELS, &t, width, radius, mean);
+#else
     tile_run_means(DST_ROW(y), KEEP_ROW(y), sums_row,
         lid * TILE_RUN_PIXELS, t.skew, t.x0, t.width, width, radius,
         t.aligned, mean);
+#endif
     if (y + 1 < t.y1)
       column += tile_run(plane, src_stride, walk_index(enter), &t.source)
           - tile_run(plane, src_stride, walk_index(leave), &t.source);
     enter = walk_next(enter);
     leave = walk_next(leave);
     barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CONVERT_LUMA
+    /* (The next row's means wait for this at its first barrier.) */
+    if (slot == LUMA_ROWS - 1 || y + 1 == t.y1)
+      tile_rows_converted(luma_rows, lid, &t, y - slot, y + 1, width,
+          height, PLANE_ARGS_IN, PLANE_ARGS_OUT, matrix);
+#endif
   }
 }
 #endif

@@ -12,9 +12,11 @@
  * (0: nearest, 1: filtered), H_COSITED and V_COSITED; RUNS (CPUs' vector
  * runs) and ITEM_PIXELS; SHARPEN (bit c: input colour c is sharpened as
  * mode=laplace sharpens, in the same pass, its border rule the kernel's
- * `border`). */
+ * `border`).  With CONVERT_LUMA (and no WANT_convert_pixels) the file
+ * gives blur-tiles-gpu.cl convert_luma_quad: pixels from luma a filter has
+ * just computed (see there). */
 
-#ifdef WANT_convert_pixels
+#if defined(WANT_convert_pixels) || defined(CONVERT_LUMA)
 
 #if DIRECTION == 0 && ITEM_PIXELS != (RUNS ? 16 : 4)
 #error "ITEM_PIXELS: runs of 16 pixels (RUNS), else 4"
@@ -359,11 +361,9 @@ uint pixel_word(int4 c)
   return w;
 }
 
-/* Pixel (x, y), written. */
-void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
-    int y, int width, int height, int border, int16 matrix)
+/* Pixel (x, y) of colours c, stored. */
+void store_colours(PLANE_PARAMS (out, ), int x, int y, int4 c)
 {
-  int4 c = colours_at (PLANE_ARGS_IN, x, y, width, height, border, matrix);
   if (PIXEL_BYTES) {
     /* Bytes in one plane: the pixel stored whole. */
     uchar4 px = (uchar4) (byte_of_pixel (c, 0), byte_of_pixel (c, 1),
@@ -386,36 +386,64 @@ void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
   FILL_PAD (3, x, y)
 }
 
+/* Pixel (x, y), written. */
+void convert_pixel(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x,
+    int y, int width, int height, int border, int16 matrix)
+{
+  store_colours (PLANE_ARGS_OUT, x, y, colours_at (PLANE_ARGS_IN, x, y,
+          width, height, border, matrix));
+}
+
+/* Where the 4 pixels from x0 on (even), row y, are stored as one vector
+ * of words: 4-byte pixels of one plane, the 4 in the frame, the row's
+ * words aligned; else NULL. */
+__global uint *quad_words_at(PLANE_PARAMS (out, ), int x0, int y, int width)
+{
+  __global uchar *at = out0 + out_off0 + y * out_stride0 + x0 * OUT_PSTRIDE0;
+  const bool words = PIXEL_BYTES;
+  if (words && OUT_PSTRIDE0 == 4 && x0 + 4 <= width
+      && ((size_t) at & 3) == 0)
+    return (__global uint *) at;
+  return NULL;
+}
+
+/* The words of the 4 pixels from x0 on (even, within the frame), row y,
+ * whose luma is l. */
+uint4 quad_words(PLANE_PARAMS (in, const), int x0, int y, int4 l, int width,
+    int height, int16 matrix)
+{
+  const int4 u = chroma_quad_IN1 (PLANE_ARGS_IN, x0, y, width, height);
+  const int4 v = chroma_quad_IN2 (PLANE_ARGS_IN, x0, y, width, height);
+  /* Pixels in pairs on one chroma sample share its terms. */
+  const bool pairs = CHROMA_UP == 0 && GEOMETRY (XSUB_OF, IN1)
+      && GEOMETRY (XSUB_OF, IN2);
+  const int3 t0 = chroma_terms (u.x, v.x, matrix);
+  const int3 t2 = chroma_terms (u.z, v.z, matrix);
+  const int3 t1 = pairs ? t0 : chroma_terms (u.y, v.y, matrix);
+  const int3 t3 = pairs ? t2 : chroma_terms (u.w, v.w, matrix);
+  uint4 w;
+  w.x = pixel_word (colours_from (t0, widened ((uint) l.x, DEPTH_C),
+          alpha_at (PLANE_ARGS_IN, x0, y), matrix));
+  w.y = pixel_word (colours_from (t1, widened ((uint) l.y, DEPTH_C),
+          alpha_at (PLANE_ARGS_IN, x0 + 1, y), matrix));
+  w.z = pixel_word (colours_from (t2, widened ((uint) l.z, DEPTH_C),
+          alpha_at (PLANE_ARGS_IN, x0 + 2, y), matrix));
+  w.w = pixel_word (colours_from (t3, widened ((uint) l.w, DEPTH_C),
+          alpha_at (PLANE_ARGS_IN, x0 + 3, y), matrix));
+  return w;
+}
+
 /* The ITEM_PIXELS (4) pixels from x0 on, row y (GPUs): 4-byte pixels
  * stored as one vector of words where the row allows; a work-item of
  * one pixel left the GPU launching work-items rather than storing. */
 void convert_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
     int y, int width, int height, int border, int16 matrix)
 {
-  __global uchar *at = out0 + out_off0 + y * out_stride0 + x0 * OUT_PSTRIDE0;
-  bool words = PIXEL_BYTES;
-  if (words && OUT_PSTRIDE0 == 4 && x0 + 4 <= width
-      && ((size_t) at & 3) == 0) {
-    const int4 l = luma_quad (PLANE_ARGS_IN, x0, y, width, height, border);
-    const int4 u = chroma_quad_IN1 (PLANE_ARGS_IN, x0, y, width, height);
-    const int4 v = chroma_quad_IN2 (PLANE_ARGS_IN, x0, y, width, height);
-    /* Pixels in pairs on one chroma sample share its terms. */
-    const bool pairs = CHROMA_UP == 0 && GEOMETRY (XSUB_OF, IN1)
-        && GEOMETRY (XSUB_OF, IN2);
-    const int3 t0 = chroma_terms (u.x, v.x, matrix);
-    const int3 t2 = chroma_terms (u.z, v.z, matrix);
-    const int3 t1 = pairs ? t0 : chroma_terms (u.y, v.y, matrix);
-    const int3 t3 = pairs ? t2 : chroma_terms (u.w, v.w, matrix);
-    uint4 w;
-    w.x = pixel_word (colours_from (t0, widened ((uint) l.x, DEPTH_C),
-            alpha_at (PLANE_ARGS_IN, x0, y), matrix));
-    w.y = pixel_word (colours_from (t1, widened ((uint) l.y, DEPTH_C),
-            alpha_at (PLANE_ARGS_IN, x0 + 1, y), matrix));
-    w.z = pixel_word (colours_from (t2, widened ((uint) l.z, DEPTH_C),
-            alpha_at (PLANE_ARGS_IN, x0 + 2, y), matrix));
-    w.w = pixel_word (colours_from (t3, widened ((uint) l.w, DEPTH_C),
-            alpha_at (PLANE_ARGS_IN, x0 + 3, y), matrix));
-    vstore4 (w, 0, (__global uint *) at);
+  __global uint *words = quad_words_at (PLANE_ARGS_OUT, x0, y, width);
+  if (words) {
+    vstore4 (quad_words (PLANE_ARGS_IN, x0, y, luma_quad (PLANE_ARGS_IN, x0,
+                y, width, height, border), width, height, matrix), 0,
+        words);
     return;
   }
   for (int x = x0; x < min (x0 + 4, width); x++)
@@ -670,6 +698,32 @@ void convert_runs(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int x0,
 
 #endif
 
+#ifdef CONVERT_LUMA
+/* Pixels x0 .. x0 + n - 1 (x0 even, n <= 4) of row y, their luma values
+ * l (a filter's, at the input's depth), the other components from the
+ * input: as convert_quad's where the row allows, else one by one. */
+void convert_luma_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
+    int x0, int y, int n, uint4 l, int width, int height, int16 matrix)
+{
+  __global uint *words = n == 4 ? quad_words_at (PLANE_ARGS_OUT, x0, y,
+      width) : NULL;
+  if (words) {
+    vstore4 (quad_words (PLANE_ARGS_IN, x0, y, convert_int4 (l), width,
+            height, matrix), 0, words);
+    return;
+  }
+  uint v[4];
+  vstore4 (l, 0, v);
+  for (int k = 0; k < n; k++) {
+    const int x = x0 + k;
+    store_colours (PLANE_ARGS_OUT, x, y, colours_from (chroma_terms (CHROMA
+                (IN1, x, y, width, height), CHROMA (IN2, x, y, width,
+                    height), matrix), widened (v[k], DEPTH_C),
+            alpha_at (PLANE_ARGS_IN, x, y), matrix));
+  }
+}
+#endif
+
 /* ---- RGB to 4:2:0 YUV (DIRECTION 1): a work-item a chroma sample ---- */
 #if DIRECTION == 1
 
@@ -753,6 +807,7 @@ void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
 
 #endif
 
+#ifdef WANT_convert_pixels
 /* Work-groups of CONVERT_GROUP work-items along a row (a fixed size lets
  * CPU drivers run a group's work-items as vector lanes); each work-item
  * converts ITEM_PIXELS pixels of a row: with RUNS a run of 16 (the
@@ -760,7 +815,7 @@ void convert_block(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ), int i,
  * a chroma sample (2 x 2 pixels). */
 __kernel __attribute__((reqd_work_group_size(CONVERT_GROUP, 1, 1)))
 void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
-    int width, int height, int16 matrix, int border)
+    int16 matrix, int width, int height, int border)
 {
   const int x = get_global_id(0), y = get_global_id(1);
 #if DIRECTION == 1
@@ -783,5 +838,7 @@ void convert_pixels(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
       height, border, matrix);
 #endif
 }
+
+#endif
 
 #endif

@@ -97,7 +97,9 @@ clf_program_equal (const ClfProgramSpec * a, const ClfProgramSpec * b)
     return a->converts == b->converts
         && convert_layout_equal (&a->convert, &b->convert);
   return clf_layout_equal (&a->layout, &b->layout) && a->mode == b->mode
-      && a->cpu_kernels == b->cpu_kernels && a->passes == b->passes;
+      && a->cpu_kernels == b->cpu_kernels && a->passes == b->passes
+      && a->converts_luma == b->converts_luma
+      && (!a->converts_luma || convert_layout_equal (&a->convert, &b->convert));
 }
 
 unsigned
@@ -116,10 +118,10 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
 {
   unsigned n = 0;
   sources[n++] = clf_kernel_border;
-  if (program->converts) {
+  if (program->converts || program->converts_luma)
     sources[n++] = clf_kernel_convert;
+  if (program->converts)
     return n;
-  }
   for (unsigned i = 0; i < CLF_N_KERNEL_SOURCES; i++) {
     const char *source = clf_kernel_sources[i];
     if (source == clf_kernel_border)
@@ -151,21 +153,24 @@ clf_convert_item_rows (const ClfConvertLayout * layout)
   return layout->runs ? CLF_CONVERT_RUN_ROWS : 1;
 }
 
-/* A conversion program's options: each sample's geometry (as
- * kernels/convert.cl reads it) and the output planes' padding. */
+/* A conversion's options, after the n characters of buf: each sample's
+ * geometry (as kernels/convert.cl reads it) and the output planes'
+ * padding; and `what`, the kernel (-D WANT_convert_pixels) or the
+ * functions another program takes (-D CONVERT_LUMA). */
 static int
-convert_options (const ClfConvertLayout * layout,
-    char buf[CLF_PROGRAM_OPTIONS_SIZE])
+convert_options (const ClfConvertLayout * layout, const char *what,
+    char buf[CLF_PROGRAM_OPTIONS_SIZE], int n)
 {
-  int n = snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2 "
-      "-D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
-      "-D V_COSITED=%d -D RUNS=%d -D CONVERT_GROUP=%u -D ITEM_PIXELS=%u "
-      "-D ITEM_ROWS=%u -D SHARPEN=%u -D WANT_convert_pixels",
-      (int) layout->direction, layout->wide ? 1 : 0,
-      (int) layout->chroma_up, layout->h_cosited ? 1 : 0,
-      layout->v_cosited ? 1 : 0, layout->runs ? 1 : 0, CLF_CONVERT_GROUP,
-      clf_convert_item_pixels (layout), clf_convert_item_rows (layout),
-      layout->sharpen);
+  if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE)
+    n += snprintf (buf + n, CLF_PROGRAM_OPTIONS_SIZE - n,
+        " -D DIRECTION=%d -D WIDE=%d -D CHROMA_UP=%d -D H_COSITED=%d "
+        "-D V_COSITED=%d -D RUNS=%d -D CONVERT_GROUP=%u -D ITEM_PIXELS=%u "
+        "-D ITEM_ROWS=%u -D SHARPEN=%u -D %s",
+        (int) layout->direction, layout->wide ? 1 : 0,
+        (int) layout->chroma_up, layout->h_cosited ? 1 : 0,
+        layout->v_cosited ? 1 : 0, layout->runs ? 1 : 0, CLF_CONVERT_GROUP,
+        clf_convert_item_pixels (layout), clf_convert_item_rows (layout),
+        layout->sharpen, what);
   for (unsigned side = 0; side < 2; side++)
     for (unsigned c = 0; c < 4; c++) {
       const ClfConvertSample *k = side ? &layout->out[c] : &layout->in[c];
@@ -189,7 +194,8 @@ clf_program_options (const ClfProgramSpec * program,
 {
   const ClfLayout *layout = &program->layout;
   if (program->converts) {
-    int n = convert_options (&program->convert, buf);
+    int n = convert_options (&program->convert, "WANT_convert_pixels", buf,
+        snprintf (buf, CLF_PROGRAM_OPTIONS_SIZE, "-cl-std=CL1.2"));
     g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);
     return;
   }
@@ -212,6 +218,8 @@ clf_program_options (const ClfProgramSpec * program,
         && clf_program_has_kernel (program, k))
       n += snprintf (buf + n, CLF_PROGRAM_OPTIONS_SIZE - n, " -D WANT_%s",
           clf_kernel_names[k]);
+  if (program->converts_luma)
+    n = convert_options (&program->convert, "CONVERT_LUMA", buf, n);
   /* Cut short, they would build another program (one that dropped
    * PACKED_TILES, or a kernel, unnoticed). */
   g_assert (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE);

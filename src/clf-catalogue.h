@@ -238,13 +238,16 @@ uint32_t clf_convert_item_rows (const ClfConvertLayout * layout);
  * passes: every kernel clf-convolve.c takes), and nothing else, since the
  * driver compiles every kernel a program holds.  Or, with `converts`, the
  * colour conversion of `convert`'s pixels (mode, layout and passes
- * unused). */
+ * unused).  Or, with `converts_luma`, GPUs' sliding_tiles over the luma
+ * of a conversion into RGB, writing the output's pixels as `convert`
+ * says (kernels/blur-tiles-gpu.cl). */
 typedef struct {
   ClfLayout layout;
   ClfMode mode;
   bool cpu_kernels;
   const ModePasses *passes;
   bool converts;
+  bool converts_luma;
   ClfConvertLayout convert;
 } ClfProgramSpec;
 
@@ -273,7 +276,7 @@ unsigned clf_program_sources (const ClfProgramSpec * program,
 /* The build options of a program, into `buf`, which they always fit:
  * the layout's and the kernels' geometry, and a WANT_<kernel> for each
  * kernel it holds. */
-#define CLF_PROGRAM_OPTIONS_SIZE 1024
+#define CLF_PROGRAM_OPTIONS_SIZE 2048
 void clf_program_options (const ClfProgramSpec * program,
     char buf[CLF_PROGRAM_OPTIONS_SIZE]);
 

@@ -298,17 +298,14 @@ clf_convert_layout (const ClfFrameFormat * in,
 }
 
 bool
-clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
-    const ClfParams * params, cl_mem const *src, const Placement * in,
+clf_plan_set_conversion_args (ClfPlan * plan, cl_kernel kernel,
+    cl_uint first, cl_mem const *src, const Placement * in,
     cl_mem const *dst, const Placement * out, GError ** error)
 {
   const ClfConversion *conversion = plan->conversion;
-  const ClfComponent *first = &conversion->format.components[0];
   cl_int places[2][4][2];
-  cl_int width = (cl_int) first->width, height = (cl_int) first->height;
   cl_int16 matrix;
-  cl_int border = (cl_int) params->border;
-  ClfKernelArg args[2 * 4 * 3 + 4];
+  ClfKernelArg args[2 * 4 * 3 + 1];
   unsigned n = 0;
 
   for (unsigned side = 0; side < 2; side++) {
@@ -332,10 +329,25 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
     for (int j = 0; j < 4; j++)
       matrix.s[i * 4 + j] = conversion->matrix[i][j];
   /* *INDENT-OFF* */
-  args[n++] = (ClfKernelArg) { sizeof width, &width };
-  args[n++] = (ClfKernelArg) { sizeof height, &height };
   args[n++] = (ClfKernelArg) { sizeof matrix, &matrix };
-  args[n++] = (ClfKernelArg) { sizeof border, &border };
+  /* *INDENT-ON* */
+  return clf_set_kernel_args_from (kernel, first, args, n, error);
+}
+
+bool
+clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
+    const ClfParams * params, cl_mem const *src, const Placement * in,
+    cl_mem const *dst, const Placement * out, GError ** error)
+{
+  const ClfConversion *conversion = plan->conversion;
+  const ClfComponent *first = &conversion->format.components[0];
+  cl_int width = (cl_int) first->width, height = (cl_int) first->height;
+  cl_int border = (cl_int) params->border;
+  /* *INDENT-OFF* */
+  const ClfKernelArg args[] = {
+    { sizeof width, &width }, { sizeof height, &height },
+    { sizeof border, &border },
+  };
   /* *INDENT-ON* */
 
   cl_kernel kernel = set->kernels[K_CONVERT_PIXELS];
@@ -351,7 +363,10 @@ clf_plan_enqueue_conversion (ClfPlan * plan, const KernelSet * set,
     (items + CLF_CONVERT_GROUP - 1) / CLF_CONVERT_GROUP * CLF_CONVERT_GROUP,
     to_yuv ? chroma->height : (first->height + rows - 1) / rows
   };
-  return clf_set_kernel_args (kernel, args, n, error)
+  return clf_plan_set_conversion_args (plan, kernel, 0, src, in, dst, out,
+      error)
+      && clf_set_kernel_args_from (kernel, CLF_CONVERSION_ARGS, args,
+      G_N_ELEMENTS (args), error)
       && clf_plan_enqueue_kernel (plan, kernel, K_CONVERT_PIXELS, global,
       local, 0, error);
 }

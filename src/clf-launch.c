@@ -132,20 +132,28 @@ set_plane_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof segment, &segment}, {sizeof mean_mul, &mean_mul},
     {sizeof mean_shift, &mean_shift}, {sizeof keep_dst, &keep_dst},
   };
+  _Static_assert (G_N_ELEMENTS (args) == CLF_PLANE_ARGS, "PLANE_ARGS");
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
+}
+
+bool
+clf_set_kernel_args_from (cl_kernel kernel, cl_uint first,
+    const ClfKernelArg * args, cl_uint n, GError ** error)
+{
+  for (cl_uint i = 0; i < n; i++)
+    CLF_TRY (error, fail, clSetKernelArg, kernel, first + i, args[i].size,
+        args[i].value);
+  return true;
+
+fail:
+  return false;
 }
 
 bool
 clf_set_kernel_args (cl_kernel kernel, const ClfKernelArg * args, cl_uint n,
     GError ** error)
 {
-  for (cl_uint i = 0; i < n; i++)
-    CLF_TRY (error, fail, clSetKernelArg, kernel, i, args[i].size,
-        args[i].value);
-  return true;
-
-fail:
-  return false;
+  return clf_set_kernel_args_from (kernel, 0, args, n, error);
 }
 
 /* ---- passes too long for one launch ------------------------------------

@@ -142,9 +142,14 @@ typedef struct {
   size_t size;
   const void *value;
 } ClfKernelArg;
-/* Sets arguments 0 to n - 1 of `kernel` from `args`. */
+/* Sets arguments 0 to n - 1 of `kernel` from `args`; _from, arguments
+ * first to first + n - 1. */
 bool clf_set_kernel_args (cl_kernel kernel, const ClfKernelArg * args,
     cl_uint n, GError ** error);
+bool clf_set_kernel_args_from (cl_kernel kernel, cl_uint first,
+    const ClfKernelArg * args, cl_uint n, GError ** error);
+/* The blurs' and laplace's arguments (kernels/common.cl's PLANE_ARGS). */
+#define CLF_PLANE_ARGS 15
 /* Whether a pass of `kernel` that reads `reads` bytes is estimated above
  * a launch's budget, at the kernel's speed as last measured: it then runs
  * in launches (clf_plan_enqueue_in_launches), its CPU strips one row
@@ -185,6 +190,14 @@ bool clf_plan_enqueue_pass (ClfPlan * plan, const KernelSet * set,
     bool keep_from_dst, GError ** error);
 /* ---- colour conversion (clf-convert.c) ---- */
 
+/* Sets `kernel`'s arguments first on to those of a conversion of the
+ * frame at `src` (planes of plan->in, each in its buffer at its
+ * placement) into `dst` (of plan->out): the planes and the matrix,
+ * CLF_CONVERSION_ARGS of them (kernels/convert.cl). */
+#define CLF_CONVERSION_ARGS (2 * 4 * 3 + 1)
+bool clf_plan_set_conversion_args (ClfPlan * plan, cl_kernel kernel,
+    cl_uint first, cl_mem const *src, const Placement * in,
+    cl_mem const *dst, const Placement * out, GError ** error);
 /* Enqueues the conversion of the frame at `src` (planes of plan->in, each
  * in its buffer at its placement) into `dst` (of plan->out), with `set`,
  * the kernels of the conversion's program (clf_convert_layout); where it

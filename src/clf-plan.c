@@ -189,6 +189,17 @@ runs_filter (const ClfPlan * plan, const ClfParams * params)
       || !(keeps_values (params) || fuses_laplace (plan, params));
 }
 
+/* The conversion's layout. */
+static ClfConvertLayout
+convert_layout (const ClfPlan * plan, const ClfParams * params)
+{
+  ClfConvertLayout layout;
+  clf_convert_layout (&plan->format, plan->conversion,
+      clf_engine_little_endian (plan->engine), plan->cpu_kernels,
+      fuses_laplace (plan, params), &layout);
+  return layout;
+}
+
 /* The conversion's program. */
 static ClfProgramSpec
 convert_program (const ClfPlan * plan, const ClfParams * params)
@@ -196,29 +207,78 @@ convert_program (const ClfPlan * plan, const ClfParams * params)
   ClfProgramSpec spec;
   memset (&spec, 0, sizeof spec);
   spec.converts = true;
-  clf_convert_layout (&plan->format, plan->conversion,
-      clf_engine_little_endian (plan->engine), plan->cpu_kernels,
-      fuses_laplace (plan, params), &spec.convert);
+  spec.convert = convert_layout (plan, params);
   return spec;
+}
+
+/* The view whose blur writes the conversion's output itself, or NULL: on
+ * GPUs, a sliding blur in one pass of tiles over the 8-bit luma of a
+ * conversion into RGB, where luma is its plane's one component.  The
+ * other planes are filtered first, and the pass takes their chroma and
+ * alpha from there: the bytes of filtering, then converting, without
+ * writing the filtered luma or a conversion pass reading it back. */
+static const ClfView *
+fused_luma_view (const ClfPlan * plan, const ClfParams * params)
+{
+  if (!plan->conversion || plan->cpu_kernels || !runs_filter (plan, params)
+      || plan->conversion->direction != CLF_CONVERT_YUV_TO_RGB
+      || params->mode != CLF_MODE_SLIDING)
+    return NULL;
+  const uint32_t plane = plan->format.components[0].plane;
+  for (uint32_t c = 1; c < plan->format.n_components; c++)
+    if (plan->format.components[c].plane == plane)
+      return NULL;
+  for (uint32_t i = 0; i < plan->views.n; i++) {
+    const ClfView *v = &plan->views.views[i];
+    if (v->plane != plane)
+      continue;
+    ClfLayout layout = view_layout (plan, v, v->blur_mask);
+    const ModePasses *passes = clf_mode_passes (false, &layout, params);
+    return v->units == 1 && v->sample_bytes == 1 && passes->n == 1
+        && passes->pass[0].kernel == K_SLIDING_TILES ? v : NULL;
+  }
+  return NULL;
+}
+
+/* The program of the fused luma view v's pass (converts_luma). */
+static ClfProgramSpec
+luma_program (const ClfPlan * plan, const ClfView * v, const ClfParams * params)
+{
+  ClfProgramSpec spec = view_program (plan, v, params, v->blur_mask);
+  spec.converts_luma = true;
+  spec.convert = convert_layout (plan, params);
+  return spec;
+}
+
+/* The programs a frame runs: its views' (the fused luma's instead of
+ * its view's) and the conversion's; returns how many. */
+#define MAX_FRAME_PROGRAMS (1 + 2 * CLF_MAX_COMPONENTS)
+static unsigned
+frame_programs (const ClfPlan * plan, const ClfParams * params,
+    ClfProgramSpec specs[MAX_FRAME_PROGRAMS])
+{
+  const ClfView *fused = fused_luma_view (plan, params);
+  unsigned n = 0;
+  if (plan->conversion && !fused)
+    specs[n++] = convert_program (plan, params);
+  for (uint32_t i = 0; runs_filter (plan, params) && i < plan->views.n; i++)
+    if (&plan->views.views[i] == fused)
+      specs[n++] = luma_program (plan, fused, params);
+    else
+      n += view_programs (plan, i, params, specs + n);
+  return n;
 }
 
 bool
 clf_plan_prepare (ClfPlan * plan, const ClfParams * params, GError ** error)
 {
-  ClfProgramSpec specs[2];
+  ClfProgramSpec specs[MAX_FRAME_PROGRAMS];
   if (!check_params (params, error))
     return false;
-  if (plan->conversion) {
-    ClfProgramSpec spec = convert_program (plan, params);
-    if (!clf_plan_kernel_set (plan, &spec, error))
+  unsigned n = frame_programs (plan, params, specs);
+  for (unsigned k = 0; k < n; k++)
+    if (!clf_plan_kernel_set (plan, &specs[k], error))
       return false;
-  }
-  for (uint32_t i = 0; runs_filter (plan, params) && i < plan->views.n; i++) {
-    unsigned n = view_programs (plan, i, params, specs);
-    for (unsigned k = 0; k < n; k++)
-      if (!clf_plan_kernel_set (plan, &specs[k], error))
-        return false;
-  }
   return true;
 }
 
@@ -226,20 +286,13 @@ bool
 clf_plan_start_builds (ClfPlan * plan, const ClfParams * params,
     GError ** error)
 {
-  ClfProgramSpec specs[2];
+  ClfProgramSpec specs[MAX_FRAME_PROGRAMS];
   if (!check_params (params, error))
     return false;
-  if (plan->conversion) {
-    ClfProgramSpec spec = convert_program (plan, params);
-    if (!clf_engine_start_program (plan->engine, &spec, error))
+  unsigned n = frame_programs (plan, params, specs);
+  for (unsigned k = 0; k < n; k++)
+    if (!clf_engine_start_program (plan->engine, &specs[k], error))
       return false;
-  }
-  for (uint32_t i = 0; runs_filter (plan, params) && i < plan->views.n; i++) {
-    unsigned n = view_programs (plan, i, params, specs);
-    for (unsigned k = 0; k < n; k++)
-      if (!clf_engine_start_program (plan->engine, &specs[k], error))
-        return false;
-  }
   return true;
 }
 
@@ -530,17 +583,35 @@ enqueue_frame (ClfPlan * plan, const ClfParams * params, cl_mem * from,
         return false;
     return true;
   }
+  const ClfView *fused = fused_luma_view (plan, params);
+  cl_mem luma = NULL;
+  Placement luma_at = { 0, 0 };
   if (runs_filter (plan, params)) {
     if (!ensure_buffer (plan, &plan->filtered, plan->in.staged_size,
             CL_MEM_READ_WRITE, error))
       return false;
     for (uint32_t i = 0; i < plan->in.n_planes; i++) {
-      if (!enqueue_plane_filter (plan, params, i, from[i], &in[i],
-              plan->filtered, &plan->in.staged[i], error))
+      if (fused && i == fused->plane) {
+        luma = from[i];
+        luma_at = in[i];
+      } else if (!enqueue_plane_filter (plan, params, i, from[i], &in[i],
+              plan->filtered, &plan->in.staged[i], error)) {
         return false;
+      }
       from[i] = plan->filtered;
       in[i] = plan->in.staged[i];
     }
+  }
+  if (fused) {
+    /* The luma's blur last, into the output, reading the rest from the
+     * filtered frame. */
+    ClfProgramSpec spec = luma_program (plan, fused, params);
+    const KernelSet *set = clf_plan_kernel_set (plan, &spec, error);
+    const Pass *pass = set ? &set->spec.passes->pass[0] : NULL;
+    return set && clf_plan_set_conversion_args (plan,
+        set->kernels[pass->kernel], CLF_PLANE_ARGS, from, in, to, out, error)
+        && clf_plan_enqueue_pass (plan, set, pass, fused, params, luma,
+        &luma_at, to[0], &out[0], false, error);
   }
   ClfProgramSpec spec = convert_program (plan, params);
   const KernelSet *set = clf_plan_kernel_set (plan, &spec, error);

@@ -12,7 +12,8 @@
  * chroma to a pixel, in either byte order, for CPUs (runs) and GPUs, and
  * NV12 into each RGB format; each RGB format into I420, and BGRx into
  * each 4:2:0 format encoders take
- * (gst_cl_convert_for).  Each is
+ * (gst_cl_convert_for); and for YUV whose luma is a plane of its own,
+ * the GPUs' sliding tiles that write the conversion.  Each is
  * built from the sources and options the engine uses (clf-catalogue.c),
  * with -Werror added, on the engine's device (CLFILTER_DEVICE picks it).
  *
@@ -150,6 +151,36 @@ add_spec (const ClfProgramSpec * spec)
   g_array_append_val (programs, *spec);
 }
 
+/* The GPUs' sliding blur that writes a conversion into RGB from the luma
+ * it blurs (clf-plan.c's fused_luma_view), where the format's 8-bit luma
+ * is its plane's one component. */
+static void
+add_fused_luma (const ClfFrameFormat * in, const ClfConversion * conversion,
+    bool little, const ClfConvertLayout * convert)
+{
+  ClfViews views;
+  const uint32_t plane = in->components[0].plane;
+  if (conversion->direction != CLF_CONVERT_YUV_TO_RGB)
+    return;
+  for (uint32_t c = 1; c < in->n_components; c++)
+    if (in->components[c].plane == plane)
+      return;
+  clf_frame_format_views (in, &views);
+  for (uint32_t i = 0; i < views.n; i++) {
+    const ClfView *v = &views.views[i];
+    if (v->plane != plane || v->units != 1 || v->sample_bytes != 1)
+      continue;
+    ClfLayout layout = { v->sample_bytes, 1, v->blur_mask, v->depth,
+      v->shift, v->sample_bytes == 2 && v->big_endian == little, false
+    };
+    ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
+    ClfProgramSpec spec = clf_program_for (false, &layout, &params);
+    spec.converts_luma = true;
+    spec.convert = *convert;
+    add_spec (&spec);
+  }
+}
+
 /* The conversion programs of `format` into `rgb`, where clfilter converts
  * it: each chroma rule, each byte order, with laplace's sharpening and
  * without. */
@@ -179,6 +210,8 @@ add_conversions (GstVideoFormat format, GstVideoFormat rgb)
       clf_convert_layout (&in_format, &conversion, little, cpu, sharpen,
           &spec.convert);
       add_spec (&spec);
+      if (!cpu && !sharpen)
+        add_fused_luma (&in_format, &conversion, little, &spec.convert);
     }
 }
 
@@ -313,7 +346,7 @@ main (int argc, char **argv)
     if (status != CL_SUCCESS) {
       char options[CLF_PROGRAM_OPTIONS_SIZE + 16];
       describe (spec, options);
-      if (spec->converts)
+      if (spec->converts || spec->converts_luma)
         fprintf (stderr, "FAIL: a conversion (status %d), options: %s\n%s\n",
             status, options, log);
       else

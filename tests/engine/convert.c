@@ -102,6 +102,8 @@ test_convert (void)
         {{0, 0, 1, 0, 0}, {1, 0, 1, 1, 1}, {2, 0, 1, 1, 1}}},
     {"nv12", CLF_CHROMA_UP_FILTERED, 2, 3,
         {{0, 0, 1, 0, 0}, {1, 0, 2, 1, 1}, {1, 1, 2, 1, 1}}},
+    {"y42b", CLF_CHROMA_UP_FILTERED, 3, 3,
+        {{0, 0, 1, 0, 0}, {1, 0, 1, 1, 0}, {2, 0, 1, 1, 0}}},
     /* Packed 4:2:2: Y every 2 bytes, U and V every 4. */
     {"yuy2", CLF_CHROMA_UP_FILTERED, 1, 3,
         {{0, 0, 2, 0, 0}, {0, 1, 4, 1, 0}, {0, 3, 4, 1, 0}}},
