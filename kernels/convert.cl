@@ -252,14 +252,21 @@ int alpha_at(PLANE_PARAMS (in, const), int x, int y)
 }
 
 /* Pixel (x, y)'s three colours and alpha (255 where the input has
- * none), at the output's 8 bits. */
-int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
-    int height, int border, int16 matrix)
+ * none), at the output's 8 bits, its luma value `luma`. */
+int4 colours_with_luma(PLANE_PARAMS (in, const), int x, int y, uint luma,
+    int width, int height, int16 matrix)
 {
   return colours_from (chroma_terms (CHROMA (IN1, x, y, width, height),
           CHROMA (IN2, x, y, width, height), matrix),
-      widened ((uint) VALUE_AT (0, IN0, x, y), DEPTH_C),
-      alpha_at (PLANE_ARGS_IN, x, y), matrix);
+      widened (luma, DEPTH_C), alpha_at (PLANE_ARGS_IN, x, y), matrix);
+}
+
+/* The same, its luma the input's (sharpened where SHARPEN says). */
+int4 colours_at(PLANE_PARAMS (in, const), int x, int y, int width,
+    int height, int border, int16 matrix)
+{
+  return colours_with_luma (PLANE_ARGS_IN, x, y, (uint) VALUE_AT (0, IN0, x,
+          y), width, height, matrix);
 }
 
 /* Chroma component `spec` at the 4 pixels from x0 on (even, within the
@@ -714,13 +721,9 @@ void convert_luma_quad(PLANE_PARAMS (in, const), PLANE_PARAMS (out, ),
   }
   uint v[4];
   vstore4 (l, 0, v);
-  for (int k = 0; k < n; k++) {
-    const int x = x0 + k;
-    store_colours (PLANE_ARGS_OUT, x, y, colours_from (chroma_terms (CHROMA
-                (IN1, x, y, width, height), CHROMA (IN2, x, y, width,
-                    height), matrix), widened (v[k], DEPTH_C),
-            alpha_at (PLANE_ARGS_IN, x, y), matrix));
-  }
+  for (int k = 0; k < n; k++)
+    store_colours (PLANE_ARGS_OUT, x0 + k, y, colours_with_luma
+        (PLANE_ARGS_IN, x0 + k, y, v[k], width, height, matrix));
 }
 #endif
 

@@ -215,3 +215,18 @@ clf_frame_format_views (const ClfFrameFormat * format, ClfViews * views)
     views->views[j] = v;
   }
 }
+
+const ClfView *
+clf_views_lone_luma (const ClfFrameFormat * format, const ClfViews * views)
+{
+  const uint32_t plane = format->components[0].plane;
+  for (uint32_t c = 1; c < format->n_components; c++)
+    if (format->components[c].plane == plane)
+      return NULL;
+  for (uint32_t i = 0; i < views->n; i++) {
+    const ClfView *v = &views->views[i];
+    if (v->plane == plane)
+      return v->units == 1 && v->sample_bytes == 1 ? v : NULL;
+  }
+  return NULL;
+}

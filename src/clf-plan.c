@@ -224,20 +224,12 @@ fused_luma_view (const ClfPlan * plan, const ClfParams * params)
       || plan->conversion->direction != CLF_CONVERT_YUV_TO_RGB
       || params->mode != CLF_MODE_SLIDING)
     return NULL;
-  const uint32_t plane = plan->format.components[0].plane;
-  for (uint32_t c = 1; c < plan->format.n_components; c++)
-    if (plan->format.components[c].plane == plane)
-      return NULL;
-  for (uint32_t i = 0; i < plan->views.n; i++) {
-    const ClfView *v = &plan->views.views[i];
-    if (v->plane != plane)
-      continue;
-    ClfLayout layout = view_layout (plan, v, v->blur_mask);
-    const ModePasses *passes = clf_mode_passes (false, &layout, params);
-    return v->units == 1 && v->sample_bytes == 1 && passes->n == 1
-        && passes->pass[0].kernel == K_SLIDING_TILES ? v : NULL;
-  }
-  return NULL;
+  const ClfView *v = clf_views_lone_luma (&plan->format, &plan->views);
+  if (!v)
+    return NULL;
+  ClfLayout layout = view_layout (plan, v, v->blur_mask);
+  const ModePasses *passes = clf_mode_passes (false, &layout, params);
+  return passes->n == 1 && passes->pass[0].kernel == K_SLIDING_TILES ? v : NULL;
 }
 
 /* The program of the fused luma view v's pass (converts_luma). */

@@ -31,6 +31,12 @@ typedef struct {
  * view of the same plane finds the samples it copies written already. */
 void clf_frame_format_views (const ClfFrameFormat * format, ClfViews * views);
 
+/* The view of `format`'s first component (luma) where it is its plane's
+ * one component, in 8-bit samples, a sample a pixel; else NULL.  (What
+ * a GPU's sliding blur can convert from in its own pass: clf-plan.c.) */
+const ClfView *clf_views_lone_luma (const ClfFrameFormat * format,
+    const ClfViews * views);
+
 static inline size_t
 clf_view_row_units (const ClfView * v)
 {

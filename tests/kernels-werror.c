@@ -156,29 +156,19 @@ add_spec (const ClfProgramSpec * spec)
  * is its plane's one component. */
 static void
 add_fused_luma (const ClfFrameFormat * in, const ClfConversion * conversion,
-    bool little, const ClfConvertLayout * convert)
+    const ClfConvertLayout * convert)
 {
   ClfViews views;
-  const uint32_t plane = in->components[0].plane;
-  if (conversion->direction != CLF_CONVERT_YUV_TO_RGB)
-    return;
-  for (uint32_t c = 1; c < in->n_components; c++)
-    if (in->components[c].plane == plane)
-      return;
   clf_frame_format_views (in, &views);
-  for (uint32_t i = 0; i < views.n; i++) {
-    const ClfView *v = &views.views[i];
-    if (v->plane != plane || v->units != 1 || v->sample_bytes != 1)
-      continue;
-    ClfLayout layout = { v->sample_bytes, 1, v->blur_mask, v->depth,
-      v->shift, v->sample_bytes == 2 && v->big_endian == little, false
-    };
-    ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
-    ClfProgramSpec spec = clf_program_for (false, &layout, &params);
-    spec.converts_luma = true;
-    spec.convert = *convert;
-    add_spec (&spec);
-  }
+  const ClfView *v = clf_views_lone_luma (in, &views);
+  if (conversion->direction != CLF_CONVERT_YUV_TO_RGB || !v)
+    return;
+  ClfLayout layout = { 1, 1, v->blur_mask, v->depth, v->shift, false, false };
+  ClfParams params = { CLF_MODE_SLIDING, 1, CLF_BORDER_CLAMP };
+  ClfProgramSpec spec = clf_program_for (false, &layout, &params);
+  spec.converts_luma = true;
+  spec.convert = *convert;
+  add_spec (&spec);
 }
 
 /* The conversion programs of `format` into `rgb`, where clfilter converts
@@ -211,7 +201,7 @@ add_conversions (GstVideoFormat format, GstVideoFormat rgb)
           &spec.convert);
       add_spec (&spec);
       if (!cpu && !sharpen)
-        add_fused_luma (&in_format, &conversion, little, &spec.convert);
+        add_fused_luma (&in_format, &conversion, &spec.convert);
     }
 }
 
