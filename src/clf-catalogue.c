@@ -18,6 +18,7 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
   "convolve_strips_wide", "convolve_tiles_float",
   "convolve_tiles_float_tall", "convolve_strips_float", "convert_pixels",
+  "gauss_rows", "gauss_columns",
 };
 
 /* The source that defines each kernel: its file, or its variant of a
@@ -46,6 +47,8 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve_tiles_float_tall,
   [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve_strips_float,
   [K_CONVERT_PIXELS] = clf_kernel_convert,
+  [K_GAUSS_ROWS] = clf_kernel_gaussian,
+  [K_GAUSS_COLUMNS] = clf_kernel_gaussian,
 };
 
 bool
@@ -128,8 +131,7 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
       continue;
     bool wanted = source == clf_kernel_common
         || (source == clf_kernel_blur_common
-        && program->mode != CLF_MODE_LAPLACE
-        && program->mode != CLF_MODE_CONVOLVE)
+        && program->mode <= CLF_MODE_SLIDING)
         || (source == clf_kernel_convolve
         && program->mode == CLF_MODE_CONVOLVE);
     for (unsigned k = 0; k < N_KERNELS && !wanted; k++)
@@ -290,6 +292,8 @@ clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
     return false;
   if (program->mode == CLF_MODE_CONVOLVE)
     return convolve_has_kernel (program->cpu_kernels, k);
+  if (program->mode == CLF_MODE_GAUSSIAN)
+    return k == K_GAUSS_ROWS || k == K_GAUSS_COLUMNS;
   return program->passes && passes_have (program->passes, k);
 }
 
@@ -314,10 +318,14 @@ ClfProgramSpec
 clf_program_for (bool cpu_kernels, const ClfLayout * layout,
     const ClfParams * params)
 {
-  /* (Convolve's program holds its kernels without passes.) */
+  /* Convolve's and the Gaussian's programs hold their kernels without
+   * passes; unsharp runs the Gaussian's. */
+  if (params->mode >= CLF_MODE_CONVOLVE)
+    return (ClfProgramSpec) {
+    *layout, params->mode == CLF_MODE_UNSHARP ? CLF_MODE_GAUSSIAN :
+        params->mode, cpu_kernels, NULL};
   return (ClfProgramSpec) {
   *layout, params->mode, cpu_kernels,
-        params->mode == CLF_MODE_CONVOLVE ? NULL :
         clf_mode_passes (cpu_kernels, layout, params)};
 }
 

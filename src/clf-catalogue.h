@@ -144,11 +144,13 @@ typedef enum {
   K_CONVOLVE_TILES_FLOAT_TALL,
   K_CONVOLVE_STRIPS_FLOAT,
   K_CONVERT_PIXELS,
+  K_GAUSS_ROWS,
+  K_GAUSS_COLUMNS,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 23
+#define CLF_N_KERNELS 25
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */

@@ -219,6 +219,10 @@ clf_mode_name (ClfMode mode)
       return "laplace";
     case CLF_MODE_CONVOLVE:
       return "convolve";
+    case CLF_MODE_GAUSSIAN:
+      return "gaussian";
+    case CLF_MODE_UNSHARP:
+      return "unsharp";
   }
   return "unknown";
 }

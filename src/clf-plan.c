@@ -3,6 +3,7 @@
  * enqueueing (transfers, the views' passes) and finishing. */
 #include "clf-plan-private.h"
 #include "clf-convolve.h"
+#include "clf-gaussian.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -46,7 +47,7 @@ fail:
 static bool
 check_params (const ClfParams * params, GError ** error)
 {
-  if ((unsigned) params->mode > CLF_MODE_CONVOLVE
+  if ((unsigned) params->mode > CLF_MODE_UNSHARP
       || (unsigned) params->border > CLF_BORDER_MIRROR
       || params->radius > CLF_MAX_RADIUS) {
     clf_set_error (error, CLF_ERROR_INVALID, "invalid filter parameters "
@@ -54,6 +55,8 @@ check_params (const ClfParams * params, GError ** error)
         params->radius, (int) params->border);
     return false;
   }
+  if (params->mode == CLF_MODE_GAUSSIAN || params->mode == CLF_MODE_UNSHARP)
+    return clf_gauss_check (params, error);
   return params->mode != CLF_MODE_CONVOLVE
       || clf_kernel_check (&params->kernel, error);
 }
@@ -124,7 +127,8 @@ view_masks (const ClfView * v, const ClfParams * params, uint32_t * filter,
 {
   bool neutral = params->mode == CLF_MODE_CONVOLVE
       && params->kernel.chroma == CLF_CHROMA_NEUTRAL;
-  *filter = params->mode == CLF_MODE_LAPLACE || neutral ? v->laplace_mask
+  *filter = params->mode == CLF_MODE_LAPLACE
+      || params->mode == CLF_MODE_UNSHARP || neutral ? v->laplace_mask
       : v->blur_mask;
   *fill = neutral ? v->blur_mask & ~v->laplace_mask : 0;
 }
@@ -138,8 +142,7 @@ view_program (const ClfPlan * plan, const ClfView * v,
   ClfLayout layout = view_layout (plan, v, mask);
   /* mode=convolve filters the blurs' samples, its sums' width its own
    * (clf-convolve.c). */
-  layout.wide_sums = params->mode != CLF_MODE_LAPLACE
-      && params->mode != CLF_MODE_CONVOLVE
+  layout.wide_sums = params->mode <= CLF_MODE_SLIDING
       && clf_needs_wide_sums (v, params->radius);
   return clf_program_for (plan->cpu_kernels, &layout, params);
 }
@@ -167,8 +170,9 @@ view_programs (const ClfPlan * plan, uint32_t i, const ClfParams * params,
 static bool
 keeps_values (const ClfParams * params)
 {
-  return params->mode != CLF_MODE_LAPLACE
-      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0;
+  if (params->mode == CLF_MODE_GAUSSIAN || params->mode == CLF_MODE_UNSHARP)
+    return clf_gauss_identity (params);
+  return params->mode <= CLF_MODE_SLIDING && params->radius == 0;
 }
 
 /* Whether the conversion sharpens as mode=laplace does, in its one pass
@@ -503,10 +507,14 @@ enqueue_view_pass (ClfPlan * plan, const ClfParams * params,
     return clf_convolve_enqueue (plan, set, v, params, fill, src, in, dst,
         out, keep_from_dst, error);
   const ModePasses *passes = set->spec.passes;
+  const bool gaussian = set->spec.mode == CLF_MODE_GAUSSIAN;
 
-  if (passes->uses_sums && !ensure_buffer (plan, &plan->sums, plan->sums_size,
-          CL_MEM_READ_WRITE, error))
+  if ((gaussian || passes->uses_sums) && !ensure_buffer (plan, &plan->sums,
+          plan->sums_size, CL_MEM_READ_WRITE, error))
     return false;
+  if (gaussian)
+    return clf_gaussian_enqueue (plan, set, v, params, src, in, dst, out,
+        keep_from_dst, error);
   for (unsigned k = 0; k < passes->n; k++)
     if (!clf_plan_enqueue_pass (plan, set, &passes->pass[k], v, params, src,
             in, dst, out, keep_from_dst, error))

@@ -10,3 +10,4 @@
 #include "clf-cache.h"
 #include "clf-engine-private.h"
 #include "clf-convolve.h"
+#include "clf-gaussian.h"

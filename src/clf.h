@@ -41,6 +41,8 @@ typedef enum {
   CLF_MODE_SLIDING,     /* running sums: cost independent of the radius */
   CLF_MODE_LAPLACE,     /* 3x3 sharpen, 9 in the centre, -1 around */
   CLF_MODE_CONVOLVE,    /* any KxK integer kernel (ClfKernel) */
+  CLF_MODE_GAUSSIAN,    /* Gaussian blur by sigma (docs/gaussian.md) */
+  CLF_MODE_UNSHARP,     /* in + amount (in - gaussian), past a threshold */
 } ClfMode;
 
 typedef enum {
@@ -227,11 +229,22 @@ typedef struct {
  * false with CLF_ERROR_INVALID saying why. */
 bool clf_kernel_check (const ClfKernel * kernel, GError ** error);
 
+/* mode=gaussian and mode=unsharp (docs/gaussian.md): sigma in samples
+ * of each plane, as the blurs' radius; below 1/12 the blur is the
+ * identity.  unsharp's amount is taken in steps of 1/256, its threshold
+ * in the component's own units. */
+#define CLF_MAX_SIGMA 250.0
+#define CLF_MIN_AMOUNT -2.0
+#define CLF_MAX_AMOUNT 10.0
+
 typedef struct {
   ClfMode mode;
   uint32_t radius;        /* 0..CLF_MAX_RADIUS; window (2r+1)^2 */
   ClfBorder border;
   ClfKernel kernel;       /* mode=convolve only */
+  double sigma;           /* gaussian, unsharp: 0..CLF_MAX_SIGMA */
+  double amount;          /* unsharp: CLF_MIN_AMOUNT..CLF_MAX_AMOUNT */
+  uint32_t threshold;     /* unsharp: |in - gaussian| at most this: kept */
 } ClfParams;
 
 /* A frame in host memory: where each plane's first row starts, the bytes

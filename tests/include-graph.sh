@@ -36,6 +36,8 @@ clf-frame.c         plan       5
 clf-convolve.h      plan       5
 clf-convolve.c      plan       5
 clf-convert.c       plan       5
+clf-gaussian.h      plan       5
+clf-gaussian.c      plan       5
 clf-cuda.h          cuda       5
 clf-cuda.c          cuda       5
 clf-private.h       tests      6

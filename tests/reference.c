@@ -1,5 +1,6 @@
 #include "reference.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,8 @@ is_filtered (const ClfParams * params, const ClfComponent * c)
 {
   if (c->role == CLF_COMPONENT_COPIED)
     return false;
-  return params->mode != CLF_MODE_LAPLACE || c->role == CLF_COMPONENT_SHARPENED;
+  return (params->mode != CLF_MODE_LAPLACE && params->mode != CLF_MODE_UNSHARP)
+      || c->role == CLF_COMPONENT_SHARPENED;
 }
 
 /* A component's samples in one frame. */
@@ -216,6 +218,103 @@ copy_planes (const ClfFrameFormat * format, const ClfHostFrame * src,
           clf_frame_format_row_bytes (format, i));
 }
 
+/* mode=gaussian's kernel g as docs/gaussian.md defines it, every weight
+ * written out: its 2R + 1 weights into a new array, R and their sum W. */
+static int64_t *
+gauss_weights (double sigma, int *radius, int64_t * weight)
+{
+  int64_t *g;
+  if (sigma <= 4.0) {
+    /* OpenCV's 8-bit taps. */
+    int n = (int) lrint (6 * sigma + 1) | 1, r = n / 2;
+    /* In OpenCV's order of operations, for the same doubles. */
+    double *k = malloc ((size_t) n * sizeof *k), half = 0, err = 0;
+    g = calloc ((size_t) n, sizeof *g);
+    for (int i = 0; i < r; i++) {
+      double twice = 2.0 * (i - r);
+      k[i] = exp (twice * twice * (-0.125 / (sigma * sigma)));
+      half += k[i];
+    }
+    const double scale = 1 / (half * 2 + 1);
+    int64_t outer = 0;
+    for (int i = 0; i < r; i++) {
+      double want = k[i] * scale * 256 + err;
+      g[i] = g[n - 1 - i] = lrint (want);
+      err = want - (double) g[i];
+      outer += 2 * g[i];
+    }
+    g[r] = 256 - outer;
+    free (k);
+    *radius = r;
+    *weight = 256;
+    return g;
+  }
+  /* Three boxes (Kovesi), convolved into one kernel. */
+  int wl = (int) floor (sqrt (4 * sigma * sigma + 1));
+  wl -= wl % 2 == 0;
+  long m = lround ((12 * sigma * sigma - 3.0 * wl * wl - 12.0 * wl - 9)
+      / (-4.0 * wl - 4));
+  m = m < 0 ? 0 : m > 3 ? 3 : m;
+  int n = 1;
+  g = calloc (1, sizeof *g);
+  g[0] = 1;
+  for (int b = 0; b < 3; b++) {
+    int w = b < m ? wl : wl + 2;
+    int64_t *next = calloc ((size_t) (n + w - 1), sizeof *next);
+    for (int i = 0; i < n; i++)
+      for (int j = 0; j < w; j++)
+        next[i + j] += g[i];
+    free (g);
+    g = next;
+    n += w - 1;
+  }
+  *radius = n / 2;
+  *weight = 0;
+  for (int i = 0; i < n; i++)
+    *weight += g[i];
+  return g;
+}
+
+/* The Gaussian of every sample: rows into H (8 more bits), then columns;
+ * unsharp's step on top where it sharpens. */
+static void
+gauss_component (const ClfParams * params, const Samples * in,
+    const Samples * out)
+{
+  const int w = (int) in->c->width, h = (int) in->c->height;
+  int r;
+  int64_t weight;
+  int64_t *g = gauss_weights (params->sigma, &r, &weight);
+  int64_t *rows = malloc ((size_t) w * h * sizeof *rows);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int64_t sum = 0;
+      for (int j = -r; j <= r; j++)
+        sum += g[j + r] * value_at (in, x + j, y, params->border);
+      rows[(size_t) y * w + x] = (256 * sum + weight / 2) / weight;
+    }
+  const int64_t amount = lround (params->amount * 256);
+  const int64_t max = (INT64_C (1) << in->c->depth) - 1;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      int64_t sum = 0;
+      for (int i = -r; i <= r; i++)
+        sum += g[i + r] * rows[(size_t) clf_ref_border (y + i, h,
+                params->border) * w + x];
+      int64_t v = (sum + 128 * weight) / (256 * weight);
+      if (params->mode == CLF_MODE_UNSHARP) {
+        int64_t orig = value_at (in, x, y, params->border), d = orig - v;
+        int64_t q = amount * d;
+        int64_t step = q >= 0 ? (q + 128) / 256 : -((-q + 128) / 256);
+        v = llabs (d) <= (int64_t) params->threshold ? orig :
+            orig + step < 0 ? 0 : orig + step > max ? max : orig + step;
+      }
+      store_value (out, x, y, (uint32_t) v);
+    }
+  free (rows);
+  free (g);
+}
+
 typedef void (*BlurFunc) (const ClfParams * params, const Samples * in,
     const Samples * out);
 
@@ -239,6 +338,9 @@ filter_components (const ClfParams * params, const ClfFrameFormat * format,
       fill_component (&out, UINT32_C (1) << (c->depth - 1));
     else if (params->mode == CLF_MODE_CONVOLVE)
       convolve_component (params, &in, &out);
+    else if (params->mode == CLF_MODE_GAUSSIAN
+        || params->mode == CLF_MODE_UNSHARP)
+      gauss_component (params, &in, &out);
     else
       blur (params, &in, &out);
   }

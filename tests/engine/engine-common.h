@@ -228,6 +228,7 @@ void test_invalid (void);
 void test_frames (void);
 void test_convolve (void);
 void test_convert (void);
+void test_gaussian (void);
 int cache_start_child (void);
 void test_cache (void);
 void test_stats (void);

@@ -5,7 +5,7 @@
  * named on the command line.
  *
  *   test-engine [oracle|invalid|devices|layouts|matrix|means|formats|frames|
- *                cache|stats|long|faults|convolve]...
+ *                cache|stats|long|faults|convolve|convert|gaussian]...
  * (default: all; faults needs the test layer, tests/layer/, in
  * OPENCL_LAYERS, as meson test sets it)
  *   test-engine cache-start   one start of an engine (the cache tests run
@@ -35,6 +35,7 @@ static const struct
   {"faults", test_faults},
   {"convolve", test_convolve},
   {"convert", test_convert},
+  {"gaussian", test_gaussian},
 };
 
 static bool
