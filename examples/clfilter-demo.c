@@ -7,17 +7,18 @@
  * preset for convolve), border, device, this frame's kernel ms, the
  * average, and frames/s.  A frame already late for the clock is dropped
  * (QoS) rather than filtered; the summary counts them.  Keys:
- *   1 box  2 separable  3 sliding  4 laplace  5 convolve
- *   p the next convolve preset (and mode convolve)  + / - radius  b border
- *   s side by side (original | filtered)  q quit
+ *   1 box  2 separable  3 sliding  4 laplace  5 convolve  6 gaussian
+ *   7 unsharp  p the next convolve preset (and mode convolve)
+ *   + / - radius (gaussian, unsharp: sigma)  a / z unsharp's amount
+ *   b border  s side by side (original | filtered)  q quit
  * Either way a line is printed for every frame filtered.
  * Headless it runs as fast as it can and prints a line per frame, a
  * summary, and writes a PNG of one frame, original | filtered, into the
  * temporary directory unless --png says where.
  *
- * Usage: clfilter-demo [--mode M] [--preset P] [--radius R] [--border B]
- *                      [--device D] [--frames N] [--headless] [--png PATH]
- *                      MOVIE
+ * Usage: clfilter-demo [--mode M] [--preset P] [--radius R] [--sigma S]
+ *                      [--amount A] [--border B] [--device D] [--frames N]
+ *                      [--headless] [--png PATH] MOVIE
  */
 #include <gst/gst.h>
 #include <gst/video/navigation.h>
@@ -35,12 +36,21 @@
 #define VIEW_WIDTH 1280
 #define VIEW_HEIGHT 720
 #define MAX_RADIUS 1023
+/* Sigma's steps (a factor, for the same feel at 1 and at 100), its
+ * range, and amount's steps and range. */
+#define SIGMA_STEP 1.25
+#define MIN_SIGMA 0.3
+#define MAX_SIGMA 250.0
+#define AMOUNT_STEP 0.25
+#define MIN_AMOUNT -2.0
+#define MAX_AMOUNT 10.0
 
 typedef struct
 {
   gchar *mode;
   gchar *preset;                /* NULL: the element's default */
   gint radius;
+  gdouble sigma, amount;
   gchar *border;
   gchar *device;
   gint frames;
@@ -87,8 +97,11 @@ pipeline_description (const Options * o, const gchar * movie, gboolean window)
   gchar *location = g_strescape (movie, NULL);
   gchar *preset = o->preset ? g_strdup_printf (" preset=%s", o->preset) :
       g_strdup ("");
+  gchar sigma[G_ASCII_DTOSTR_BUF_SIZE], amount[G_ASCII_DTOSTR_BUF_SIZE];
   gchar *filter = g_strdup_printf ("clfilter name=filter mode=%s%s radius=%d "
-      "border=%s device=\"%s\"", o->mode, preset, o->radius, o->border,
+      "sigma=%s amount=%s border=%s device=\"%s\"", o->mode, preset,
+      o->radius, g_ascii_dtostr (sigma, sizeof sigma, o->sigma),
+      g_ascii_dtostr (amount, sizeof amount, o->amount), o->border,
       o->device);
   gchar *desc;
 
@@ -165,6 +178,15 @@ describe_settings (GstElement * filter, const GstStructure * stats)
     return g_strdup_printf ("%s %s", mode, border);
   if (!g_strcmp0 (mode, "convolve"))
     return g_strdup_printf ("%s %s %s", mode, preset_name (filter), border);
+  if (!g_strcmp0 (mode, "gaussian") || !g_strcmp0 (mode, "unsharp")) {
+    /* The stats do not name sigma or amount: the properties'. */
+    gdouble sigma = 0, amount = 0;
+    g_object_get (filter, "sigma", &sigma, "amount", &amount, NULL);
+    if (!g_strcmp0 (mode, "gaussian"))
+      return g_strdup_printf ("%s sigma=%.2f %s", mode, sigma, border);
+    return g_strdup_printf ("%s sigma=%.2f amount=%.2f %s", mode, sigma,
+        amount, border);
+  }
   gst_structure_get_uint (stats, "radius", &radius);
   return g_strdup_printf ("%s r=%u %s", mode, radius, border);
 }
@@ -273,6 +295,34 @@ step_radius (Demo * d, gint delta)
   g_print ("key: radius %u\n", radius);
 }
 
+/* + and - in gaussian and unsharp: sigma by a factor. */
+static gboolean
+step_sigma (Demo * d, gint delta)
+{
+  gint mode = 0;
+  gdouble sigma = 0;
+
+  g_object_get (d->filter, "mode", &mode, "sigma", &sigma, NULL);
+  if (mode != 5 && mode != 6)
+    return FALSE;
+  sigma = CLAMP (delta > 0 ? sigma * SIGMA_STEP : sigma / SIGMA_STEP,
+      MIN_SIGMA, MAX_SIGMA);
+  g_object_set (d->filter, "sigma", sigma, NULL);
+  g_print ("key: sigma %.2f\n", sigma);
+  return TRUE;
+}
+
+static void
+step_amount (Demo * d, gdouble delta)
+{
+  gdouble amount = 0;
+
+  g_object_get (d->filter, "amount", &amount, NULL);
+  amount = CLAMP (amount + delta, MIN_AMOUNT, MAX_AMOUNT);
+  g_object_set (d->filter, "amount", amount, NULL);
+  g_print ("key: amount %.2f\n", amount);
+}
+
 static void
 toggle_border (Demo * d)
 {
@@ -289,18 +339,24 @@ static void
 handle_key (Demo * d, const gchar * key)
 {
   static const gchar *const modes[] = { "box", "separable", "sliding",
-    "laplace", "convolve"
+    "laplace", "convolve", "gaussian", "unsharp"
   };
 
-  if (key[0] >= '1' && key[0] <= '5' && !key[1])
+  if (key[0] >= '1' && key[0] <= '7' && !key[1])
     step_mode (d, modes[key[0] - '1']);
   else if (!strcmp (key, "p"))
     step_preset (d);
   else if (!strcmp (key, "plus") || !strcmp (key, "KP_Add")
-      || !strcmp (key, "equal"))
-    step_radius (d, 1);
-  else if (!strcmp (key, "minus") || !strcmp (key, "KP_Subtract"))
-    step_radius (d, -1);
+      || !strcmp (key, "equal")) {
+    if (!step_sigma (d, 1))
+      step_radius (d, 1);
+  } else if (!strcmp (key, "minus") || !strcmp (key, "KP_Subtract")) {
+    if (!step_sigma (d, -1))
+      step_radius (d, -1);
+  } else if (!strcmp (key, "a"))
+    step_amount (d, AMOUNT_STEP);
+  else if (!strcmp (key, "z"))
+    step_amount (d, -AMOUNT_STEP);
   else if (!strcmp (key, "b"))
     toggle_border (d);
   else if (!strcmp (key, "s")) {
@@ -722,16 +778,21 @@ title_window (GstBus * bus, GstMessage * msg, gpointer data)
 int
 main (int argc, char **argv)
 {
-  Options o = { NULL, NULL, 7, NULL, NULL, 0, FALSE, NULL };
+  Options o = { NULL, NULL, 7, 2.0, 1.0, NULL, NULL, 0, FALSE, NULL };
   GOptionEntry entries[] = {
     {"mode", 0, 0, G_OPTION_ARG_STRING, &o.mode,
-        "box, separable, sliding, laplace or convolve (default laplace)", "M"},
+        "box, separable, sliding, laplace, convolve, gaussian or unsharp "
+          "(default laplace)", "M"},
     {"preset", 0, 0, G_OPTION_ARG_STRING, &o.preset,
           "convolve's kernel: one of the filter's presets, which "
           "gst-inspect-1.0 clfilter lists (default: the filter's, sharpen)",
         "P"},
     {"radius", 0, 0, G_OPTION_ARG_INT, &o.radius,
         "blur radius, 0..1023 (default 7)", "R"},
+    {"sigma", 0, 0, G_OPTION_ARG_DOUBLE, &o.sigma,
+        "gaussian's and unsharp's sigma, 0..250 (default 2)", "S"},
+    {"amount", 0, 0, G_OPTION_ARG_DOUBLE, &o.amount,
+        "unsharp's amount, -2..10 (default 1)", "A"},
     {"border", 0, 0, G_OPTION_ARG_STRING, &o.border,
         "clamp or mirror (default clamp)", "B"},
     {"device", 0, 0, G_OPTION_ARG_STRING, &o.device,
@@ -801,7 +862,8 @@ main (int argc, char **argv)
     add_probe (d.text, "src", GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, watch_keys,
         &d);
     g_print ("keys: 1 box  2 separable  3 sliding  4 laplace  5 convolve  "
-        "p preset  +/- radius  b border  s side by side  q quit\n");
+        "6 gaussian  7 unsharp  p preset  +/- radius (gaussian, unsharp: "
+        "sigma)  a/z amount  b border  s side by side  q quit\n");
   }
 
   d.loop = g_main_loop_new (NULL, FALSE);

@@ -4,16 +4,18 @@
 #   filesrc ! decodebin ! clfilter ! (window, or nothing when headless)
 # printing every frame's OpenCL kernel time and a summary.
 #
-# Usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve]
-#          [--preset P] [--radius R] [--border clamp|mirror] [--device D]
+# Usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve|
+#          gaussian|unsharp] [--preset P] [--radius R] [--sigma S]
+#          [--amount A] [--border clamp|mirror] [--device D]
 #          [--frames N] [--headless] [--png PATH] [MOVIE]
 # Without a display (no DISPLAY/WAYLAND_DISPLAY) it runs headless.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CLF_BUILD_DIR:-$root/build}
 
-usage="usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve]
-         [--preset P] [--radius R] [--border clamp|mirror] [--device D]
+usage="usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve|
+         gaussian|unsharp] [--preset P] [--radius R] [--sigma S] [--amount A]
+         [--border clamp|mirror] [--device D]
          [--frames N] [--headless] [--png PATH] [MOVIE]"
 
 # An option without its value (the last argument, or another option next)
@@ -21,7 +23,7 @@ usage="usage: examples/demo.sh [--mode box|separable|sliding|laplace|convolve]
 args=() movie=
 while [ $# -gt 0 ]; do
   case "$1" in
-    --mode|--preset|--radius|--border|--device|--frames|--png)
+    --mode|--preset|--radius|--sigma|--amount|--border|--device|--frames|--png)
       if [ $# -lt 2 ] || [[ $2 == --* ]]; then
         printf 'demo.sh: %s needs a value\n%s\n' "$1" "$usage" >&2
         exit 2

@@ -163,12 +163,11 @@ view_programs (const ClfPlan * plan, uint32_t i, const ClfParams * params,
   return n;
 }
 
-/* Whether `params` leave every sample's value as it is: a blur of radius
- * 0.  (The element passes such frames through where samples have no
- * spare bits; a conversion, which reads values only, converts the source
+/* (The element passes such frames through where samples have no spare
+ * bits; a conversion, which reads values only, converts the source
  * itself.) */
-static bool
-keeps_values (const ClfParams * params)
+bool
+clf_params_keep_values (const ClfParams * params)
 {
   if (params->mode == CLF_MODE_GAUSSIAN || params->mode == CLF_MODE_UNSHARP)
     return clf_gauss_identity (params);
@@ -190,7 +189,7 @@ static bool
 runs_filter (const ClfPlan * plan, const ClfParams * params)
 {
   return !plan->conversion
-      || !(keeps_values (params) || fuses_laplace (plan, params));
+      || !(clf_params_keep_values (params) || fuses_laplace (plan, params));
 }
 
 /* The conversion's layout. */

@@ -247,6 +247,10 @@ typedef struct {
   uint32_t threshold;     /* unsharp: |in - gaussian| at most this: kept */
 } ClfParams;
 
+/* Whether `params` leave every sample's value as it is: a box blur of
+ * radius 0, a Gaussian (or its unsharp mask) of one tap. */
+bool clf_params_keep_values (const ClfParams * params);
+
 /* A frame in host memory: where each plane's first row starts, the bytes
  * from one row to the next (>= the plane's row bytes; padding is never read as
  * pixels and never written), and how many bytes from `data[i]` on belong

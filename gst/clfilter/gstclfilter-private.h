@@ -48,6 +48,9 @@ typedef enum
   PROP_STATS_INTERVAL,
   PROP_ZERO_COPY,
   PROP_FRAMES_IN_FLIGHT,
+  PROP_SIGMA,
+  PROP_AMOUNT,
+  PROP_THRESHOLD,
   /* gstclfilterconvolve.c's */
   PROP_KERNEL,
   PROP_DIVISOR,
@@ -63,6 +66,8 @@ struct _GstClFilter
   /* Properties and statistics, under the object lock. */
   GstClFilterMode mode;
   guint radius;
+  gdouble sigma, amount;        /* gaussian, unsharp */
+  guint threshold;              /* unsharp */
   GstClFilterBorder border;
   ClfKernel kernel;             /* mode=convolve, with divisor and bias */
   GstClFilterPreset preset;

@@ -70,6 +70,9 @@ GST_DEBUG_CATEGORY (gst_cl_filter_debug);
 
 #define DEFAULT_MODE GST_CL_FILTER_MODE_LAPLACE
 #define DEFAULT_RADIUS 7
+#define DEFAULT_SIGMA 2.0
+#define DEFAULT_AMOUNT 1.0
+#define DEFAULT_THRESHOLD 0
 #define DEFAULT_BORDER GST_CL_FILTER_BORDER_CLAMP
 #define DEFAULT_DEVICE "auto"
 #define DEFAULT_STATS_INTERVAL 1
@@ -91,6 +94,10 @@ gst_cl_filter_mode_get_type (void)
     {GST_CL_FILTER_MODE_LAPLACE, "3x3 Laplace sharpen", "laplace"},
     {GST_CL_FILTER_MODE_CONVOLVE, "Any KxK integer kernel (kernel, divisor, "
           "bias, preset)", "convolve"},
+    {GST_CL_FILTER_MODE_GAUSSIAN, "Gaussian blur by sigma, cost independent "
+          "of sigma", "gaussian"},
+    {GST_CL_FILTER_MODE_UNSHARP, "Unsharp mask: in + amount * (in - "
+          "gaussian(in)) past a threshold", "unsharp"},
     {0, NULL, NULL},
   };
 
@@ -155,8 +162,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
       g_param_spec_enum ("mode", "Mode",
           "Filter: box (naive 2D blur), separable (rows, then columns), "
           "sliding (running sums: cost independent of the radius), laplace "
-          "(3x3 sharpen) or convolve (the kernel property); the three blurs "
-          "give identical bytes",
+          "(3x3 sharpen), convolve (the kernel property), gaussian (blur by "
+          "sigma) or unsharp (sharpen by sigma, amount and threshold); the "
+          "three box blurs give identical bytes",
           GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
@@ -164,6 +172,29 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           "Blur radius r in pixels: the window is (2r+1)x(2r+1). 0 passes "
           "frames through where samples fill their bytes. Ignored by laplace",
           0, CLF_MAX_RADIUS, DEFAULT_RADIUS,
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_SIGMA,
+      g_param_spec_double ("sigma", "Sigma",
+          "Standard deviation of gaussian's blur and of unsharp's, in "
+          "samples of each plane (chroma's own, as radius). Up to 4: "
+          "OpenCV's 8-bit Gaussian taps (GaussianBlur's bytes); above: three "
+          "box blurs, at a cost independent of sigma. Below 1/12 the blur "
+          "is the identity",
+          0, CLF_MAX_SIGMA, DEFAULT_SIGMA,
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_AMOUNT,
+      g_param_spec_double ("amount", "Amount",
+          "unsharp: out = in + amount * (in - gaussian(in)), in steps of "
+          "1/256; negative amounts soften. Sharpens luma (or R, G, B, "
+          "gray); chroma and alpha are copied",
+          CLF_MIN_AMOUNT, CLF_MAX_AMOUNT, DEFAULT_AMOUNT,
+          rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_uint ("threshold", "Threshold",
+          "unsharp: samples within this of their blur (in the sample's "
+          "units: 0-255 for 8-bit, 0-1023 for 10-bit) are kept as they "
+          "are, so flat areas and noise are not sharpened",
+          0, G_MAXUINT16, DEFAULT_THRESHOLD,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_BORDER,
       g_param_spec_enum ("border", "Border",
@@ -313,6 +344,9 @@ gst_cl_filter_init (GstClFilter * self)
 {
   self->mode = DEFAULT_MODE;
   self->radius = DEFAULT_RADIUS;
+  self->sigma = DEFAULT_SIGMA;
+  self->amount = DEFAULT_AMOUNT;
+  self->threshold = DEFAULT_THRESHOLD;
   self->border = DEFAULT_BORDER;
   gst_cl_filter_convolve_init (self);
   self->device = g_strdup (DEFAULT_DEVICE);
@@ -380,6 +414,15 @@ gst_cl_filter_set_property (GObject * object, guint prop_id,
     case PROP_RADIUS:
       self->radius = g_value_get_uint (value);
       break;
+    case PROP_SIGMA:
+      self->sigma = g_value_get_double (value);
+      break;
+    case PROP_AMOUNT:
+      self->amount = g_value_get_double (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_uint (value);
+      break;
     case PROP_BORDER:
       self->border = g_value_get_enum (value);
       break;
@@ -429,6 +472,15 @@ gst_cl_filter_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_RADIUS:
       g_value_set_uint (value, self->radius);
+      break;
+    case PROP_SIGMA:
+      g_value_set_double (value, self->sigma);
+      break;
+    case PROP_AMOUNT:
+      g_value_set_double (value, self->amount);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_uint (value, self->threshold);
       break;
     case PROP_BORDER:
       g_value_set_enum (value, self->border);

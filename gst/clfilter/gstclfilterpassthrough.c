@@ -34,6 +34,9 @@ gst_cl_filter_read_params (GstClFilter * self, const ClfFrameFormat * format,
   GST_OBJECT_LOCK (self);
   params->mode = (ClfMode) self->mode;
   params->radius = self->radius;
+  params->sigma = self->sigma;
+  params->amount = self->amount;
+  params->threshold = self->threshold;
   params->border = (ClfBorder) self->border;
   gst_cl_filter_convolve_kernel_for_depth (self, depth, &params->kernel);
   GST_OBJECT_UNLOCK (self);
@@ -62,8 +65,7 @@ format_has_no_spare_bits (const ClfFrameFormat * format)
 static gboolean
 gst_cl_filter_is_identity (GstClFilter * self, const ClfParams * params)
 {
-  return params->mode != CLF_MODE_LAPLACE
-      && params->mode != CLF_MODE_CONVOLVE && params->radius == 0
+  return clf_params_keep_values (params)
       && format_has_no_spare_bits (&self->format) && !self->converting;
 }
 
