@@ -7,8 +7,8 @@
  *                  sample; unsharp then writes in + amount (in - G), past
  *                  the threshold, rounded and clamped
  *
- * g is either taps (n_taps = 2R + 1 <= 25, weights summing to 256, given
- * from the centre out in `taps`) or the composite of three boxes of odd
+ * g is either taps (n_taps = 2R + 1 <= 49, weights summing to 256, given
+ * from the centre out in `taps` and `taps2`) or the composite of three boxes of odd
  * widths w1, w2, w3 (W = w1 w2 w3), whose sums cost the same at every
  * width: the comb of the boxes' 8 corners (a tap at each sum of a subset of
  * the widths, sign (-1)^size), then three running sums.  Each work-item
@@ -25,15 +25,17 @@
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride, int keep_dst,       \
   __global uint *line, int width, int height, int border, int seg,        \
-  int16 taps, int n_taps, int w1, int w2, int w3, long weight,            \
+  int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
+  long weight,                                                            \
   int unsharp, int amount, int threshold
 
 #define PIX_LONG(v) CONVERT_PIX(long)(v)
 
 /* The weights from the centre out: t[k] = g[R + k] = g[R - k]. */
 #define UNPACK_TAPS(t)                                                    \
-  int t[16];                                                              \
-  vstore16(taps, 0, t)
+  int t[32];                                                              \
+  vstore16(taps, 0, t);                                                   \
+  vstore16(taps2, 1, t)
 
 /* One step of the boxes' comb and running sums at position p of a run
  * that starts reading at `first`: VALUE(q) reads position q. */

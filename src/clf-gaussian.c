@@ -126,10 +126,11 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     (cl_int) g->widths[2]
   };
   cl_long weight = (cl_long) g->weight;
-  cl_int16 taps;
-  memset (&taps, 0, sizeof taps);
+  /* From the centre out, 16 a vector. */
+  cl_int16 taps[2];
+  memset (taps, 0, sizeof taps);
   for (uint32_t k = 0; g->n_taps && k <= g->radius; k++)
-    taps.s[k] = g->taps[g->radius + k];
+    taps[k / 16].s[k % 16] = g->taps[g->radius + k];
   cl_int unsharp = params->mode == CLF_MODE_UNSHARP;
   cl_int amount = (cl_int) lround (params->amount * 256);
   cl_int threshold = (cl_int) params->threshold;
@@ -140,7 +141,8 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof keep_dst, &keep_dst}, {sizeof line, &line},
     {sizeof width, &width}, {sizeof height, &height},
     {sizeof border, &border}, {sizeof seg, &seg},
-    {sizeof taps, &taps}, {sizeof n_taps, &n_taps},
+    {sizeof taps[0], &taps[0]}, {sizeof taps[1], &taps[1]},
+    {sizeof n_taps, &n_taps},
     {sizeof w[0], &w[0]}, {sizeof w[1], &w[1]}, {sizeof w[2], &w[2]},
     {sizeof weight, &weight}, {sizeof unsharp, &unsharp},
     {sizeof amount, &amount}, {sizeof threshold, &threshold},

@@ -224,7 +224,7 @@ static int64_t *
 gauss_weights (double sigma, int *radius, int64_t * weight)
 {
   int64_t *g;
-  if (sigma <= 4.0) {
+  if (sigma <= 8.0) {
     /* OpenCV's 8-bit taps. */
     int n = (int) lrint (6 * sigma + 1) | 1, r = n / 2;
     /* In OpenCV's order of operations, for the same doubles. */

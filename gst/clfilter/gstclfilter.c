@@ -176,7 +176,7 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
           "Standard deviation of gaussian's blur and of unsharp's, in "
-          "samples of each plane (chroma's own, as radius). Up to 4: "
+          "samples of each plane (chroma's own, as radius). Up to 8: "
           "OpenCV's 8-bit Gaussian taps (GaussianBlur's bytes); above: three "
           "box blurs, at a cost independent of sigma. Below 1/12 the blur "
           "is the identity",

@@ -7,10 +7,10 @@
 
 #include <math.h>
 
-/* Sigmas: the identity (a kernel of one tap), taps of 3 to 25, either
+/* Sigmas: the identity (a kernel of one tap), taps of 3 to 49, either
  * side of the edge to boxes, boxes, and the largest. */
-static const double sigmas[] = { 0.05, 0.3, 0.8, 1.7, 2.0, 3.3, 4.0, 4.01,
-  6.5, 13.0, 40.5, CLF_MAX_SIGMA
+static const double sigmas[] = { 0.05, 0.3, 0.8, 1.7, 2.0, 3.3, 4.0, 6.5,
+  8.0, 8.01, 13.0, 40.5, CLF_MAX_SIGMA
 };
 
 /* unsharp's settings: amount, threshold. */
@@ -98,8 +98,8 @@ check_gauss_formats (void)
       continue;
     ClfHostFrame in;
     test_frame_init (&in, &f[i], true);
-    const double taps = (double) random_in (3, 400) / 100;
-    const double boxes = (double) random_in (401, 6000) / 100;
+    const double taps = (double) random_in (3, 800) / 100;
+    const double boxes = (double) random_in (801, 6000) / 100;
     check_gauss (plan, names[i], &f[i], &in, CLF_MODE_GAUSSIAN,
         i % 2 ? taps : boxes, 0);
     check_gauss (plan, names[i], &f[i], &in, CLF_MODE_UNSHARP,
