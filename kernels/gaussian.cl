@@ -1,35 +1,38 @@
 /* mode=gaussian and mode=unsharp (docs/gaussian.md): a separable integer
- * kernel g of 2R + 1 weights summing to W, in two passes.
+ * kernel g of 2R + 1 weights summing to W, in two passes, a row pass into
+ * `line` (a uint a sample, rows of width * BPP) and a column pass into the
+ * frame:
  *
- *   gauss_rows     H = floor((256 * sum_j g[j] in[x + j] + floor(W / 2)) / W)
- *                  per sample of each row, into `line` (a uint a sample)
- *   gauss_columns  G = floor((sum_i g[i] H[y + i] + 128 W) / (256 W)) per
- *                  sample; unsharp then writes in + amount (in - G), past
- *                  the threshold, rounded and clamped
+ *   H = floor((256 * sum_j g[j] in[x + j] + floor(W / 2)) / W)
+ *   G = floor((sum_i g[i] H[y + i] + 128 W) / (256 W))
  *
- * g is either taps (n_taps = 2R + 1 <= 49, weights summing to 256, given
- * from the centre out in `taps` and `taps2`) or the composite of three boxes of odd
- * widths w1, w2, w3 (W = w1 w2 w3), whose sums cost the same at every
- * width: the comb of the boxes' 8 corners (a tap at each sum of a subset of
- * the widths, sign (-1)^size), then three running sums.  Each work-item
- * walks a run of `seg` samples along its line; before the run's first
- * output it walks the 2R positions before it, reading positions ahead of
- * its support as 0, so every sum it keeps is the exact sum of a finite
- * window (no state from other runs, any size of run).
+ * and unsharp's step on G in the column pass.  g is either taps
+ * (gaussian-taps.cl: n_taps = 2R + 1 <= 49, W = 256, given from the
+ * centre out in `taps` and `taps2`), or three boxes of odd widths w1, w2,
+ * w3 (gaussian-box-rows.cl, gaussian-box-columns.cl: W = w1 w2 w3), whose
+ * sums cost the same at every width: the comb of the boxes' 8 corners (a
+ * tap at each sum of a subset of the widths, sign (-1)^size), then three
+ * running sums.  A work-item walks a run of `seg` positions along its
+ * line, first the 2R before it, reading positions ahead of its support
+ * as 0, so every sum it keeps is the exact sum of a finite window.  The
+ * boxes' kernels come in two widths: uint sums, exact modulo 2^32 along
+ * the way, where the window's sum stays below 2^32, else ulong.
  *
- * Values are PIX(long): a pixel's samples, each lane on its own; copied
- * samples (alpha) ride along and are never stored.  Every product and sum
- * stays below 2^53 (H < 2^24, W < 2^27). */
+ * Columns, and rows of taps, take runs of GAUSS_RUN samples of a row (-D
+ * from the host: 16 on CPUs, a vector's worth; 4 on GPUs), every lane
+ * computed, the copied ones (alpha) not stored; a row's last, partial
+ * run goes sample by sample.  A work-item takes `lines` of them side by
+ * side (runs of a row; the boxes' rows: rows), each `seg` positions
+ * along its walk: on GPUs one run or row, on CPUs, whose work-groups are
+ * one work-item, a strip of the frame. */
 
 #define GAUSS_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride, int keep_dst,       \
   __global uint *line, int width, int height, int border, int seg,        \
+  int lines,                                                              \
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
-  long weight,                                                            \
-  int unsharp, int amount, int threshold
-
-#define PIX_LONG(v) CONVERT_PIX(long)(v)
+  long weight, int unsharp, int amount, int threshold
 
 /* The weights from the centre out: t[k] = g[R + k] = g[R - k]. */
 #define UNPACK_TAPS(t)                                                    \
@@ -37,114 +40,125 @@
   vstore16(taps, 0, t);                                                   \
   vstore16(taps2, 1, t)
 
-/* One step of the boxes' comb and running sums at position p of a run
- * that starts reading at `first`: VALUE(q) reads position q. */
-#define COMB_STEP(VALUE, p, first, s1, s2, s3)                            \
+#define RUNV(T) PASTE(T, GAUSS_RUN)
+#if GAUSS_RUN == 16
+#define RUN_INDEX ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, \
+        14, 15))
+#else
+#define RUN_INDEX ((int4)(0, 1, 2, 3))
+#endif
+
+/* A run's containers and uints, in one vector access each (PoCL splits
+ * a vload16 in pieces; see common.cl). */
+#if GAUSS_RUN == 16
+#define LOAD_RUN(p) any_load16(p)
+#define STORE_RUN(v, p) any_store16(v, p)
+#define LOAD_RUN_UINTS(p) uints16_at(p)
+#define STORE_RUN_UINTS(v, p) store_uints16(v, p)
+#else
+#define LOAD_RUN(p) RUNV(vload)(0, p)
+#define STORE_RUN(v, p) RUNV(vstore)(v, 0, p)
+#define LOAD_RUN_UINTS(p) RUNV(vload)(0, p)
+#define STORE_RUN_UINTS(v, p) RUNV(vstore)(v, 0, p)
+#endif
+
+/* The values of a run of containers at p. */
+RUNV(uint) run_values(__global const S *p)
+{
+  return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p)));
+}
+
+/* floor(n / d) for 0 <= n < 2^53: a double's estimate, within 1 of it,
+ * then the remainder's correction (a 64-bit division per sample cost more
+ * than the rest of the boxes' sums); the division itself where the device
+ * has no doubles.  quotient, quotient2 .. quotient16 for each width. */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define INV_T double
+#define DEFINE_QUOTIENT(N)                                                \
+  PASTE(long, N) PASTE(quotient, N)(PASTE(long, N) n, long d, double inv) \
+  {                                                                       \
+    const PASTE(long, N) q =                                              \
+        PASTE(convert_long, N)(PASTE(convert_double, N)(n) * inv);        \
+    const PASTE(long, N) r = n - q * d, one = 1, zero = 0;                \
+    return q + (r >= d ? one : zero) - (r < 0 ? one : zero);              \
+  }
+#else
+#define INV_T float
+#define DEFINE_QUOTIENT(N)                                                \
+  PASTE(long, N) PASTE(quotient, N)(PASTE(long, N) n, long d, float inv)  \
+  {                                                                       \
+    return n / d;                                                         \
+  }
+#endif
+DEFINE_QUOTIENT()
+DEFINE_QUOTIENT(2)
+DEFINE_QUOTIENT(3)
+DEFINE_QUOTIENT(4)
+DEFINE_QUOTIENT(16)
+
+/* A pixel's quotient (PIX(long)). */
+#if BPP == 1
+#define PIX_QUOTIENT quotient
+#else
+#define PIX_QUOTIENT PASTE(quotient, BPP)
+#endif
+
+/* unsharp's step on G (v, of type T) from the input's value `orig`: q =
+ * amount * (orig - v) / 256 rounded half away from zero, where the two
+ * differ by more than the threshold (?: takes vectors' lanes as
+ * select). */
+#define SHARPEN(T, v, orig)                                               \
   do {                                                                    \
-    PIX(long) d_ = AT(VALUE, p, first) - AT(VALUE, (p) - w1, first)       \
-        - AT(VALUE, (p) - w2, first) - AT(VALUE, (p) - w3, first)         \
-        + AT(VALUE, (p) - w1 - w2, first)                                 \
-        + AT(VALUE, (p) - w1 - w3, first)                                 \
-        + AT(VALUE, (p) - w2 - w3, first)                                 \
-        - AT(VALUE, (p) - w1 - w2 - w3, first);                           \
-    s1 += d_;                                                             \
-    s2 += s1;                                                             \
-    s3 += s2;                                                             \
+    const T d_ = (orig) - (v), q_ = amount * d_, zero_ = 0;               \
+    const T step_ = q_ >= 0 ? (q_ + 128) >> 8 : -((128 - q_) >> 8);      \
+    v = d_ > threshold || d_ < -threshold ?                               \
+        clamp((orig) + step_, zero_, (T) VALUE_MAX) : (orig);             \
   } while (0)
-#define AT(VALUE, q, first) ((q) >= (first) ? VALUE(q) : (PIX(long)) 0)
 
-#ifdef WANT_gauss_rows
-/* A run of samples along row y from x0: H of each, into `line`. */
-__kernel void gauss_rows(GAUSS_ARGS)
+/* The column pass's outputs for a run of samples from sample b of a row:
+ * G (or unsharp's) in the filtered lanes, the rest from `keep`. */
+void store_run(__global S *out, __global const S *keep,
+    __global const S *in, RUNV(long) v, int b, int unsharp, int amount,
+    int threshold)
 {
-  const int y = get_global_id(0), x0 = get_global_id(1) * seg;
-  if (y >= height || x0 >= width)
-    return;
-  const int x1 = min(x0 + seg, width);
-  __global const S *row = SRC_ROW(y);
-  __global uint *out = line + (size_t) y * width * BPP;
-#define ROW_VALUE(q) \
-  PIX_LONG(PIXEL_VALUES(row + border_index(q, width, border) * BPP))
-
-  if (n_taps) {
-    UNPACK_TAPS(t);
-    const int r = n_taps / 2;
-    for (int x = x0; x < x1; x++) {
-      PIX(long) sum = t[0] * ROW_VALUE(x);
-      for (int k = 1; k <= r; k++)
-        sum += t[k] * (ROW_VALUE(x - k) + ROW_VALUE(x + k));
-      /* W = 256: H is the sum itself. */
-      STORE_PIX(CONVERT_PIX(uint)(sum), x, out);
-    }
-    return;
-  }
-  const int r = (w1 + w2 + w3 - 3) / 2, first = x0 - r;
-  PIX(long) s1 = 0, s2 = 0, s3 = 0;
-  for (int p = first; p < x1 + r; p++) {
-    COMB_STEP(ROW_VALUE, p, first, s1, s2, s3);
-    if (p >= x0 + r)
-      STORE_PIX(CONVERT_PIX(uint)((256 * s3 + weight / 2) / weight),
-          p - r, out);
-  }
-#undef ROW_VALUE
-}
-#endif
-
-#ifdef WANT_gauss_columns
-/* G of a pixel's lanes from the column sum, then unsharp's step, and the
- * pixel's containers, its copied samples from `keep`. */
-void store_gauss(__global S *out, __global const S *keep,
-    __global const S *in, PIX(long) sum, long weight, int unsharp,
-    int amount, int threshold)
-{
-  PIX(long) v = (sum + 128 * weight) / (256 * weight);
   if (unsharp) {
-    const PIX(long) orig = PIX_LONG(PIXEL_VALUES(in));
-    const PIX(long) d = orig - v, q = amount * d;
-    /* q / 256 rounded half away from zero (?: takes lanes as select). */
-    const PIX(long) step = q >= 0 ? (q + 128) >> 8 : -((128 - q) >> 8);
-    v = d > threshold || d < -threshold ?
-        clamp(orig + step, (long) 0, (long) VALUE_MAX) : orig;
+    const RUNV(long) orig = RUNV(convert_long)(run_values(in));
+    SHARPEN(RUNV(long), v, orig);
   }
-  const PIX(uint) kept = CONVERT_PIX(uint)(LOAD_PIX(0, keep));
-  STORE_PIX(CONVERT_PIX(S)((CONTAINER_OF(CONVERT_PIX(uint)(v))
-              & FILTERED_LANES) | (kept & ~FILTERED_LANES)), 0, out);
+  const RUNV(uint) filtered = RUNV(as_uint)(-(((RUNV(int)) MASK
+              >> ((RUN_INDEX + b) % BPP)) & 1));
+  const RUNV(uint) kept = RUNV(convert_uint)(LOAD_RUN(keep));
+  STORE_RUN(RUNV(PASTE(convert_, S))((CONTAINER_OF(RUNV(convert_uint)(v))
+              & filtered) | (kept & ~filtered)), out);
 }
 
-/* A run of pixels down column x from y0: the output of each. */
-__kernel void gauss_columns(GAUSS_ARGS)
+/* The same for sample s alone. */
+void store_sample(__global S *out, __global const S *keep,
+    __global const S *in, long v, int s, int unsharp, int amount,
+    int threshold)
 {
-  const int x = get_global_id(0), y0 = get_global_id(1) * seg;
-  if (x >= width || y0 >= height)
-    return;
-  const int y1 = min(y0 + seg, height);
-  __global const uint *column = line + x * BPP;
-  const int pitch = width * BPP;
-#define COLUMN_VALUE(q) \
-  PIX_LONG(LOAD_PIX(0, column + border_index(q, height, border) * pitch))
-#define STORE(y, sum) \
-  store_gauss(DST_ROW(y) + x * BPP, KEEP_ROW(y) + x * BPP, \
-      SRC_ROW(y) + x * BPP, sum, weight, unsharp, amount, threshold)
-
-  if (n_taps) {
-    UNPACK_TAPS(t);
-    const int r = n_taps / 2;
-    for (int y = y0; y < y1; y++) {
-      PIX(long) sum = t[0] * COLUMN_VALUE(y);
-      for (int k = 1; k <= r; k++)
-        sum += t[k] * (COLUMN_VALUE(y - k) + COLUMN_VALUE(y + k));
-      STORE(y, sum);
-    }
+  if (!FILTERED(s % BPP)) {
+    out[s] = keep[s];
     return;
   }
-  const int r = (w1 + w2 + w3 - 3) / 2, first = y0 - r;
-  PIX(long) s1 = 0, s2 = 0, s3 = 0;
-  for (int p = first; p < y1 + r; p++) {
-    COMB_STEP(COLUMN_VALUE, p, first, s1, s2, s3);
-    if (p >= y0 + r)
-      STORE(p - r, s3);
+  if (unsharp) {
+    const long orig = VALUE_OF((uint) in[s]);
+    SHARPEN(long, v, orig);
   }
-#undef STORE
-#undef COLUMN_VALUE
+  out[s] = (S) CONTAINER_OF((uint) v);
 }
-#endif
+
+/* Run and sample views of row y's bytes: where a column pass writes. */
+#define OUT_ROWS(y) DST_ROW(y), KEEP_ROW(y), SRC_ROW(y)
+
+/* The boxes' comb at position p of a run that reads from `first` on:
+ * VALUE(q) reads position q, as type T. */
+#define COMB(T, VALUE, p, first)                                          \
+  (AT(T, VALUE, p, first) - AT(T, VALUE, (p) - w1, first)                 \
+      - AT(T, VALUE, (p) - w2, first) - AT(T, VALUE, (p) - w3, first)     \
+      + AT(T, VALUE, (p) - w1 - w2, first)                                \
+      + AT(T, VALUE, (p) - w1 - w3, first)                                \
+      + AT(T, VALUE, (p) - w2 - w3, first)                                \
+      - AT(T, VALUE, (p) - w1 - w2 - w3, first))
+#define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)

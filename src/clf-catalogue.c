@@ -18,7 +18,8 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "convolve_rank1_tiles", "convolve_rank1_tiles_wide", "convolve_strips",
   "convolve_strips_wide", "convolve_tiles_float",
   "convolve_tiles_float_tall", "convolve_strips_float", "convert_pixels",
-  "gauss_rows", "gauss_columns",
+  "gauss_tap_rows", "gauss_tap_columns", "gauss_box_rows",
+  "gauss_box_rows_wide", "gauss_box_columns", "gauss_box_columns_wide",
 };
 
 /* The source that defines each kernel: its file, or its variant of a
@@ -47,8 +48,12 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_CONVOLVE_TILES_FLOAT_TALL] = clf_kernel_convolve_tiles_float_tall,
   [K_CONVOLVE_STRIPS_FLOAT] = clf_kernel_convolve_strips_float,
   [K_CONVERT_PIXELS] = clf_kernel_convert,
-  [K_GAUSS_ROWS] = clf_kernel_gaussian,
-  [K_GAUSS_COLUMNS] = clf_kernel_gaussian,
+  [K_GAUSS_TAP_ROWS] = clf_kernel_gaussian_taps,
+  [K_GAUSS_TAP_COLUMNS] = clf_kernel_gaussian_taps,
+  [K_GAUSS_BOX_ROWS] = clf_kernel_gauss_box_rows,
+  [K_GAUSS_BOX_ROWS_WIDE] = clf_kernel_gauss_box_rows_wide,
+  [K_GAUSS_BOX_COLUMNS] = clf_kernel_gauss_box_columns,
+  [K_GAUSS_BOX_COLUMNS_WIDE] = clf_kernel_gauss_box_columns_wide,
 };
 
 bool
@@ -132,8 +137,9 @@ clf_program_sources (const ClfProgramSpec * program, const char **sources)
     bool wanted = source == clf_kernel_common
         || (source == clf_kernel_blur_common
         && program->mode <= CLF_MODE_SLIDING)
-        || (source == clf_kernel_convolve
-        && program->mode == CLF_MODE_CONVOLVE);
+        || (source == clf_kernel_convolve && program->mode == CLF_MODE_CONVOLVE)
+        || (source == clf_kernel_gaussian
+        && program->mode == CLF_MODE_GAUSSIAN);
     for (unsigned k = 0; k < N_KERNELS && !wanted; k++)
       wanted = kernel_source[k] == source
           && clf_program_has_kernel (program, k);
@@ -207,14 +213,16 @@ clf_program_options (const ClfProgramSpec * program,
       "-D PACKED_TILES=%d -D NARROW_PIXELS=%u -D NARROW_MAX_RADIUS=%u "
       "-D CONV_GROUP=%u -D CONV_MAX_RADIUS=%u -D CONV_TAP_ROW=%u "
       "-D CONV_FLOAT_GROUP_X=%u -D CONV_FLOAT_GROUP_Y=%u "
-      "-D CONV_FLOAT_ROWS=%u -D CONV_TALL_GROUP_Y=%u -D CONV_TALL_ROWS=%u",
+      "-D CONV_FLOAT_ROWS=%u -D CONV_TALL_GROUP_Y=%u -D CONV_TALL_ROWS=%u "
+      "-D GAUSS_RUN=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
       clf_packed_tiles (layout) ? 1 : 0, clf_narrow_pixels (layout),
       CLF_NARROW_MAX_RADIUS, CLF_CONV_GROUP, CLF_MAX_KERNEL_SIZE / 2,
       CLF_CONV_TAP_ROW, CLF_CONV_FLOAT_GROUP_X, CLF_CONV_FLOAT_GROUP_Y,
-      CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS);
+      CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS,
+      clf_gauss_run (program->cpu_kernels));
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))
@@ -293,7 +301,7 @@ clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
   if (program->mode == CLF_MODE_CONVOLVE)
     return convolve_has_kernel (program->cpu_kernels, k);
   if (program->mode == CLF_MODE_GAUSSIAN)
-    return k == K_GAUSS_ROWS || k == K_GAUSS_COLUMNS;
+    return k >= K_GAUSS_TAP_ROWS && k <= K_GAUSS_BOX_COLUMNS_WIDE;
   return program->passes && passes_have (program->passes, k);
 }
 

@@ -119,6 +119,15 @@ clf_conv_float_tile_bytes (const ClfLayout * layout, uint32_t rows,
  * and where % CLF_CONV_TAP_ROW (above any K). */
 #define CLF_CONV_TAP_ROW 256
 
+/* The samples of a row that a work-item of the Gaussian's runs
+ * (kernels/gaussian.cl's GAUSS_RUN) holds: a vector's worth on CPUs, 4
+ * on GPUs, whose neighbouring work-items then read neighbouring words. */
+static inline uint32_t
+clf_gauss_run (bool cpu_kernels)
+{
+  return cpu_kernels ? 16 : 4;
+}
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,
@@ -144,13 +153,17 @@ typedef enum {
   K_CONVOLVE_TILES_FLOAT_TALL,
   K_CONVOLVE_STRIPS_FLOAT,
   K_CONVERT_PIXELS,
-  K_GAUSS_ROWS,
-  K_GAUSS_COLUMNS,
+  K_GAUSS_TAP_ROWS,
+  K_GAUSS_TAP_COLUMNS,
+  K_GAUSS_BOX_ROWS,
+  K_GAUSS_BOX_ROWS_WIDE,
+  K_GAUSS_BOX_COLUMNS,
+  K_GAUSS_BOX_COLUMNS_WIDE,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 25
+#define CLF_N_KERNELS 29
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */

@@ -99,23 +99,42 @@ clf_gauss_check (const ClfParams * params, GError ** error)
   return true;
 }
 
-/* The samples a work-item walks along a line of `length`: on CPUs the
- * whole line (the cores are few); on GPUs runs of 16 taps' outputs, or
- * for boxes, whose runs first walk the 2R positions before them, runs
- * of 4R, at least 64. */
+/* The positions a work-item walks along a line of `length`: on CPUs the
+ * whole line (the cores are few, and a run of boxes first walks the 2R
+ * positions before it); on GPUs runs of 32 rows of taps, or for boxes
+ * runs of 4R, at least 64. */
 static cl_int
 run_length (const ClfPlan * plan, const ClfGaussKernel * g, uint32_t length)
 {
-  uint32_t run = plan->cpu_kernels ? length : g->n_taps ? 16 :
+  uint32_t run = plan->cpu_kernels ? length : g->n_taps ? 32 :
       MAX (64, 4 * g->radius);
   return (cl_int) MIN (run, length);
+}
+
+/* On CPUs, a work-item's strip: rows (of the taps' passes, or the boxes'
+ * rows) in two strips a compute unit, as the blurs' strips; on GPUs a
+ * row. */
+static cl_int
+strip_rows (const ClfPlan * plan, uint32_t rows)
+{
+  if (!plan->cpu_kernels)
+    return 1;
+  return (cl_int) clf_ceil_div (rows, 2 * (size_t) plan->compute_units);
+}
+
+/* Whether the boxes' window sums of values up to `max` can reach 2^32:
+ * then they take the kernels of ulong sums. */
+static bool
+wide_sums (uint64_t max, uint64_t weight)
+{
+  return max * weight >= (UINT64_C (1) << 32);
 }
 
 static bool
 set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, bool keep_from_dst, cl_mem line,
     const ClfView * v, const ClfParams * params, const ClfGaussKernel * g,
-    cl_int seg, GError ** error)
+    cl_int seg, cl_int lines, GError ** error)
 {
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
@@ -140,7 +159,7 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof dst_off, &dst_off}, {sizeof dst_stride, &dst_stride},
     {sizeof keep_dst, &keep_dst}, {sizeof line, &line},
     {sizeof width, &width}, {sizeof height, &height},
-    {sizeof border, &border}, {sizeof seg, &seg},
+    {sizeof border, &border}, {sizeof seg, &seg}, {sizeof lines, &lines},
     {sizeof taps[0], &taps[0]}, {sizeof taps[1], &taps[1]},
     {sizeof n_taps, &n_taps},
     {sizeof w[0], &w[0]}, {sizeof w[1], &w[1]}, {sizeof w[2], &w[2]},
@@ -148,6 +167,23 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof amount, &amount}, {sizeof threshold, &threshold},
   };
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
+}
+
+/* One pass: `id` over `global` work-items, each `lines` lines of `seg`
+ * positions, with its arguments; on CPUs, in work-groups of one. */
+static bool
+enqueue_gauss_pass (ClfPlan * plan, const KernelSet * set, KernelId id,
+    const size_t global[2], cl_int seg, cl_int lines, cl_mem src,
+    const Placement * in, cl_mem dst, const Placement * out,
+    bool keep_from_dst, const ClfView * p, const ClfParams * params,
+    const ClfGaussKernel * g, GError ** error)
+{
+  static const size_t one[2] = { 1, 1 };
+  const double reads = (double) clf_view_row_bytes (p) * p->height;
+  return set_gauss_args (set->kernels[id], src, in, dst, out, keep_from_dst,
+      plan->sums, p, params, g, seg, lines, error)
+      && clf_plan_enqueue_kernel (plan, set->kernels[id], id, global,
+      plan->cpu_kernels ? one : NULL, reads, error);
 }
 
 bool
@@ -158,24 +194,41 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
 {
   ClfGaussKernel g;
   clf_gauss_kernel (params->sigma, &g);
-  const double reads = (double) clf_view_row_bytes (p) * p->height;
-  /* Rows: a work-item a run of a row; columns: a run down a column. */
-  const cl_int row_run = run_length (plan, &g, p->width);
-  const cl_int column_run = run_length (plan, &g, p->height);
-  const size_t rows_global[2] = { p->height,
-    clf_ceil_div (p->width, (size_t) row_run)
-  };
-  const size_t columns_global[2] = { p->width,
-    clf_ceil_div (p->height, (size_t) column_run)
-  };
-  cl_kernel rows = set->kernels[K_GAUSS_ROWS];
-  cl_kernel columns = set->kernels[K_GAUSS_COLUMNS];
-  return set_gauss_args (rows, src, in, dst, out, keep_from_dst, plan->sums,
-      p, params, &g, row_run, error)
-      && clf_plan_enqueue_kernel (plan, rows, K_GAUSS_ROWS, rows_global,
-      NULL, reads, error)
-      && set_gauss_args (columns, src, in, dst, out, keep_from_dst,
-      plan->sums, p, params, &g, column_run, error)
-      && clf_plan_enqueue_kernel (plan, columns, K_GAUSS_COLUMNS,
-      columns_global, NULL, reads, error);
+  const uint64_t max = (UINT64_C (1) << p->depth) - 1;
+  const size_t runs = clf_ceil_div (clf_view_row_units (p),
+      clf_gauss_run (plan->cpu_kernels));
+  KernelId rows, columns;
+  size_t rows_global[2], columns_global[2];
+  cl_int row_seg, row_lines, column_seg, column_lines;
+  if (g.n_taps) {
+    /* Both passes: runs of a row, a strip of rows (CPUs: whole rows). */
+    rows = K_GAUSS_TAP_ROWS;
+    columns = K_GAUSS_TAP_COLUMNS;
+    row_lines = column_lines = plan->cpu_kernels ? (cl_int) runs : 1;
+    row_seg = strip_rows (plan, p->height);
+    column_seg = plan->cpu_kernels ? row_seg : run_length (plan, &g, p->height);
+  } else {
+    /* Rows: a work-item walks a run of a row's pixels (CPUs: a strip of
+     * whole rows); columns: a run of samples down a run of rows. */
+    rows = wide_sums (max, g.weight) ? K_GAUSS_BOX_ROWS_WIDE : K_GAUSS_BOX_ROWS;
+    columns = wide_sums (256 * max, g.weight) ? K_GAUSS_BOX_COLUMNS_WIDE :
+        K_GAUSS_BOX_COLUMNS;
+    row_lines = strip_rows (plan, p->height);
+    row_seg = run_length (plan, &g, p->width);
+    column_lines = 1;
+    column_seg = run_length (plan, &g, p->height);
+  }
+  if (g.n_taps) {
+    rows_global[0] = clf_ceil_div (runs, (size_t) row_lines);
+    rows_global[1] = clf_ceil_div (p->height, (size_t) row_seg);
+  } else {
+    rows_global[0] = clf_ceil_div (p->height, (size_t) row_lines);
+    rows_global[1] = clf_ceil_div (p->width, (size_t) row_seg);
+  }
+  columns_global[0] = clf_ceil_div (runs, (size_t) column_lines);
+  columns_global[1] = clf_ceil_div (p->height, (size_t) column_seg);
+  return enqueue_gauss_pass (plan, set, rows, rows_global, row_seg,
+      row_lines, src, in, dst, out, keep_from_dst, p, params, &g, error)
+      && enqueue_gauss_pass (plan, set, columns, columns_global, column_seg,
+      column_lines, src, in, dst, out, keep_from_dst, p, params, &g, error);
 }

@@ -74,13 +74,16 @@ add_layout (const ClfLayout * layout, bool laplace)
   for (int cpu = 0; cpu < 2; cpu++) {
     if (laplace) {
       add_program (layout, CLF_MODE_LAPLACE, cpu);
+      add_program (layout, CLF_MODE_UNSHARP, cpu);
       continue;
     }
     add_program (layout, CLF_MODE_BOX, cpu);
     add_program (layout, CLF_MODE_SEPARABLE, cpu);
     add_program (layout, CLF_MODE_SLIDING, cpu);
-    if (!layout->wide_sums)
+    if (!layout->wide_sums) {
       add_program (layout, CLF_MODE_CONVOLVE, cpu);
+      add_program (layout, CLF_MODE_GAUSSIAN, cpu);
+    }
   }
 }
 

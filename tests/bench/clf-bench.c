@@ -11,7 +11,7 @@
  * through its own staging.
  *
  *   clf-bench [--devices all|SPEC,...] [--modes box,separable,sliding,laplace]
- *             [--radii 1,3,7,...] [--sizes 640x360,...] [--frames N]
+ *             [--radii 1,3,7,...]  (gaussian, unsharp: sigmas) [--sizes 640x360,...] [--frames N]
  *             [--budget-ms MS] [--check-pixels N] [--format[s] rgba,gray16,...]
  *             [--host-memory pinned|pageable]
  *
@@ -23,6 +23,7 @@
  *
  * One tab-separated line per case on stdout:
  *   device  mode  radius  size  kernel-median-ms  kernel-min-ms  frames
+ * (radius: sigma for gaussian and unsharp, whose amount is 1)
  *   host-fps  check  format
  * check is "exact" (the reference's bytes); where the reference would take
  * too long (width * height * (r + 1) above --check-pixels * 256) "same"
@@ -313,9 +314,14 @@ check_output (Bench * b, const ClfParams * params, const Options * o)
   bool blur = params->mode != CLF_MODE_LAPLACE;
   double pixels = (double) b->format.components[0].width
       * b->format.components[0].height;
+  bool gauss = params->mode == CLF_MODE_GAUSSIAN
+      || params->mode == CLF_MODE_UNSHARP;
+  /* The reference sums the Gaussian's 6 sigma + 1 weights a sample. */
+  double reach = gauss ? 3 * params->sigma : params->radius;
   bool reference_affordable = !blur
-      || pixels * (params->radius + 1) <= o->check_pixels * 256;
-  bool have_exact = blur && b->exact && b->exact_radius == params->radius;
+      || pixels * (reach + 1) <= o->check_pixels * 256;
+  bool have_exact = blur && !gauss && b->exact
+      && b->exact_radius == params->radius;
   const char *verdict;
 
   if (!reference_affordable && have_exact) {
@@ -331,7 +337,7 @@ check_output (Bench * b, const ClfParams * params, const Options * o)
     verdict = memcmp (b->out.data[0], want, size) ? "MISMATCH" : "exact";
     free (want);
   }
-  if (blur && !have_exact && verdict[0] != 'M') {
+  if (blur && !gauss && !have_exact && verdict[0] != 'M') {
     free (b->exact);
     b->exact = malloc (size);
     memcpy (b->exact, b->out.data[0], size);
@@ -347,8 +353,13 @@ run_case (Bench * b, const char *device, const ClfParams * params,
     const Options * o)
 {
   bool box = params->mode == CLF_MODE_BOX;
-  printf ("%s\t%s\t%u\t%ux%u\t", device, clf_mode_name (params->mode),
-      params->radius, b->format.components[0].width,
+  if (params->mode == CLF_MODE_GAUSSIAN || params->mode == CLF_MODE_UNSHARP)
+    printf ("%s\t%s\t%g\t", device, clf_mode_name (params->mode),
+        params->sigma);
+  else
+    printf ("%s\t%s\t%u\t", device, clf_mode_name (params->mode),
+        params->radius);
+  printf ("%ux%u\t", b->format.components[0].width,
       b->format.components[0].height);
   if (box && b->last_box_ms_per_read > 0
       && b->last_box_ms_per_read * clf_test_box_reads (&b->format,
@@ -404,8 +415,8 @@ next_item (const char **list, char *buf, size_t size)
 static ClfMode
 mode_from_name (const char *name)
 {
-  for (ClfMode m = CLF_MODE_BOX; m <= CLF_MODE_LAPLACE; m++)
-    if (!strcmp (name, clf_mode_name (m)))
+  for (ClfMode m = CLF_MODE_BOX; m <= CLF_MODE_UNSHARP; m++)
+    if (m != CLF_MODE_CONVOLVE && !strcmp (name, clf_mode_name (m)))
       return m;
   fprintf (stderr, "clf-bench: unknown mode '%s'\n", name);
   exit (2);
@@ -454,7 +465,8 @@ bench_sizes (Bench * b, const char *spec, const Options * o)
       while (next_item (&modes, mode_text, sizeof mode_text)) {
         ClfParams params = {.mode = mode_from_name (mode_text),
           .radius = (uint32_t) atoi (radius_text),
-          .border = CLF_BORDER_MIRROR
+          .border = CLF_BORDER_MIRROR,.sigma = atof (radius_text),
+          .amount = 1
         };
         if (params.mode == CLF_MODE_LAPLACE) {
           if (laplace_done)

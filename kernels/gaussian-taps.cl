@@ -1,0 +1,80 @@
+/* gauss_tap_rows and gauss_tap_columns: the taps (gaussian.cl), in uint
+ * sums, exact: a row's sum is below 65535 * 256, a column's below
+ * 65535 * 2^16 - 32768. */
+
+#ifdef WANT_gauss_tap_rows
+/* H of runs of samples of rows: the row's sum itself (W = 256); runs
+ * whose taps reach past an edge, and a row's last, go sample by
+ * sample. */
+__kernel void gauss_tap_rows(GAUSS_ARGS)
+{
+  const int row_units = width * BPP;
+  const int b0 = get_global_id(0) * lines * GAUSS_RUN;
+  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);
+  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);
+  UNPACK_TAPS(t);
+  const int r = n_taps / 2;
+  for (int y = y0; y < y1; y++) {
+    __global const S *row = SRC_ROW(y);
+    __global uint *out = line + (size_t) y * row_units;
+    for (int b = b0; b < b1; b += GAUSS_RUN) {
+      if (b >= r * BPP && b + GAUSS_RUN + r * BPP <= row_units) {
+        RUNV(uint) sum = (uint) t[0] * run_values(row + b);
+        for (int k = 1; k <= r; k++)
+          sum += (uint) t[k] * (run_values(row + b - k * BPP)
+              + run_values(row + b + k * BPP));
+        STORE_RUN_UINTS(sum, out + b);
+        continue;
+      }
+      for (int s = b; s < min(b + GAUSS_RUN, row_units); s++) {
+        const int x = s / BPP, c = s % BPP;
+        uint sum = (uint) t[0] * VALUE_OF((uint) row[s]);
+        for (int k = 1; k <= r; k++)
+          sum += (uint) t[k] * (VALUE_OF((uint) row[border_index(x - k,
+                          width, border) * BPP + c])
+              + VALUE_OF((uint) row[border_index(x + k, width, border)
+                      * BPP + c]));
+        out[s] = sum;
+      }
+    }
+  }
+}
+#endif
+
+#ifdef WANT_gauss_tap_columns
+/* G of runs of samples down rows y0 .. y0 + seg - 1, a run at a time: the
+ * rows its taps read stay in the cache from one row to the next. */
+__kernel void gauss_tap_columns(GAUSS_ARGS)
+{
+  const int row_units = width * BPP;
+  const int b0 = get_global_id(0) * lines * GAUSS_RUN;
+  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);
+  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);
+  UNPACK_TAPS(t);
+  const int r = n_taps / 2;
+#define LINE_AT(q) (line + (size_t) border_index(q, height, border) * row_units)
+  for (int b = b0; b < b1; b += GAUSS_RUN) {
+    if (b + GAUSS_RUN <= row_units) {
+      for (int y = y0; y < y1; y++) {
+        RUNV(uint) sum = (uint) t[0] * LOAD_RUN_UINTS(LINE_AT(y) + b);
+        for (int k = 1; k <= r; k++)
+          sum += (uint) t[k] * (LOAD_RUN_UINTS(LINE_AT(y - k) + b)
+              + LOAD_RUN_UINTS(LINE_AT(y + k) + b));
+        store_run(DST_ROW(y) + b, KEEP_ROW(y) + b, SRC_ROW(y) + b,
+            RUNV(convert_long)((sum + 32768) >> 16), b, unsharp, amount,
+            threshold);
+      }
+      continue;
+    }
+    for (int s = b; s < row_units; s++)
+      for (int y = y0; y < y1; y++) {
+        uint sum = (uint) t[0] * LINE_AT(y)[s];
+        for (int k = 1; k <= r; k++)
+          sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
+        store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp, amount,
+            threshold);
+      }
+  }
+#undef LINE_AT
+}
+#endif
