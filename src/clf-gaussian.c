@@ -122,12 +122,13 @@ strip_rows (const ClfPlan * plan, uint32_t rows)
   return (cl_int) clf_ceil_div (rows, 2 * (size_t) plan->compute_units);
 }
 
-/* Whether the boxes' window sums of values up to `max` can reach 2^32:
- * then they take the kernels of ulong sums. */
+/* Whether the boxes' window sums of values up to `max` can reach 2^31:
+ * then they take the kernels of ulong sums.  (Sums from 2^31 to 2^32 in
+ * uint came out wrong on NVIDIA's driver, right on PoCL.) */
 static bool
 wide_sums (uint64_t max, uint64_t weight)
 {
-  return max * weight >= (UINT64_C (1) << 32);
+  return max * weight >= (UINT64_C (1) << 31);
 }
 
 static bool

@@ -110,7 +110,10 @@ check_gauss_formats (void)
 }
 
 /* The largest sums: frames of the largest values and checkerboards of 0
- * and the largest, 8-bit and 16-bit, at the largest taps and boxes. */
+ * and the largest, 8-bit and 16-bit, at the largest taps and boxes, and
+ * either side of where the boxes' sums leave uint for ulong (8-bit rows
+ * past 101.66, columns past 16; 16-bit rows past 16) and at 120, whose
+ * 8-bit rows sum to more than 2^31. */
 static void
 check_gauss_extremes (void)
 {
@@ -133,11 +136,15 @@ check_gauss_extremes (void)
     for (int checker = 0; checker < 2; checker++) {
       ClfHostFrame in;
       extreme_frame_init (&in, &formats[l].f, checker);
+      static const double edges[] = { 16.0, 16.01, 101.66, 101.67, 120.0 };
       check_gauss (plan, formats[l].name, &formats[l].f, &in,
           CLF_MODE_GAUSSIAN, checker ? CLF_GAUSS_TAPS_MAX_SIGMA :
           CLF_MAX_SIGMA, 0);
       check_gauss (plan, formats[l].name, &formats[l].f, &in,
           CLF_MODE_UNSHARP, checker ? 1.0 : 120.0, 2);
+      for (size_t e = 0; e < N_OF (edges); e++)
+        check_gauss (plan, formats[l].name, &formats[l].f, &in,
+            e % 2 ? CLF_MODE_UNSHARP : CLF_MODE_GAUSSIAN, edges[e], 0);
       test_frame_clear (&in);
     }
     clf_plan_free (plan);
