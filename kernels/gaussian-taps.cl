@@ -42,8 +42,13 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
 #endif
 
 #ifdef WANT_gauss_tap_columns
-/* G of runs of samples down rows y0 .. y0 + seg - 1, a run at a time: the
- * rows its taps read stay in the cache from one row to the next. */
+/* The output rows a work-item sums at once: each row of H it loads goes
+ * into all of them, so it loads (TAP_BLOCK + 2R) / TAP_BLOCK rows an
+ * output row rather than 2R + 1. */
+#define TAP_BLOCK 16
+
+/* G of runs of samples down rows y0 .. y0 + seg - 1, a run at a time
+ * (its rows of H stay in the cache), TAP_BLOCK rows at a time. */
 __kernel void gauss_tap_columns(GAUSS_ARGS)
 {
   const int row_units = width * BPP;
@@ -55,14 +60,23 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
 #define LINE_AT(q) (line + (size_t) border_index(q, height, border) * row_units)
   for (int b = b0; b < b1; b += GAUSS_RUN) {
     if (b + GAUSS_RUN <= row_units) {
-      for (int y = y0; y < y1; y++) {
-        RUNV(uint) sum = (uint) t[0] * LOAD_RUN_UINTS(LINE_AT(y) + b);
-        for (int k = 1; k <= r; k++)
-          sum += (uint) t[k] * (LOAD_RUN_UINTS(LINE_AT(y - k) + b)
-              + LOAD_RUN_UINTS(LINE_AT(y + k) + b));
-        store_run(DST_ROW(y) + b, KEEP_ROW(y) + b, SRC_ROW(y) + b,
-            RUNV(convert_long)((sum + 32768) >> 16), b, unsharp, amount,
-            threshold);
+      for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
+        RUNV(uint) sums[TAP_BLOCK];
+        for (int m = 0; m < TAP_BLOCK; m++)
+          sums[m] = 0;
+        for (int q = yb - r; q < yb + TAP_BLOCK + r; q++) {
+          const RUNV(uint) h = LOAD_RUN_UINTS(LINE_AT(q) + b);
+#pragma unroll
+          for (int m = 0; m < TAP_BLOCK; m++) {
+            const int k = abs(q - yb - m);
+            if (k <= r)
+              sums[m] += (uint) t[k] * h;
+          }
+        }
+        for (int m = 0; m < TAP_BLOCK && yb + m < y1; m++)
+          store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
+              SRC_ROW(yb + m) + b, RUNV(convert_long)((sums[m] + 32768)
+                  >> 16), b, unsharp, amount, threshold);
       }
       continue;
     }

@@ -102,12 +102,13 @@ clf_gauss_check (const ClfParams * params, GError ** error)
 /* The positions a work-item walks along a line of `length`: on CPUs the
  * whole line (the cores are few, and a run of boxes first walks the 2R
  * positions before it); on GPUs runs of 32 rows of taps, or for boxes
- * runs of 4R, at least 64. */
+ * runs of R, at least 64: longer runs, walking less before them, left
+ * too few work-items at large sigma (docs/performance/gaussian.md). */
 static cl_int
 run_length (const ClfPlan * plan, const ClfGaussKernel * g, uint32_t length)
 {
   uint32_t run = plan->cpu_kernels ? length : g->n_taps ? 32 :
-      MAX (64, 4 * g->radius);
+      MAX (64, g->radius);
   return (cl_int) MIN (run, length);
 }
 
