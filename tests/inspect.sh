@@ -10,7 +10,7 @@ status=0
 grep -q "Filename *$1/libgstclfilter.so" <<<"$out" \
   || { echo "gst-inspect did not load the plugin from $1"; status=1; }
 for prop in mode radius border device device-name last-kernel-ns \
-    mean-kernel-ns frames stats-interval zero-copy; do
+    mean-kernel-ns frames stats-interval zero-copy sigma amount threshold; do
   # "  name   : a description of at least 30 characters"
   grep -Eq "^  $prop +: .{30,}" <<<"$out" \
     || { echo "property $prop is missing or has no description"; status=1; }
@@ -20,7 +20,7 @@ for surface in clfilter-stats GstClFilterMeta GstCustomMeta clfilter-summary; do
   grep -Eq "^  Description +.*$surface" <<<"$out" \
     || { echo "the description does not mention $surface"; status=1; }
 done
-for value in box separable sliding laplace clamp mirror; do
+for value in box separable sliding laplace gaussian unsharp clamp mirror; do
   grep -Eq "\): $value +- .{10,}" <<<"$out" \
     || { echo "enum value $value is missing or undescribed"; status=1; }
 done

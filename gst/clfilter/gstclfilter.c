@@ -175,11 +175,10 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_SIGMA,
       g_param_spec_double ("sigma", "Sigma",
-          "Standard deviation of gaussian's blur and of unsharp's, in "
-          "samples of each plane (chroma's own, as radius). Up to 8: "
-          "OpenCV's 8-bit Gaussian taps (GaussianBlur's bytes); above: three "
-          "box blurs, at a cost independent of sigma. Below 1/12 the blur "
-          "is the identity",
+          "Standard deviation of gaussian's and unsharp's blur, in each "
+          "plane's own samples (as radius). Up to 8: OpenCV's 8-bit taps "
+          "(GaussianBlur's bytes); above: three box blurs, at a cost "
+          "independent of sigma. Below 1/12: the identity",
           0, CLF_MAX_SIGMA, DEFAULT_SIGMA,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_AMOUNT,

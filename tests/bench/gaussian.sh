@@ -4,7 +4,8 @@
 # measure of a blur), OpenCV's cv2.GaussianBlur(ksize=(0, 0), sigma) on
 # the same frame in the same run where cv2 is importable (on the CPU, or
 # with OCL=1 through its OpenCL T-API on the device OPENCV_OPENCL_DEVICE
-# names), and FFmpeg's gblur and unsharp (CPU) where ffmpeg is installed.
+# names), and FFmpeg's gblur and unsharp (CPU; unsharp's matrix about 6
+# sigma wide, at most 13x13) where ffmpeg is installed.
 # Prints one line a sigma: clfilter's median kernel time for gaussian
 # and unsharp (clfilter-summary's median-kernel-ns over FRAMES frames of
 # one frame of snow), their ratios to each other and to sliding r=7,
@@ -94,9 +95,10 @@ for sigma in ${SIGMAS:-0.5 2 5 10 25 50 100}; do
   gau=$(clfilter_ms "mode=gaussian sigma=$sigma")
   uns=$(clfilter_ms "mode=unsharp sigma=$sigma amount=1")
   cv=$(opencv_ms "$sigma")
-  # unsharp's matrix: odd, 3 to 23, about 6 sigma wide.
+  # unsharp's matrix: odd, about 6 sigma wide, 3 to 13 (FFmpeg refuses
+  # larger square matrices as "too big").
   msize=$(awk -v s="$sigma" 'BEGIN { m = int(3 * s) * 2 + 1;
-    if (m < 3) m = 3; if (m > 23) m = 23; print m }')
+    if (m < 3) m = 3; if (m > 13) m = 13; print m }')
   printf '%7s %11s %10s %9s %10s %10s %9s %9s %10s\n' "$sigma" "$gau" "$uns" \
     "$(ratio "$uns" "$gau")" "$(ratio "$gau" "$sliding")" "$cv" \
     "$(ratio "$cv" "$gau")" "$(ffmpeg_ms "gblur=sigma=$sigma")" \

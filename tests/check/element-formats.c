@@ -22,7 +22,8 @@
 
 /* Every format, every mode, both borders, at odd sizes (renegotiating the
  * same element between sizes), each frame from clfilter's own pool, with
- * padded rows, and unaligned. */
+ * padded rows, and unaligned; gaussian and unsharp at 13x11, with taps and
+ * with boxes. */
 GST_START_TEST (test_every_format_matches_reference)
 {
   static const guint sizes[][2] = { {13, 11}, {1, 1}, {70, 5} };
@@ -36,6 +37,16 @@ GST_START_TEST (test_every_format_matches_reference)
       for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
           border++) {
         ClfParams params = { mode, mode == CLF_MODE_BOX ? 2 : 5, border };
+        for (InputKind kind = 0; kind < N_INPUT_KINDS; kind++)
+          push_and_check (h, fc, &info, &params, kind);
+      }
+    for (ClfMode mode = CLF_MODE_GAUSSIAN; s == 0 && mode <= CLF_MODE_UNSHARP;
+        mode++)
+      for (ClfBorder border = CLF_BORDER_CLAMP; border <= CLF_BORDER_MIRROR;
+          border++) {
+        ClfParams params = {.mode = mode,.border = border,
+          .sigma = border ? 9.5 : 1.3,.amount = 1.5,.threshold = 2
+        };
         for (InputKind kind = 0; kind < N_INPUT_KINDS; kind++)
           push_and_check (h, fc, &info, &params, kind);
       }
@@ -167,18 +178,23 @@ GST_START_TEST (test_interlaced_matches_reference)
 
       set_interlaced_caps (h, names[f], sizes[s][0], sizes[s][1],
           mixed ? "mixed" : "interleaved", &info);
-      for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_LAPLACE; mode++)
+      for (ClfMode mode = CLF_MODE_BOX; mode <= CLF_MODE_UNSHARP; mode++)
         for (ClfBorder border = CLF_BORDER_CLAMP;
             border <= CLF_BORDER_MIRROR; border++)
-          for (InputKind kind = 0; kind < N_INPUT_KINDS; kind++) {
-            ClfParams params = { mode, mode == CLF_MODE_BOX ? 2 : 4, border };
+          for (InputKind kind = 0; mode != CLF_MODE_CONVOLVE
+              && kind < N_INPUT_KINDS; kind++) {
+            ClfParams params = {.mode = mode,.radius = mode == CLF_MODE_BOX ?
+                  2 : 4,.border = border,.sigma = border ? 9.5 : 1.3,
+              .amount = 1.5,.threshold = 2
+            };
             GstBuffer *in = input_buffer (h, fc, &info, kind), *out;
             gboolean fields = !mixed || (kind + mode) % 2 == 0;
 
             if (fields)
               GST_BUFFER_FLAG_SET (in, GST_VIDEO_BUFFER_FLAG_INTERLACED);
             g_object_set (h->element, "mode", mode, "radius", params.radius,
-                "border", border, NULL);
+                "border", border, "sigma", params.sigma, "amount",
+                params.amount, "threshold", params.threshold, NULL);
             fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
                 GST_FLOW_OK);
             out = gst_harness_pull (h);

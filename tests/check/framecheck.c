@@ -418,7 +418,8 @@ push_and_check (GstHarness * h, const FormatCase * fc,
   GstBuffer *in, *out;
 
   g_object_set (h->element, "mode", params->mode, "radius", params->radius,
-      "border", params->border, NULL);
+      "border", params->border, "sigma", params->sigma, "amount",
+      params->amount, "threshold", params->threshold, NULL);
   in = input_buffer (h, fc, info, kind);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)),
       GST_FLOW_OK);
