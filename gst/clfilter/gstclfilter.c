@@ -161,10 +161,9 @@ gst_cl_filter_class_init (GstClFilterClass * klass)
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
           "Filter: box (naive 2D blur), separable (rows, then columns), "
-          "sliding (running sums: cost independent of the radius), laplace "
-          "(3x3 sharpen), convolve (the kernel property), gaussian (blur by "
-          "sigma) or unsharp (sharpen by sigma, amount and threshold); the "
-          "three box blurs give identical bytes",
+          "sliding (running sums, any radius at one cost), laplace (3x3 "
+          "sharpen), convolve (the kernel property), gaussian (by sigma) or "
+          "unsharp (sigma, amount, threshold); the box blurs' bytes agree",
           GST_TYPE_CL_FILTER_MODE, DEFAULT_MODE,
           rw | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE));
   g_object_class_install_property (gobject_class, PROP_RADIUS,
