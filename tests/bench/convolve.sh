@@ -35,16 +35,10 @@ dense() {
 }
 big=$(awk 'BEGIN { srand(15); for (i = 0; i < 225; i++) printf "%s%d", i ? "," : "", int(rand() * 17) - 8 }')
 
-# clfilter's median kernel time (ms) for a kernel, on one frame of snow
-# repeated (imagefreeze), so that no source draws frames on the cores the
-# kernels run on while they run, as OpenCV's calls run alone.
-clfilter_ms() {
-  gst-launch-1.0 -m videotestsrc num-buffers=1 pattern=snow \
-    ! video/x-raw,format=RGBA,width="$width",height="$height" \
-    ! imagefreeze num-buffers="$frames" ! clfilter mode=convolve device="${DEVICE:-auto}" kernel="<$1>" \
-      divisor=0 stats-interval=0 ! fakesink 2>&1 \
-    | sed -n 's/.*clfilter-summary.*median-kernel-ns=(guint64)\([0-9]*\).*/\1/p' \
-    | awk '{ printf "%.3f", $1 / 1e6 }'
+# clfilter's median kernel time (ms) for a kernel.
+. "$root/tests/bench/clfilter-ms.sh"
+convolve_ms() {
+  clfilter_ms "mode=convolve kernel=<$1> divisor=0"
 }
 
 # OpenCV's median cv2.filter2D call (ms), same kernel, or "-".
@@ -110,7 +104,7 @@ printf '%-28s %12s %12s %8s %12s %14s\n' case clfilter-ms opencv-ms ratio \
 for name in "7x7 motion blur:$motion" "7x7 random dense:$(dense 7)" \
   "15x15 random:$big"; do
   what=${name%%:*} kernel=${name#*:}
-  clf=$(clfilter_ms "$kernel")
+  clf=$(convolve_ms "$kernel")
   cv=$(opencv_ms "$kernel")
   ratio=-
   [ "$cv" = - ] || ratio=$(awk -v a="$clf" -v b="$cv" 'BEGIN { printf "%.2f", b / a }')

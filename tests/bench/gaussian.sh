@@ -27,16 +27,7 @@ size=${SIZE:-1280x720}
 width=${size%x*} height=${size#*x}
 export GST_PLUGIN_PATH=$build/gst
 
-# clfilter's median kernel time (ms) with settings $1, on one frame of
-# snow repeated (imagefreeze: no source draws frames meanwhile).
-clfilter_ms() {
-  gst-launch-1.0 -m videotestsrc num-buffers=1 pattern=snow \
-    ! video/x-raw,format=RGBA,width="$width",height="$height" \
-    ! imagefreeze num-buffers="$frames" \
-    ! clfilter $1 device="${DEVICE:-auto}" stats-interval=0 ! fakesink 2>&1 \
-    | sed -n 's/.*clfilter-summary.*median-kernel-ns=(guint64)\([0-9]*\).*/\1/p' \
-    | awk '{ printf "%.3f", $1 / 1e6 }'
-}
+. "$root/tests/bench/clfilter-ms.sh"
 
 # OpenCV's median cv2.GaussianBlur call (ms) at sigma $1, or "-".
 opencv_ms() {

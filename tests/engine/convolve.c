@@ -115,24 +115,15 @@ check_convolve_formats (void)
 static void
 check_convolve_extremes (void)
 {
-  const char *names[16];
-  ClfFrameFormat f[16];
-  format_families (23, 19, names, f);
-  struct
-  {
-    const char *name;
-    ClfFrameFormat f;
-  } formats[] = {
-    {"rgba", one_plane (23, 19, 4, 0x7, 0x7)},
-    {names[0], f[0]},           /* gray16 */
-    {names[3], f[3]},           /* gray16-be */
-  };
+  const char *names[N_EXTREME_FORMATS];
+  ClfFrameFormat formats[N_EXTREME_FORMATS];
+  extreme_formats (names, formats);
   static const int32_t divisors[] = { 0, 1, -1, INT32_MIN, INT32_MAX, 3, -7 };
   static const int32_t biases[] = { 0, INT32_MIN, INT32_MAX, -255, 65535 };
   static const int32_t fills[] = { INT32_MAX, INT32_MIN, 1, -1 };
   for (size_t l = 0; l < N_OF (formats); l++) {
-    ClfFrameFormat *format = &formats[l].f;
-    ClfPlan *plan = plan_for (formats[l].name, format);
+    ClfFrameFormat *format = &formats[l];
+    ClfPlan *plan = plan_for (names[l], format);
     if (!plan)
       continue;
     for (int checker = 0; checker < 2; checker++) {
@@ -151,7 +142,7 @@ check_convolve_extremes (void)
           for (uint32_t i = 0; i < k.size * k.size; i++)
             k.coeffs[i] = fills[mixed ? i % N_OF (fills) : (d + l) %
                 N_OF (fills)];
-          check_convolve (plan, formats[l].name, format, &in, &k,
+          check_convolve (plan, names[l], format, &in, &k,
               checker ? "extreme, checkerboard" : "extreme, maximum");
         }
       test_frame_clear (&in);

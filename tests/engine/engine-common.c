@@ -45,6 +45,21 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
 }
 
 void
+extreme_formats (const char *names[N_EXTREME_FORMATS],
+    ClfFrameFormat formats[N_EXTREME_FORMATS])
+{
+  const char *family_names[16];
+  ClfFrameFormat families[16];
+  format_families (23, 19, family_names, families);
+  names[0] = "rgba";
+  formats[0] = one_plane (23, 19, 4, 0x7, 0x7);
+  names[1] = family_names[0];   /* gray16 */
+  formats[1] = families[0];
+  names[2] = family_names[3];   /* gray16-be */
+  formats[2] = families[3];
+}
+
+void
 extreme_frame_init (ClfHostFrame * in, const ClfFrameFormat * format,
     bool checker)
 {

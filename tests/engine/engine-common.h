@@ -109,6 +109,12 @@ void test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format,
 
 void test_frame_clear (ClfHostFrame * t);
 
+/* The formats of the arithmetic's extremes, 23x19: RGBA (alpha copied),
+ * gray16 and gray16-be. */
+#define N_EXTREME_FORMATS 3
+void extreme_formats (const char *names[N_EXTREME_FORMATS],
+    ClfFrameFormat formats[N_EXTREME_FORMATS]);
+
 /* A frame of extreme bytes: every byte 0xff, or (checker) a checkerboard
  * of 0xff and 0 by byte pairs; the rows' padding a canary. */
 void extreme_frame_init (ClfHostFrame * in, const ClfFrameFormat * format,

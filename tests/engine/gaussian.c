@@ -117,33 +117,24 @@ check_gauss_formats (void)
 static void
 check_gauss_extremes (void)
 {
-  const char *names[16];
-  ClfFrameFormat f[16];
-  format_families (23, 19, names, f);
-  struct
-  {
-    const char *name;
-    ClfFrameFormat f;
-  } formats[] = {
-    {"rgba", one_plane (23, 19, 4, 0x7, 0x7)},
-    {names[0], f[0]},           /* gray16 */
-    {names[3], f[3]},           /* gray16-be */
-  };
+  const char *names[N_EXTREME_FORMATS];
+  ClfFrameFormat formats[N_EXTREME_FORMATS];
+  extreme_formats (names, formats);
   for (size_t l = 0; l < N_OF (formats); l++) {
-    ClfPlan *plan = plan_for (formats[l].name, &formats[l].f);
+    ClfPlan *plan = plan_for (names[l], &formats[l]);
     if (!plan)
       continue;
     for (int checker = 0; checker < 2; checker++) {
       ClfHostFrame in;
-      extreme_frame_init (&in, &formats[l].f, checker);
+      extreme_frame_init (&in, &formats[l], checker);
       static const double edges[] = { 16.0, 16.01, 101.66, 101.67, 120.0 };
-      check_gauss (plan, formats[l].name, &formats[l].f, &in,
+      check_gauss (plan, names[l], &formats[l], &in,
           CLF_MODE_GAUSSIAN, checker ? CLF_GAUSS_TAPS_MAX_SIGMA :
           CLF_MAX_SIGMA, 0);
-      check_gauss (plan, formats[l].name, &formats[l].f, &in,
+      check_gauss (plan, names[l], &formats[l], &in,
           CLF_MODE_UNSHARP, checker ? 1.0 : 120.0, 2);
       for (size_t e = 0; e < N_OF (edges); e++)
-        check_gauss (plan, formats[l].name, &formats[l].f, &in,
+        check_gauss (plan, names[l], &formats[l], &in,
             e % 2 ? CLF_MODE_UNSHARP : CLF_MODE_GAUSSIAN, edges[e], 0);
       test_frame_clear (&in);
     }
