@@ -5,10 +5,7 @@
 
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
-  const int row_units = width * BPP;
-  const int b0 = get_global_id(0) * lines * GAUSS_RUN;
-  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);
-  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);
+  ITEM_RUNS_AND_ROWS;
   const int r = (w1 + w2 + w3 - 3) / 2, first = y0 - r;
   /* From here on every tap reads from `first` on. */
   const int settled = min(first + w1 + w2 + w3, y1 + r);

@@ -8,10 +8,7 @@
  * sample. */
 __kernel void gauss_tap_rows(GAUSS_ARGS)
 {
-  const int row_units = width * BPP;
-  const int b0 = get_global_id(0) * lines * GAUSS_RUN;
-  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);
-  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);
+  ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
   for (int y = y0; y < y1; y++) {
@@ -51,10 +48,7 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
  * (its rows of H stay in the cache), TAP_BLOCK rows at a time. */
 __kernel void gauss_tap_columns(GAUSS_ARGS)
 {
-  const int row_units = width * BPP;
-  const int b0 = get_global_id(0) * lines * GAUSS_RUN;
-  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);
-  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);
+  ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
 #define LINE_AT(q) (line + (size_t) border_index(q, height, border) * row_units)

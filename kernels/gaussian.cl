@@ -34,6 +34,14 @@
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
   long weight, int unsharp, int amount, int threshold
 
+/* A work-item's runs of a row's samples, b0 .. b1 - 1, and its rows, y0 ..
+ * y1 - 1 (dimension 0: `lines` runs; 1: `seg` rows). */
+#define ITEM_RUNS_AND_ROWS                                                \
+  const int row_units = width * BPP;                                      \
+  const int b0 = get_global_id(0) * lines * GAUSS_RUN;                    \
+  const int b1 = min(b0 + lines * GAUSS_RUN, row_units);                  \
+  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height)
+
 /* The weights from the centre out: t[k] = g[R + k] = g[R - k]. */
 #define UNPACK_TAPS(t)                                                    \
   int t[32];                                                              \
