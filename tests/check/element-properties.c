@@ -553,8 +553,9 @@ GST_START_TEST (test_controllable_flags_true)
     gst_object_unref (source);
     bound++;
   }
-  /* mode, radius, border, divisor, bias, preset. */
-  fail_unless_equals_int (bound, 6);
+  /* mode, radius, border, sigma, amount, threshold, divisor, bias,
+   * preset. */
+  fail_unless_equals_int (bound, 9);
   g_free (specs);
   gst_object_unref (e);
 }
