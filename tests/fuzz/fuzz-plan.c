@@ -248,7 +248,25 @@ check_refused (uint8_t which, ClfEngine * engine, Input * in)
       params.radius = CLF_MAX_RADIUS + 1 + take (in);
       break;
     case 6:
-      params.mode = (ClfMode) (CLF_MODE_LAPLACE + 1 + take (in) % 8);
+      /* A mode past the last, convolve with no kernel (size 0), or a
+       * Gaussian's sigma or unsharp's amount out of range. */
+      switch (take (in) % 4) {
+        case 0:
+          params.mode = (ClfMode) (CLF_MODE_UNSHARP + 1 + take (in) % 8);
+          break;
+        case 1:
+          params.mode = CLF_MODE_CONVOLVE;
+          break;
+        case 2:
+          params.mode = CLF_MODE_GAUSSIAN;
+          params.sigma = CLF_MAX_SIGMA + 1 + take (in);
+          break;
+        default:
+          params.mode = CLF_MODE_UNSHARP;
+          params.sigma = 1;
+          params.amount = CLF_MAX_AMOUNT + 1 + take (in);
+          break;
+      }
       break;
     case 7:
       stride = row - 1 - take (in) % row;       /* shorter than a row */
