@@ -40,30 +40,20 @@ check_convolve_sizes (void)
   } conv_sizes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37} };
   for (size_t s = 0; s < N_OF (conv_sizes); s++) {
     uint32_t w = conv_sizes[s].w, h = conv_sizes[s].h;
-    struct
-    {
-      const char *name;
-      ClfFrameFormat f;
-    } layouts[] = {
-      {"gray", one_plane (w, h, 1, 1, 1)},
-      {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
-      {"rgbx", one_plane (w, h, 4, 0x7, 0x7)},
-      {"xrgb", one_plane (w, h, 4, 0xE, 0xE)},
-      /* A copied sample in pixels of 3: runs of 16 samples start at
-       * any sample of a pixel. */
-      {"r-b", one_plane (w, h, 3, 0x5, 0x5)},
-    };
+    const char *names[N_COLOUR_LAYOUTS];
+    ClfFrameFormat layouts[N_COLOUR_LAYOUTS];
+    colour_layouts (w, h, names, layouts);
     for (size_t l = 0; l < N_OF (layouts); l++) {
-      ClfPlan *plan = plan_for (layouts[l].name, &layouts[l].f);
+      ClfPlan *plan = plan_for (names[l], &layouts[l]);
       if (!plan)
         continue;
       ClfHostFrame in;
-      test_frame_init (&in, &layouts[l].f, true);
+      test_frame_init (&in, &layouts[l], true);
       for (uint32_t size = 1; size <= CLF_MAX_KERNEL_SIZE; size += 2)
         for (int kind = 0; kind < N_KERNEL_KINDS; kind++)
           if (sampled (s + l + size / 2 + kind, N_KERNEL_KINDS)) {
             ClfKernel k = random_kernel (size, kind, random_in);
-            check_convolve (plan, layouts[l].name, &layouts[l].f, &in, &k,
+            check_convolve (plan, names[l], &layouts[l], &in, &k,
                 kernel_kind_names[kind]);
           }
       test_frame_clear (&in);

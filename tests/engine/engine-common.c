@@ -45,6 +45,21 @@ test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format, bool random)
 }
 
 void
+colour_layouts (uint32_t w, uint32_t h, const char *names[N_COLOUR_LAYOUTS],
+    ClfFrameFormat formats[N_COLOUR_LAYOUTS])
+{
+  static const char *const layout_names[N_COLOUR_LAYOUTS] = { "gray", "rgb",
+    "rgbx", "xrgb", "r-b"
+  };
+  static const uint32_t bpp[] = { 1, 3, 4, 4, 3 };
+  static const uint8_t masks[] = { 0x1, 0x7, 0x7, 0xE, 0x5 };
+  for (int l = 0; l < N_COLOUR_LAYOUTS; l++) {
+    names[l] = layout_names[l];
+    formats[l] = one_plane (w, h, bpp[l], masks[l], masks[l]);
+  }
+}
+
+void
 extreme_formats (const char *names[N_EXTREME_FORMATS],
     ClfFrameFormat formats[N_EXTREME_FORMATS])
 {

@@ -109,6 +109,15 @@ void test_frame_init (ClfHostFrame * t, const ClfFrameFormat * format,
 
 void test_frame_clear (ClfHostFrame * t);
 
+/* One plane of w x h pixels in the colour layouts the filters' sizes are
+ * checked over: gray, RGB, RGBx, xRGB, and pixels of 3 whose middle
+ * sample is copied (runs of 16 samples start at any sample of a
+ * pixel). */
+#define N_COLOUR_LAYOUTS 5
+void colour_layouts (uint32_t w, uint32_t h,
+    const char *names[N_COLOUR_LAYOUTS],
+    ClfFrameFormat formats[N_COLOUR_LAYOUTS]);
+
 /* The formats of the arithmetic's extremes, 23x19: RGBA (alpha copied),
  * gray16 and gray16-be. */
 #define N_EXTREME_FORMATS 3

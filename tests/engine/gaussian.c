@@ -53,29 +53,21 @@ check_gauss_sizes (void)
   } shapes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37}, {150, 3} };
   for (size_t s = 0; s < N_OF (shapes); s++) {
     uint32_t w = shapes[s].w, h = shapes[s].h;
-    struct
-    {
-      const char *name;
-      ClfFrameFormat f;
-    } layouts[] = {
-      {"gray", one_plane (w, h, 1, 1, 1)},
-      {"rgb", one_plane (w, h, 3, 0x7, 0x7)},
-      {"rgbx", one_plane (w, h, 4, 0x7, 0x7)},
-      {"xrgb", one_plane (w, h, 4, 0xE, 0xE)},
-      {"r-b", one_plane (w, h, 3, 0x5, 0x5)},
-    };
+    const char *names[N_COLOUR_LAYOUTS];
+    ClfFrameFormat layouts[N_COLOUR_LAYOUTS];
+    colour_layouts (w, h, names, layouts);
     for (size_t l = 0; l < N_OF (layouts); l++) {
-      ClfPlan *plan = plan_for (layouts[l].name, &layouts[l].f);
+      ClfPlan *plan = plan_for (names[l], &layouts[l]);
       if (!plan)
         continue;
       ClfHostFrame in;
-      test_frame_init (&in, &layouts[l].f, true);
+      test_frame_init (&in, &layouts[l], true);
       for (size_t i = 0; i < N_OF (sigmas); i++) {
         if (!sampled (s + l + i, 4))
           continue;
         const ClfMode mode = (s + l + i) % 2 ? CLF_MODE_UNSHARP :
             CLF_MODE_GAUSSIAN;
-        check_gauss (plan, layouts[l].name, &layouts[l].f, &in, mode,
+        check_gauss (plan, names[l], &layouts[l], &in, mode,
             sigmas[i], (s + i) % N_OF (sharpenings));
       }
       test_frame_clear (&in);
