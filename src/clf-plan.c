@@ -140,8 +140,9 @@ view_program (const ClfPlan * plan, const ClfView * v,
     const ClfParams * params, uint32_t mask)
 {
   ClfLayout layout = view_layout (plan, v, mask);
-  /* mode=convolve filters the blurs' samples, its sums' width its own
-   * (clf-convolve.c). */
+  /* Only the box blurs take 64-bit sums by layout; convolve and the
+   * Gaussian pick their sums' width themselves (clf-convolve.c,
+   * clf-gaussian.c). */
   layout.wide_sums = params->mode <= CLF_MODE_SLIDING
       && clf_needs_wide_sums (v, params->radius);
   return clf_program_for (plan->cpu_kernels, &layout, params);
