@@ -38,6 +38,12 @@ static const CudaCase cuda_cases[] = {
   {"I420", 97, 55, {CLF_MODE_BOX, 2, CLF_BORDER_CLAMP}},
   {"P010_10LE", 130, 66, {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP}},
   {"P010_10LE", 66, 31, {CLF_MODE_SLIDING, 4, CLF_BORDER_MIRROR}},
+  {"NV12", 130, 67, {.mode = CLF_MODE_GAUSSIAN,.border = CLF_BORDER_MIRROR,
+          .sigma = 3.2}},
+  {"I420", 97, 55, {.mode = CLF_MODE_UNSHARP,.border = CLF_BORDER_CLAMP,
+          .sigma = 11,.amount = 1.5,.threshold = 2}},
+  {"P010_10LE", 66, 31, {.mode = CLF_MODE_GAUSSIAN,.border = CLF_BORDER_CLAMP,
+          .sigma = 21}},
 };
 
 #define CUDA_FRAMES 12
@@ -65,7 +71,8 @@ GST_START_TEST (test_cuda_memory_exact_and_reused)
       "! clfilter name=f ! cudadownload");
   filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
   g_object_set (filter, "mode", c->params.mode, "radius", c->params.radius,
-      "border", c->params.border, NULL);
+      "border", c->params.border, "sigma", c->params.sigma, "amount",
+      c->params.amount, "threshold", c->params.threshold, NULL);
   set_caps (h, c->format, c->width, c->height, &info);
   caps = caps_string (c->format, c->width, c->height);
   gst_harness_set_sink_caps_str (h, caps);

@@ -422,6 +422,23 @@ GST_START_TEST (test_frames_in_flight_passthrough)
 
 GST_END_TEST;
 
+typedef struct
+{
+  const gchar *format;
+  guint width, height;
+  ClfParams params;
+} FlightCase;
+
+/* A blur, the Gaussian's taps and unsharp's boxes (two passes through
+ * the plan's sums while other frames are on the device). */
+static const FlightCase reused_cases[] = {
+  {"RGBA", 333, 77, {CLF_MODE_SLIDING, 3, CLF_BORDER_CLAMP}},
+  {"I420", 97, 43, {.mode = CLF_MODE_GAUSSIAN,.border = CLF_BORDER_MIRROR,
+          .sigma = 2.5}},
+  {"RGBA", 131, 59, {.mode = CLF_MODE_UNSHARP,.border = CLF_BORDER_CLAMP,
+          .sigma = 13,.amount = 1.75,.threshold = 3}},
+};
+
 /* frames-in-flight=3 hands frames to the element's device thread: an
  * input buffer given up at the push goes back to the pool only once its
  * frame is on the device, and is then written again for the next frame
@@ -429,16 +446,19 @@ GST_END_TEST;
  * be the filter of the bytes its input had when it was pushed. */
 GST_START_TEST (test_frames_in_flight_input_reused)
 {
+  const FlightCase *c = &reused_cases[__i__];
+  const ClfParams *params = &c->params;
   GstHarness *h = gst_harness_new ("clfilter");
-  const FormatCase *fc = format_case ("RGBA");
-  ClfParams params = { CLF_MODE_SLIDING, 3, CLF_BORDER_CLAMP };
+  const FormatCase *fc = format_case (c->format);
   GstBuffer *pushed[12], *out;
   GstVideoInfo info;
   guint pulled = 0;
 
-  g_object_set (h->element, "frames-in-flight", 3, "mode", params.mode,
-      "radius", params.radius, "border", params.border, NULL);
-  set_caps (h, "RGBA", 333, 77, &info);
+  g_object_set (h->element, "frames-in-flight", 3, "mode", params->mode,
+      "radius", params->radius, "border", params->border, "sigma",
+      params->sigma, "amount", params->amount, "threshold",
+      params->threshold, NULL);
+  set_caps (h, c->format, c->width, c->height, &info);
   for (guint i = 0; i < G_N_ELEMENTS (pushed); i++) {
     GstBuffer *in = input_buffer (h, fc, &info, INPUT_FROM_POOL);
 
@@ -447,7 +467,7 @@ GST_START_TEST (test_frames_in_flight_input_reused)
     pushed[i] = gst_buffer_copy_deep (in);
     fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
     while ((out = gst_harness_try_pull (h))) {
-      check_output (fc, &info, &params, "input reused", pushed[pulled], out);
+      check_output (fc, &info, params, "input reused", pushed[pulled], out);
       gst_buffer_unref (out);
       pulled++;
     }
@@ -455,7 +475,7 @@ GST_START_TEST (test_frames_in_flight_input_reused)
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   for (; pulled < G_N_ELEMENTS (pushed); pulled++) {
     out = gst_harness_pull (h);
-    check_output (fc, &info, &params, "input reused", pushed[pulled], out);
+    check_output (fc, &info, params, "input reused", pushed[pulled], out);
     gst_buffer_unref (out);
   }
   for (guint i = 0; i < G_N_ELEMENTS (pushed); i++)
@@ -511,7 +531,8 @@ element_in_flight_add_tests (TCase * general, TCase * discrete)
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
     tcase_add_test (cases[i], test_frames_in_flight);
-    tcase_add_test (cases[i], test_frames_in_flight_input_reused);
+    tcase_add_loop_test (cases[i], test_frames_in_flight_input_reused, 0,
+        G_N_ELEMENTS (reused_cases));
     tcase_add_test (cases[i], test_frames_in_flight_lowered);
     tcase_add_test (cases[i], test_frames_in_flight_pipeline);
     tcase_add_test (cases[i], test_frames_in_flight_auto);
