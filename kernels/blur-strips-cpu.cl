@@ -244,50 +244,8 @@ void row_means_padded(__global S *out, __global const S *keep,
  * is a chain of adds a pixel at a time, after padding r + 1 pixels either
  * side and summing the first window's 2r + 1.  (Sums wrap modulo 2^32;
  * the windows' sums are below 2^30, so their differences are exact.) */
-#if SAMPLE_BYTES == 1 && BPP != 3
+#if SAMPLE_BYTES == 1 && LANE_PREFIX
 #define PREFIX_ROWS 1
-
-/* A run's 16 lanes moved up by n lanes, zeros coming in. */
-#define LANES_UP_1(v) ((uint16)(0, (v).s0123, (v).s4567, (v).s89ab, \
-      (v).scde))
-#define LANES_UP_2(v) ((uint16)((uint2) 0, (v).s0123, (v).s4567, \
-      (v).s89ab, (v).scd))
-#define LANES_UP_4(v) ((uint16)((uint4) 0, (v).s0123, (v).s4567, \
-      (v).s89ab))
-#define LANES_UP_8(v) ((uint16)((uint8) 0, (v).lo))
-
-/* A run's pixels: the last one in every pixel's lanes, their order
- * reversed, the first one of a vector, and a pixel in every pixel's
- * lanes. */
-#if BPP == 1
-#define LAST_PIXEL_SPREAD(v) ((uint16)((v).sf))
-#define PIXELS_REVERSED(v) ((v).sfedcba9876543210)
-#define FIRST_PIXEL(v) ((v).s0)
-#define PIXEL_SPREAD(p) ((uint16)(p))
-#elif BPP == 2
-#define LAST_PIXEL_SPREAD(v) ((v).sefefefefefefefef)
-#define PIXELS_REVERSED(v) ((v).sefcdab8967452301)
-#define FIRST_PIXEL(v) ((v).s01)
-#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p), (p), (p), (p), (p)))
-#else
-#define LAST_PIXEL_SPREAD(v) ((v).scdefcdefcdefcdef)
-#define PIXELS_REVERSED(v) ((v).scdef89ab45670123)
-#define FIRST_PIXEL(v) ((v).s0123)
-#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p)))
-#endif
-
-/* Each pixel's lanes: the sums of the run's pixels up to it. */
-uint16 run_prefix(uint16 v)
-{
-#if BPP == 1
-  v += LANES_UP_1(v);
-#endif
-#if BPP <= 2
-  v += LANES_UP_2(v);
-#endif
-  v += LANES_UP_4(v);
-  return v + LANES_UP_8(v);
-}
 
 /* I[x] = P(x + 1), the prefix sums along a row of n samples of column
  * sums v, as prefix() and extended_prefix() read them; first, where

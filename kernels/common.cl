@@ -316,6 +316,57 @@ void store_uints16(uint16 v, __global uint *p)
   *(__global AnyUint16 *) p = v;
 }
 
+/* ---- Prefix sums along a run of 16 uints, a pixel's samples apart
+ * (pixels of 1, 2 or 4 samples): the CPUs' sliding blur and Gaussian
+ * boxes take a row's running sums 16 lanes at a time. */
+#if BPP == 1 || BPP == 2 || BPP == 4
+#define LANE_PREFIX 1
+
+/* A run's 16 lanes moved up by n lanes, zeros coming in. */
+#define LANES_UP_1(v) ((uint16)(0, (v).s0123, (v).s4567, (v).s89ab, \
+      (v).scde))
+#define LANES_UP_2(v) ((uint16)((uint2) 0, (v).s0123, (v).s4567, \
+      (v).s89ab, (v).scd))
+#define LANES_UP_4(v) ((uint16)((uint4) 0, (v).s0123, (v).s4567, \
+      (v).s89ab))
+#define LANES_UP_8(v) ((uint16)((uint8) 0, (v).lo))
+
+/* A run's pixels: the last one in every pixel's lanes, their order
+ * reversed, the first one of a vector, and a pixel in every pixel's
+ * lanes. */
+#if BPP == 1
+#define LAST_PIXEL_SPREAD(v) ((uint16)((v).sf))
+#define PIXELS_REVERSED(v) ((v).sfedcba9876543210)
+#define FIRST_PIXEL(v) ((v).s0)
+#define PIXEL_SPREAD(p) ((uint16)(p))
+#elif BPP == 2
+#define LAST_PIXEL_SPREAD(v) ((v).sefefefefefefefef)
+#define PIXELS_REVERSED(v) ((v).sefcdab8967452301)
+#define FIRST_PIXEL(v) ((v).s01)
+#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p), (p), (p), (p), (p)))
+#else
+#define LAST_PIXEL_SPREAD(v) ((v).scdefcdefcdefcdef)
+#define PIXELS_REVERSED(v) ((v).scdef89ab45670123)
+#define FIRST_PIXEL(v) ((v).s0123)
+#define PIXEL_SPREAD(p) ((uint16)((p), (p), (p), (p)))
+#endif
+
+/* Each pixel's lanes: the sums of the run's pixels up to it. */
+uint16 run_prefix(uint16 v)
+{
+#if BPP == 1
+  v += LANES_UP_1(v);
+#endif
+#if BPP <= 2
+  v += LANES_UP_2(v);
+#endif
+  v += LANES_UP_4(v);
+  return v + LANES_UP_8(v);
+}
+#else
+#define LANE_PREFIX 0
+#endif
+
 /* 8-bit samples two to a uint, in 16-bit halves, so that one 32-bit add
  * serves two sums: a word's bytes 0 and 2 (EVEN_BYTES), 1 and 3
  * (ODD_BYTES); HALVES(v) puts v in both halves. */

@@ -1,12 +1,133 @@
 /* gauss_box_rows and gauss_box_rows_wide: the boxes along rows, sums of
  * type ACC (uint, exact modulo 2^32 where the window's sum stays below
  * it; ulong), a work-item per run of `seg` pixels of a row, its samples
- * as one PIX vector (kernels/meson.build's kernel_variants). */
+ * as one PIX vector (kernels/meson.build's kernel_variants).  With PREFIX
+ * (the uint variant), CPUs take whole rows 16 samples at a time, from
+ * prefix sums. */
+
+#if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
+#ifndef GAUSS_ROWS_PREFIX_DEFINED
+#define GAUSS_ROWS_PREFIX_DEFINED
+/* ---- CPUs: a row's boxes from its triple prefix sums ------------------
+ * E, the row's values extended under the border rule from pixel q0 = -R
+ * - 3 on, goes into the work-item's scratch row, and in place becomes P,
+ * its prefix sums taken three times (modulo 2^32).  The comb of P at the
+ * boxes' 8 corners is the window's sum S(x), exact as it is below 2^31:
+ * S(x) = P[x + R] - P[x + R - w1] - ... - P[x + R - w1 - w2 - w3]. */
+
+/* floor((256 S + W/2) / W) of 16 sums S < 2^31, W < 2^23: a float's
+ * estimate, its remainder (exact in int, modulo 2^32 along the way) and
+ * two corrections: the estimate is within 4 of it for quotients below
+ * 2^24 (16-bit samples), within 1 below 2^16. */
+uint16 row_quotients(uint16 s, int weight, float inv)
+{
+  const uint16 n = (s << 8) + (uint) (weight / 2);
+  int16 q = convert_int16(fma(convert_float16(as_int16(s)),
+          (float16) (256 * inv), (float16) 0.5f));
+  int16 rem = as_int16(n - as_uint16(q * weight));
+  const int16 t = convert_int16(floor(convert_float16(rem) * inv));
+  q += t;
+  rem -= t * weight;
+  return as_uint16(q - (rem >= weight) + (rem < 0));
+}
+
+/* E for pixels q0 .. q0 + n - 1 of a row, into e. */
+void extend_row(__global uint *e, __global const S *row, int q0, int n,
+    int width, int border)
+{
+  const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0,
+      inner_first, n);
+  Walk w = walk_from(q0, width, border);
+  for (int i = 0; i < inner_first; i++, w = walk_next(w))
+    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
+  int k = inner_first * BPP;
+  for (; k + 16 <= inner_end * BPP; k += 16)
+    store_uints16(run_values(row + (q0 * BPP + k)), e + k);
+  for (int i = k / BPP; i < inner_end; i++)
+    STORE_PIX(PIXEL_VALUES(row + (q0 + i) * BPP), i, e);
+  w = walk_from(q0 + inner_end, width, border);
+  for (int i = inner_end; i < n; i++, w = walk_next(w))
+    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
+}
+
+/* e's n samples (a multiple of 16) become their prefix sums, three
+ * times over. */
+void triple_prefix(__global uint *e, int n)
+{
+  uint16 c1 = 0, c2 = 0, c3 = 0;
+  for (int k = 0; k < n; k += 16) {
+    const uint16 p1 = run_prefix(uints16_at(e + k)) + c1;
+    const uint16 p2 = run_prefix(p1) + c2;
+    const uint16 p3 = run_prefix(p2) + c3;
+    c1 = LAST_PIXEL_SPREAD(p1);
+    c2 = LAST_PIXEL_SPREAD(p2);
+    c3 = LAST_PIXEL_SPREAD(p3);
+    store_uints16(p3, e + k);
+  }
+}
+
+/* H of the 16 samples from sample b of a row, from P (at pixel q0). */
+uint16 run_of_prefix(__global const uint *p, int b, int r, int q0, int w1,
+    int w2, int w3, int weight, float inv)
+{
+  __global const uint *at = p + b + (r - q0) * BPP;
+#define P_BACK(d) uints16_at(at - (d) * BPP)
+  const uint16 s = P_BACK(0) - P_BACK(w1) - P_BACK(w2) - P_BACK(w3)
+      + P_BACK(w1 + w2) + P_BACK(w1 + w3) + P_BACK(w2 + w3)
+      - P_BACK(w1 + w2 + w3);
+#undef P_BACK
+  return row_quotients(s, weight, inv);
+}
+
+/* H of rows y0 .. y1 - 1, whole, through the scratch row p. */
+void rows_of_prefix(__global uint *line, __global uint *p,
+    __global const uchar *src, uint src_off, uint src_stride, int y0,
+    int y1, int width, int border, int w1, int w2, int w3, int weight)
+{
+  const int r = (w1 + w2 + w3 - 3) / 2, q0 = -r - 3;
+  const int row_units = width * BPP;
+  /* Every sample a run reads, in whole runs of 16. */
+  const int n = (row_units + (w1 + w2 + w3) * BPP + 31) / 16 * 16;
+  const float inv = 1.0f / weight;
+  for (int y = y0; y < y1; y++) {
+    __global uint *out = line + (size_t) y * row_units;
+    extend_row(p, SRC_ROW(y), q0, n / BPP, width, border);
+    triple_prefix(p, n);
+    int b = 0;
+    for (; b + 16 <= row_units; b += 16)
+      store_uints16(run_of_prefix(p, b, r, q0, w1, w2, w3, weight, inv),
+          out + b);
+    if (b < row_units) {
+      /* The last run, ending at the row's end (or, in a row shorter than
+       * a run, sample by sample). */
+      if (row_units >= 16) {
+        b = row_units - 16;
+        store_uints16(run_of_prefix(p, b, r, q0, w1, w2, w3, weight, inv),
+            out + b);
+      } else {
+        uint h[16];
+        vstore16(run_of_prefix(p, 0, r, q0, w1, w2, w3, weight, inv), 0, h);
+        for (int k = 0; k < row_units; k++)
+          out[k] = h[k];
+      }
+    }
+  }
+}
+#endif
+#endif
 
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
   const int y0 = get_global_id(0) * lines, x0 = get_global_id(1) * seg;
   const int y1 = min(y0 + lines, height), x1 = min(x0 + seg, width);
+#if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
+  if (x0 == 0 && x1 == width) {
+    rows_of_prefix(line, line + scratch_off + get_global_id(0)
+        * (size_t) scratch_pitch, src, src_off, src_stride, y0, y1, width,
+        border, w1, w2, w3, (int) weight);
+    return;
+  }
+#endif
   const INV_T inv = (INV_T) 1 / weight;
   const int r = (w1 + w2 + w3 - 3) / 2, first = x0 - r;
   /* From here on every tap reads from `first` on. */

@@ -32,7 +32,8 @@
   __global uint *line, int width, int height, int border, int seg,        \
   int lines,                                                              \
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
-  long weight, int unsharp, int amount, int threshold
+  long weight, int unsharp, int amount, int threshold, ulong scratch_off, \
+  int scratch_pitch
 
 /* A work-item's runs of a row's samples, b0 .. b1 - 1, and its rows, y0 ..
  * y1 - 1 (dimension 0: `lines` runs; 1: `seg` rows). */

@@ -68,6 +68,14 @@ clf_gauss_kernel (double sigma, ClfGaussKernel * g)
     gauss_boxes (sigma, g);
 }
 
+uint32_t
+clf_gauss_max_span (void)
+{
+  ClfGaussKernel g;
+  clf_gauss_kernel (CLF_MAX_SIGMA, &g);
+  return g.widths[0] + g.widths[1] + g.widths[2];
+}
+
 bool
 clf_gauss_identity (const ClfParams * params)
 {
@@ -113,14 +121,14 @@ run_length (const ClfPlan * plan, const ClfGaussKernel * g, uint32_t length)
 }
 
 /* On CPUs, a work-item's strip: rows (of the taps' passes, or the boxes'
- * rows) in two strips a compute unit, as the blurs' strips; on GPUs a
- * row. */
+ * rows) in as many strips as the blurs' (the boxes' rows each take a
+ * scratch row of the sums: clf_gauss_scratch_pitch); on GPUs a row. */
 static cl_int
 strip_rows (const ClfPlan * plan, uint32_t rows)
 {
   if (!plan->cpu_kernels)
     return 1;
-  return (cl_int) clf_ceil_div (rows, 2 * (size_t) plan->compute_units);
+  return (cl_int) clf_strip_rows (rows, plan->compute_units);
 }
 
 /* Whether the boxes' window sums of values up to `max` can reach 2^31:
@@ -138,6 +146,9 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     const ClfView * v, const ClfParams * params, const ClfGaussKernel * g,
     cl_int seg, cl_int lines, GError ** error)
 {
+  cl_ulong scratch_off = clf_gauss_scratch_offset (v);
+  cl_int scratch_pitch = (cl_int) clf_gauss_scratch_pitch (v,
+      g->widths[0] + g->widths[1] + g->widths[2]);
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
   cl_int keep_dst = keep_from_dst;
@@ -167,6 +178,8 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof w[0], &w[0]}, {sizeof w[1], &w[1]}, {sizeof w[2], &w[2]},
     {sizeof weight, &weight}, {sizeof unsharp, &unsharp},
     {sizeof amount, &amount}, {sizeof threshold, &threshold},
+    {sizeof scratch_off, &scratch_off},
+    {sizeof scratch_pitch, &scratch_pitch},
   };
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
 }

@@ -24,6 +24,10 @@ typedef struct {
 
 void clf_gauss_kernel (double sigma, ClfGaussKernel * g);
 
+/* The most pixels the boxes' widths add up to, at CLF_MAX_SIGMA: the
+ * scratch the CPUs' rows pass takes (clf_view_sums_bytes). */
+uint32_t clf_gauss_max_span (void);
+
 /* Whether `params` (gaussian or unsharp) leave every value as it is: a
  * kernel of one tap. */
 bool clf_gauss_identity (const ClfParams * params);

@@ -36,12 +36,32 @@ clf_needs_wide_sums (const ClfView * v, uint32_t radius)
  * blur-sliding-gpu.cl).  CPUs' sliding strips each keep a row of column sums and one
  * of their prefix sums, or a row of column sums with room for the
  * window's reach either side (strip_for in blur-strips-cpu.cl), and a view has at
- * most STRIPS_PER_COMPUTE_UNIT strips a compute unit. */
+ * most STRIPS_PER_COMPUTE_UNIT strips a compute unit; their Gaussian
+ * boxes, H of the whole view and a scratch row a strip. */
+size_t
+clf_strip_rows (size_t rows, cl_uint compute_units)
+{
+  return clf_ceil_div (rows, (size_t) compute_units * STRIPS_PER_COMPUTE_UNIT);
+}
+
 uint64_t
-clf_view_sums_bytes (const ClfView * v, bool cpu_kernels, cl_uint compute_units)
+clf_gauss_scratch_offset (const ClfView * v)
+{
+  return ((uint64_t) clf_view_row_units (v) * v->height + 15) / 16 * 16;
+}
+
+uint32_t
+clf_gauss_scratch_pitch (const ClfView * v, uint32_t span)
+{
+  return (clf_view_row_units (v) + span * v->units + 31) / 16 * 16;
+}
+
+uint64_t
+clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
+    cl_uint compute_units, uint32_t gauss_span)
 {
   uint64_t samples = (uint64_t) clf_view_row_units (v) * v->height;
-  uint64_t narrow = (samples + 15) / 16 * 16 * sizeof (cl_uint);
+  uint64_t narrow = clf_gauss_scratch_offset (v) * sizeof (cl_uint);
   uint64_t bytes = narrow + (clf_needs_wide_sums (v, CLF_MAX_RADIUS) ?
       samples * sizeof (cl_ulong) : 0);
   if (cpu_kernels) {
@@ -50,7 +70,10 @@ clf_view_sums_bytes (const ClfView * v, bool cpu_kernels, cl_uint compute_units)
     uint64_t padded_row = row + (row > pads ? row : pads);
     uint64_t strips = (uint64_t) STRIPS_PER_COMPUTE_UNIT
         * compute_units * padded_row * sizeof (cl_uint);
-    bytes = strips > bytes ? strips : bytes;
+    uint64_t gauss = narrow + (uint64_t) STRIPS_PER_COMPUTE_UNIT
+        * compute_units * clf_gauss_scratch_pitch (v, gauss_span)
+        * sizeof (cl_uint);
+    bytes = MAX (bytes, MAX (strips, gauss));
   }
   return bytes;
 }
@@ -166,8 +189,7 @@ clf_work_shape_size (cl_uint compute_units, const ClfLayout * layout,
       return chunk;
     }
     case STRIP:{
-      size_t shortest = clf_ceil_div (p->height, (size_t) compute_units *
-          STRIPS_PER_COMPUTE_UNIT);
+      size_t shortest = clf_strip_rows (p->height, compute_units);
       size_t longest = clf_ceil_div (p->height, compute_units);
       segment = window > shortest ? longest : shortest;
       global[0] = clf_ceil_div (p->height, segment);

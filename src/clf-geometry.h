@@ -16,10 +16,23 @@ clf_ceil_div (size_t n, size_t d)
  * more: its blurs then take the program with 64-bit sums. */
 bool clf_needs_wide_sums (const ClfView * v, uint32_t radius);
 
+/* CPUs' strips of `rows` rows: the most rows a strip takes where each
+ * compute unit takes as many strips as the blurs' (at most that many
+ * strips in all). */
+size_t clf_strip_rows (size_t rows, cl_uint compute_units);
+
+/* CPUs' Gaussian boxes along rows (gaussian-box-rows.cl): in the sums
+ * buffer, after a uint of H per sample of view v (the offset, in uints),
+ * each strip's scratch row of `pitch` uints, for boxes whose widths add
+ * up to at most `span`. */
+uint64_t clf_gauss_scratch_offset (const ClfView * v);
+uint32_t clf_gauss_scratch_pitch (const ClfView * v, uint32_t span);
+
 /* Bytes of the sums buffer a blur of view v needs on a device with
- * `compute_units`, running the CPUs' kernels or not. */
+ * `compute_units`, running the CPUs' kernels or not, where the Gaussian's
+ * boxes span at most `gauss_span` pixels. */
 uint64_t clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
-    cl_uint compute_units);
+    cl_uint compute_units, uint32_t gauss_span);
 
 /* The multiplier and shift that divide window sums by the window's area in
  * the kernels (Mean in common.cl), for a radius and samples of

@@ -326,7 +326,7 @@ check_blur_fits (ClfPlan * plan, cl_ulong max_alloc)
   for (uint32_t i = 0; i < plan->views.n; i++) {
     const ClfView *v = &plan->views.views[i];
     uint64_t view_sums = clf_view_sums_bytes (v, plan->cpu_kernels,
-        plan->compute_units);
+        plan->compute_units, clf_gauss_max_span ());
     if (v->blur_mask && view_sums > sums) {
       sums = view_sums;
       widest = i;

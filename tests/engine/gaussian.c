@@ -161,6 +161,9 @@ check_gauss_kernels (void)
           && g.weight == (uint64_t) g.widths[0] * g.widths[1] * g.widths[2],
           "sigma %g: boxes %u %u %u (sigma %g)", sigma, g.widths[0],
           g.widths[1], g.widths[2], sqrt (var));
+      /* The CPUs' rows pass has scratch for this span at most. */
+      CHECK (g.widths[0] + g.widths[1] + g.widths[2] <= clf_gauss_max_span (),
+          "sigma %g: boxes spanning more than clf_gauss_max_span", sigma);
     }
   }
 }
