@@ -11,8 +11,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   const int settled = min(first + w1 + w2 + w3, y1 + r);
   const long divisor = 256 * weight, rounding = 128 * weight;
   const INV_T inv = (INV_T) 1 / divisor;
-#define LINE_AT(q) (line + (size_t) border_index(q, height, border) * row_units)
-#define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_UINTS(LINE_AT(q) + b))
+#define LINE_AT(q) H_ROW(border_index(q, height, border))
+#define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b))
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
 #define RUN_STEP(COMB_OF)                                                 \
   s1 += COMB_OF;                                                          \

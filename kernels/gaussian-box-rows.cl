@@ -9,8 +9,8 @@
 #ifndef GAUSS_ROWS_PREFIX_DEFINED
 #define GAUSS_ROWS_PREFIX_DEFINED
 /* ---- CPUs: a row's boxes from its triple prefix sums ------------------
- * E, the row's values extended under the border rule from pixel q0 = -R
- * - 3 on, goes into the work-item's scratch row, and in place becomes P,
+ * E, the row's values extended from pixel q0 = -R - 3 on (extend_row),
+ * goes into the work-item's scratch row, and in place becomes P,
  * its prefix sums taken three times (modulo 2^32).  The comb of P at the
  * boxes' 8 corners is the window's sum S(x), exact as it is below 2^31:
  * S(x) = P[x + R] - P[x + R - w1] - ... - P[x + R - w1 - w2 - w3]. */
@@ -29,25 +29,6 @@ uint16 row_quotients(uint16 s, int weight, float inv)
   q += t;
   rem -= t * weight;
   return as_uint16(q - (rem >= weight) + (rem < 0));
-}
-
-/* E for pixels q0 .. q0 + n - 1 of a row, into e. */
-void extend_row(__global uint *e, __global const S *row, int q0, int n,
-    int width, int border)
-{
-  const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0,
-      inner_first, n);
-  Walk w = walk_from(q0, width, border);
-  for (int i = 0; i < inner_first; i++, w = walk_next(w))
-    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
-  int k = inner_first * BPP;
-  for (; k + 16 <= inner_end * BPP; k += 16)
-    store_uints16(run_values(row + (q0 * BPP + k)), e + k);
-  for (int i = k / BPP; i < inner_end; i++)
-    STORE_PIX(PIXEL_VALUES(row + (q0 + i) * BPP), i, e);
-  w = walk_from(q0 + inner_end, width, border);
-  for (int i = inner_end; i < n; i++, w = walk_next(w))
-    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
 }
 
 /* e's n samples (a multiple of 16) become their prefix sums, three
@@ -90,27 +71,11 @@ void rows_of_prefix(__global uint *line, __global uint *p,
   const int n = (row_units + (w1 + w2 + w3) * BPP + 31) / 16 * 16;
   const float inv = 1.0f / weight;
   for (int y = y0; y < y1; y++) {
-    __global uint *out = line + (size_t) y * row_units;
+    __global H_T *out = H_ROW(y);
     extend_row(p, SRC_ROW(y), q0, n / BPP, width, border);
     triple_prefix(p, n);
-    int b = 0;
-    for (; b + 16 <= row_units; b += 16)
-      store_uints16(run_of_prefix(p, b, r, q0, w1, w2, w3, weight, inv),
-          out + b);
-    if (b < row_units) {
-      /* The last run, ending at the row's end (or, in a row shorter than
-       * a run, sample by sample). */
-      if (row_units >= 16) {
-        b = row_units - 16;
-        store_uints16(run_of_prefix(p, b, r, q0, w1, w2, w3, weight, inv),
-            out + b);
-      } else {
-        uint h[16];
-        vstore16(run_of_prefix(p, 0, r, q0, w1, w2, w3, weight, inv), 0, h);
-        for (int k = 0; k < row_units; k++)
-          out[k] = h[k];
-      }
-    }
+    ROW_OF_RUNS(out, row_units, run_of_prefix(p, B, r, q0, w1, w2, w3,
+            weight, inv));
   }
 }
 #endif
@@ -122,9 +87,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   const int y1 = min(y0 + lines, height), x1 = min(x0 + seg, width);
 #if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
   if (x0 == 0 && x1 == width) {
-    rows_of_prefix(line, line + scratch_off + get_global_id(0)
-        * (size_t) scratch_pitch, src, src_off, src_stride, y0, y1, width,
-        border, w1, w2, w3, (int) weight);
+    rows_of_prefix(line, SCRATCH_ROW(0), src, src_off, src_stride, y0, y1,
+        width, border, w1, w2, w3, (int) weight);
     return;
   }
 #endif
@@ -134,7 +98,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   const int settled = first + w1 + w2 + w3;
   for (int y = y0; y < y1; y++) {
     __global const S *row = SRC_ROW(y);
-    __global uint *out = line + (size_t) y * width * BPP;
+    const int row_units = width * BPP;
+    __global H_T *out = H_ROW(y);
 #define ROW_VALUE(q) \
   CONVERT_PIX(ACC)(PIXEL_VALUES(row + border_index(q, width, border) * BPP))
 #define STEP(COMB_OF)                                                     \
@@ -142,7 +107,7 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     s2 += s1;                                                             \
     s3 += s2;                                                             \
     if (p >= x0 + r)                                                      \
-      STORE_PIX(CONVERT_PIX(uint)(PIX_QUOTIENT(256                       \
+      STORE_PIX(CONVERT_PIX(H_T)(PIX_QUOTIENT(256                       \
                   * CONVERT_PIX(long)(s3) + weight / 2, weight, inv)),    \
           p - r, out)
     PIX(ACC) s1 = 0, s2 = 0, s3 = 0;

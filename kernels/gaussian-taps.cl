@@ -3,6 +3,17 @@
  * 65535 * 2^16 - 32768. */
 
 #ifdef WANT_gauss_tap_rows
+#if GAUSS_RUN == 16
+/* The row sums of a run at c, in a row extended by R either side. */
+uint16 taps_run(__global const uint *c, int r, const int *t)
+{
+  uint16 sum = (uint) t[0] * uints16_at(c);
+  for (int k = 1; k <= r; k++)
+    sum += (uint) t[k] * (uints16_at(c - k * BPP) + uints16_at(c + k * BPP));
+  return sum;
+}
+#endif
+
 /* H of runs of samples of rows: the row's sum itself (W = 256); runs
  * whose taps reach past an edge, and a row's last, go sample by
  * sample. */
@@ -11,16 +22,30 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
+#if GAUSS_RUN == 16
+  /* CPUs: whole rows, each extended into the strip's scratch row first
+   * (from pixel -R on), so that no run looks up the border. */
+  __global uint *e = SCRATCH_ROW(1);
+  const int n = (row_units + 2 * r * BPP + 31) / 16 * 16;
+  for (int y = y0; y < y1; y++) {
+    __global H_T *out = H_ROW(y);
+    extend_row(e, SRC_ROW(y), -r, n / BPP, width, border);
+#define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, t))
+    ROW_OF_RUNS(out, row_units, TAPS_AT(B));
+#undef TAPS_AT
+  }
+  return;
+#endif
   for (int y = y0; y < y1; y++) {
     __global const S *row = SRC_ROW(y);
-    __global uint *out = line + (size_t) y * row_units;
+    __global H_T *out = H_ROW(y);
     for (int b = b0; b < b1; b += GAUSS_RUN) {
       if (b >= r * BPP && b + GAUSS_RUN + r * BPP <= row_units) {
         RUNV(uint) sum = (uint) t[0] * run_values(row + b);
         for (int k = 1; k <= r; k++)
           sum += (uint) t[k] * (run_values(row + b - k * BPP)
               + run_values(row + b + k * BPP));
-        STORE_RUN_UINTS(sum, out + b);
+        STORE_RUN_H(sum, out + b);
         continue;
       }
       for (int s = b; s < min(b + GAUSS_RUN, row_units); s++) {
@@ -51,7 +76,7 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
-#define LINE_AT(q) (line + (size_t) border_index(q, height, border) * row_units)
+#define LINE_AT(q) H_ROW(border_index(q, height, border))
   for (int b = b0; b < b1; b += GAUSS_RUN) {
     if (b + GAUSS_RUN <= row_units) {
       for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
@@ -59,7 +84,7 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
         for (int m = 0; m < TAP_BLOCK; m++)
           sums[m] = 0;
         for (int q = yb - r; q < yb + TAP_BLOCK + r; q++) {
-          const RUNV(uint) h = LOAD_RUN_UINTS(LINE_AT(q) + b);
+          const RUNV(uint) h = LOAD_RUN_H(LINE_AT(q) + b);
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++) {
             const int k = abs(q - yb - m);

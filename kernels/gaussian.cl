@@ -6,7 +6,7 @@
  *   H = floor((256 * sum_j g[j] in[x + j] + floor(W / 2)) / W)
  *   G = floor((sum_i g[i] H[y + i] + 128 W) / (256 W))
  *
- * and unsharp's step on G in the column pass.  g is either taps
+ * and unsharp's step on G in the column pass (`line` holds H as H_T).  g is either taps
  * (gaussian-taps.cl: n_taps = 2R + 1 <= 49, W = 256, given from the
  * centre out in `taps` and `taps2`), or three boxes of odd widths w1, w2,
  * w3 (gaussian-box-rows.cl, gaussian-box-columns.cl: W = w1 w2 w3), whose
@@ -57,18 +57,33 @@
 #define RUN_INDEX ((int4)(0, 1, 2, 3))
 #endif
 
-/* A run's containers and uints, in one vector access each (PoCL splits
- * a vload16 in pieces; see common.cl). */
+/* H, a sample's row sum, in `line`: below 65536 for 8-bit samples, so a
+ * ushort (half the traffic of the passes between them), else a uint. */
+#if SAMPLE_BYTES == 1
+#define H_T ushort
+#else
+#define H_T uint
+#endif
+#define H_ROW(y) ((__global H_T *) line + (size_t) (y) * row_units)
+
+/* A run's containers and H values, in one vector access each (PoCL
+ * splits a vload16 in pieces; see common.cl). */
 #if GAUSS_RUN == 16
+typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
 #define LOAD_RUN(p) any_load16(p)
 #define STORE_RUN(v, p) any_store16(v, p)
-#define LOAD_RUN_UINTS(p) uints16_at(p)
-#define STORE_RUN_UINTS(v, p) store_uints16(v, p)
+#if SAMPLE_BYTES == 1
+#define LOAD_RUN_H(p) convert_uint16(*(__global const AnyUshort16 *) (p))
+#define STORE_RUN_H(v, p) (*(__global AnyUshort16 *) (p) = convert_ushort16(v))
+#else
+#define LOAD_RUN_H(p) uints16_at(p)
+#define STORE_RUN_H(v, p) store_uints16(v, p)
+#endif
 #else
 #define LOAD_RUN(p) RUNV(vload)(0, p)
 #define STORE_RUN(v, p) RUNV(vstore)(v, 0, p)
-#define LOAD_RUN_UINTS(p) RUNV(vload)(0, p)
-#define STORE_RUN_UINTS(v, p) RUNV(vstore)(v, 0, p)
+#define LOAD_RUN_H(p) RUNV(convert_uint)(RUNV(vload)(0, p))
+#define STORE_RUN_H(v, p) RUNV(vstore)(RUNV(PASTE(convert_, H_T))(v), 0, p)
 #endif
 
 /* The values of a run of containers at p. */
@@ -76,6 +91,54 @@ RUNV(uint) run_values(__global const S *p)
 {
   return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p)));
 }
+
+#if GAUSS_RUN == 16
+/* ---- CPUs: rows through the strip's scratch row -----------------------
+ * A row's values, extended under the border rule (the pixels from q0 on,
+ * n of them), go into the work-item's scratch row in the sums, so that
+ * every run of the row reads them without a border look-up. */
+void extend_row(__global uint *e, __global const S *row, int q0, int n,
+    int width, int border)
+{
+  const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0,
+      inner_first, n);
+  Walk w = walk_from(q0, width, border);
+  for (int i = 0; i < inner_first; i++, w = walk_next(w))
+    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
+  int k = inner_first * BPP;
+  for (; k + 16 <= inner_end * BPP; k += 16)
+    store_uints16(run_values(row + (q0 * BPP + k)), e + k);
+  for (int i = k / BPP; i < inner_end; i++)
+    STORE_PIX(PIXEL_VALUES(row + (q0 + i) * BPP), i, e);
+  w = walk_from(q0 + inner_end, width, border);
+  for (int i = inner_end; i < n; i++, w = walk_next(w))
+    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
+}
+
+/* H of a row's runs, out[B .. B + 15] = RUN_OF (an expression of B), in
+ * runs from its start; the last one ends at the row's end (or, in a row
+ * shorter than a run, goes sample by sample). */
+#define ROW_OF_RUNS(out, row_units, RUN_OF)                               \
+  do {                                                                    \
+    int B = 0;                                                            \
+    for (; B + 16 <= (row_units); B += 16)                                \
+      STORE_RUN_H(RUN_OF, (out) + B);                                     \
+    if (B < (row_units) && (row_units) >= 16) {                           \
+      B = (row_units) - 16;                                               \
+      STORE_RUN_H(RUN_OF, (out) + B);                                     \
+    } else if (B < (row_units)) {                                         \
+      B = 0;                                                              \
+      uint h_[16];                                                        \
+      vstore16(RUN_OF, 0, h_);                                            \
+      for (int k_ = 0; k_ < (row_units); k_++)                            \
+        (out)[k_] = h_[k_];                                               \
+    }                                                                     \
+  } while (0)
+
+/* The strip's scratch row (get_global_id(dim) numbers the strips). */
+#define SCRATCH_ROW(dim) \
+  (line + scratch_off + get_global_id(dim) * (size_t) scratch_pitch)
+#endif
 
 /* floor(n / d) for 0 <= n < 2^53: a double's estimate, within 1 of it,
  * then the remainder's correction (a 64-bit division per sample cost more

@@ -68,12 +68,20 @@ clf_gauss_kernel (double sigma, ClfGaussKernel * g)
     gauss_boxes (sigma, g);
 }
 
+/* The pixels a kernel reaches across: its taps, or its boxes' widths
+ * added up (the composite's 2R + 1, and the comb's 2 more). */
+static uint32_t
+span (const ClfGaussKernel * g)
+{
+  return g->n_taps ? g->n_taps : g->widths[0] + g->widths[1] + g->widths[2];
+}
+
 uint32_t
 clf_gauss_max_span (void)
 {
   ClfGaussKernel g;
   clf_gauss_kernel (CLF_MAX_SIGMA, &g);
-  return g.widths[0] + g.widths[1] + g.widths[2];
+  return MAX (span (&g), CLF_GAUSS_MAX_TAPS);
 }
 
 bool
@@ -147,8 +155,7 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_int seg, cl_int lines, GError ** error)
 {
   cl_ulong scratch_off = clf_gauss_scratch_offset (v);
-  cl_int scratch_pitch = (cl_int) clf_gauss_scratch_pitch (v,
-      g->widths[0] + g->widths[1] + g->widths[2]);
+  cl_int scratch_pitch = (cl_int) clf_gauss_scratch_pitch (v, span (g));
   cl_uint src_off = (cl_uint) in->offset, src_stride = (cl_uint) in->stride;
   cl_uint dst_off = (cl_uint) out->offset, dst_stride = (cl_uint) out->stride;
   cl_int keep_dst = keep_from_dst;

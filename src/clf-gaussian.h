@@ -24,8 +24,9 @@ typedef struct {
 
 void clf_gauss_kernel (double sigma, ClfGaussKernel * g);
 
-/* The most pixels the boxes' widths add up to, at CLF_MAX_SIGMA: the
- * scratch the CPUs' rows pass takes (clf_view_sums_bytes). */
+/* The most pixels a kernel spans (its taps, or its boxes' widths added
+ * up, the widest at CLF_MAX_SIGMA): the scratch the CPUs' rows passes
+ * take (clf_view_sums_bytes). */
 uint32_t clf_gauss_max_span (void);
 
 /* Whether `params` (gaussian or unsharp) leave every value as it is: a

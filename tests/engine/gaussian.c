@@ -152,6 +152,8 @@ check_gauss_kernels (void)
           "sigma %g: %u taps summing to %d", sigma, g.n_taps, sum);
       CHECK ((g.n_taps == 1) == (sigma < 1.0 / 12), "sigma %g: identity "
           "below 1/12 only", sigma);
+      CHECK (g.n_taps <= clf_gauss_max_span (), "sigma %g: taps spanning "
+          "more than clf_gauss_max_span", sigma);
     } else {
       double var = 0;
       for (int i = 0; i < 3; i++)
