@@ -20,15 +20,16 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   s3 += s2;                                                               \
   if (p >= y0 + r)                                                        \
     store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,                    \
-        SRC_ROW(p - r) + b, RUNV(quotient)(RUNV(convert_long)(s3)         \
-            + rounding, divisor, inv), b, unsharp, amount, threshold)
+        SRC_ROW(p - r) + b, RUNV(convert_int)(RUNV(quotient)(             \
+                RUNV(convert_long)(s3) + rounding, divisor, inv)), b,     \
+        unsharp, amount, threshold)
 #define SAMPLE_STEP(COMB_OF)                                              \
   s1 += COMB_OF;                                                          \
   s2 += s1;                                                               \
   s3 += s2;                                                               \
   if (p >= y0 + r)                                                        \
-    store_sample(OUT_ROWS(p - r), quotient((long) s3 + rounding, divisor, \
-            inv), s, unsharp, amount, threshold)
+    store_sample(OUT_ROWS(p - r), (int) quotient((long) s3 + rounding,   \
+            divisor, inv), s, unsharp, amount, threshold)
 #define UNMASKED(T, VALUE, q, first) VALUE(q)
   for (int b = b0; b < b1; b += GAUSS_RUN) {
     if (b + GAUSS_RUN <= row_units) {

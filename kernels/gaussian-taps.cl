@@ -1,16 +1,30 @@
-/* gauss_tap_rows and gauss_tap_columns: the taps (gaussian.cl), in uint
- * sums, exact: a row's sum is below 65535 * 256, a column's below
- * 65535 * 2^16 - 32768. */
+/* gauss_tap_rows and gauss_tap_columns: the taps (gaussian.cl), exact in
+ * uint sums: a row's sum is below 65535 * 256, a column's below 65535 *
+ * 2^16 - 32768.  Where every product and partial sum is an integer below
+ * 2^24 they are exact in float too, whose fused multiply-adds cost CPUs
+ * less than 32-bit integer multiplies: rows of any samples (a side tap is
+ * at most 85, as the centre tap is the largest, so a tap times a pair of
+ * samples is below 85 * 2 * 65536, and no partial sum exceeds the total),
+ * and columns of 8-bit samples (H below 65536, taps at most 256). */
+
+#if SAMPLE_BYTES == 1
+#define COLUMN_ACC float
+#define ACC_TO_UINT(v) RUNV(convert_uint)(v)
+#else
+#define COLUMN_ACC uint
+#define ACC_TO_UINT(v) (v)
+#endif
 
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
 /* The row sums of a run at c, in a row extended by R either side. */
 uint16 taps_run(__global const uint *c, int r, const int *t)
 {
-  uint16 sum = (uint) t[0] * uints16_at(c);
+  float16 sum = (float) t[0] * convert_float16(uints16_at(c));
   for (int k = 1; k <= r; k++)
-    sum += (uint) t[k] * (uints16_at(c - k * BPP) + uints16_at(c + k * BPP));
-  return sum;
+    sum = fma((float16) t[k], convert_float16(uints16_at(c - k * BPP)
+            + uints16_at(c + k * BPP)), sum);
+  return convert_uint16(sum);
 }
 #endif
 
@@ -69,44 +83,48 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
  * output row rather than 2R + 1. */
 #define TAP_BLOCK 16
 
-/* G of runs of samples down rows y0 .. y0 + seg - 1, a run at a time
- * (its rows of H stay in the cache), TAP_BLOCK rows at a time. */
+/* G of runs of samples of rows y0 .. y0 + seg - 1, TAP_BLOCK rows at a
+ * time. */
 __kernel void gauss_tap_columns(GAUSS_ARGS)
 {
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
-  for (int b = b0; b < b1; b += GAUSS_RUN) {
-    if (b + GAUSS_RUN <= row_units) {
-      for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
-        RUNV(uint) sums[TAP_BLOCK];
+  /* A block of rows at a time across the runs: the block's rows of H
+   * stay in the cache from one run to the next. */
+  for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
+    const int yend = min(yb + TAP_BLOCK, y1);
+    for (int b = b0; b < b1; b += GAUSS_RUN) {
+      if (b + GAUSS_RUN <= row_units) {
+        RUNV(COLUMN_ACC) sums[TAP_BLOCK];
         for (int m = 0; m < TAP_BLOCK; m++)
           sums[m] = 0;
         for (int q = yb - r; q < yb + TAP_BLOCK + r; q++) {
-          const RUNV(uint) h = LOAD_RUN_H(LINE_AT(q) + b);
+          const RUNV(COLUMN_ACC) h = RUNV(PASTE(convert_, COLUMN_ACC))(
+              LOAD_RUN_H(LINE_AT(q) + b));
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++) {
             const int k = abs(q - yb - m);
             if (k <= r)
-              sums[m] += (uint) t[k] * h;
+              sums[m] += (COLUMN_ACC) t[k] * h;
           }
         }
-        for (int m = 0; m < TAP_BLOCK && yb + m < y1; m++)
+        for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
-              SRC_ROW(yb + m) + b, RUNV(convert_long)((sums[m] + 32768)
-                  >> 16), b, unsharp, amount, threshold);
+              SRC_ROW(yb + m) + b, RUNV(convert_int)((ACC_TO_UINT(sums[m])
+                      + 32768) >> 16), b, unsharp, amount, threshold);
+        continue;
       }
-      continue;
+      for (int s = b; s < row_units; s++)
+        for (int y = yb; y < yend; y++) {
+          uint sum = (uint) t[0] * LINE_AT(y)[s];
+          for (int k = 1; k <= r; k++)
+            sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
+          store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp,
+              amount, threshold);
+        }
     }
-    for (int s = b; s < row_units; s++)
-      for (int y = y0; y < y1; y++) {
-        uint sum = (uint) t[0] * LINE_AT(y)[s];
-        for (int k = 1; k <= r; k++)
-          sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
-        store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp, amount,
-            threshold);
-      }
   }
 #undef LINE_AT
 }

@@ -179,7 +179,7 @@ DEFINE_QUOTIENT(16)
 /* unsharp's step on G (v, of type T) from the input's value `orig`: q =
  * amount * (orig - v) / 256 rounded half away from zero, where the two
  * differ by more than the threshold (?: takes vectors' lanes as
- * select). */
+ * select); in int: |amount * d| < 2560 * 65536. */
 #define SHARPEN(T, v, orig)                                               \
   do {                                                                    \
     const T d_ = (orig) - (v), q_ = amount * d_, zero_ = 0;               \
@@ -191,12 +191,12 @@ DEFINE_QUOTIENT(16)
 /* The column pass's outputs for a run of samples from sample b of a row:
  * G (or unsharp's) in the filtered lanes, the rest from `keep`. */
 void store_run(__global S *out, __global const S *keep,
-    __global const S *in, RUNV(long) v, int b, int unsharp, int amount,
+    __global const S *in, RUNV(int) v, int b, int unsharp, int amount,
     int threshold)
 {
   if (unsharp) {
-    const RUNV(long) orig = RUNV(convert_long)(run_values(in));
-    SHARPEN(RUNV(long), v, orig);
+    const RUNV(int) orig = RUNV(as_int)(run_values(in));
+    SHARPEN(RUNV(int), v, orig);
   }
   const RUNV(uint) filtered = RUNV(as_uint)(-(((RUNV(int)) MASK
               >> ((RUN_INDEX + b) % BPP)) & 1));
@@ -207,7 +207,7 @@ void store_run(__global S *out, __global const S *keep,
 
 /* The same for sample s alone. */
 void store_sample(__global S *out, __global const S *keep,
-    __global const S *in, long v, int s, int unsharp, int amount,
+    __global const S *in, int v, int s, int unsharp, int amount,
     int threshold)
 {
   if (!FILTERED(s % BPP)) {
@@ -215,8 +215,8 @@ void store_sample(__global S *out, __global const S *keep,
     return;
   }
   if (unsharp) {
-    const long orig = VALUE_OF((uint) in[s]);
-    SHARPEN(long, v, orig);
+    const int orig = VALUE_OF((uint) in[s]);
+    SHARPEN(int, v, orig);
   }
   out[s] = (S) CONTAINER_OF((uint) v);
 }
