@@ -15,15 +15,28 @@
 #define ACC_TO_UINT(v) (v)
 #endif
 
+/* The taps by signed distance j from the centre, 0 past R, as type T:
+ * table[TAP_REACH + j], for |j| <= TAP_REACH, the farthest a column
+ * block's rows lie from its output rows (R <= 31).  A sum then takes
+ * every row, without a test. */
+#define TAP_REACH (31 + GAUSS_TAP_BLOCK)
+#define SIGNED_TAPS(T, table)                                             \
+  T table[2 * TAP_REACH + 1];                                             \
+  for (int j_ = -TAP_REACH; j_ <= TAP_REACH; j_++)                        \
+    table[TAP_REACH + j_] = abs(j_) <= r ? (T) t[abs(j_)] : (T) 0
+
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
-/* The row sums of a run at c, in a row extended by R either side. */
-uint16 taps_run(__global const uint *c, int r, const int *t)
+/* The row sums of a run at c, in a row extended by R either side whose
+ * values are floats. */
+uint16 taps_run(__global const uint *c, int r, const float *ft)
 {
-  float16 sum = (float) t[0] * convert_float16(uints16_at(c));
+#define FLOATS_AT(p) as_float16(uints16_at(p))
+  float16 sum = ft[0] * FLOATS_AT(c);
   for (int k = 1; k <= r; k++)
-    sum = fma((float16) t[k], convert_float16(uints16_at(c - k * BPP)
-            + uints16_at(c + k * BPP)), sum);
+    sum = fma((float16) ft[k], FLOATS_AT(c - k * BPP)
+        + FLOATS_AT(c + k * BPP), sum);
+#undef FLOATS_AT
   return convert_uint16(sum);
 }
 #endif
@@ -41,10 +54,15 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
    * (from pixel -R on), so that no run looks up the border. */
   __global uint *e = SCRATCH_ROW(1);
   const int n = (row_units + 2 * r * BPP + 31) / 16 * 16;
+  float ft[32];
+  for (int k = 0; k < 32; k++)
+    ft[k] = t[k];
   for (int y = y0; y < y1; y++) {
     __global H_T *out = H_ROW(y);
     extend_row(e, SRC_ROW(y), -r, n / BPP, width, border);
-#define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, t))
+    for (int k = 0; k < n; k += 16)
+      store_uints16(as_uint16(convert_float16(uints16_at(e + k))), e + k);
+#define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, ft))
     ROW_OF_RUNS(out, row_units, TAPS_AT(B));
 #undef TAPS_AT
   }
@@ -78,10 +96,10 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
 #endif
 
 #ifdef WANT_gauss_tap_columns
-/* The output rows a work-item sums at once: each row of H it loads goes
- * into all of them, so it loads (TAP_BLOCK + 2R) / TAP_BLOCK rows an
- * output row rather than 2R + 1. */
-#define TAP_BLOCK 16
+/* The output rows a work-item sums at once (GAUSS_TAP_BLOCK, -D from the
+ * host): each row of H it loads goes into all of them, so it loads
+ * (TAP_BLOCK + 2R) / TAP_BLOCK rows an output row rather than 2R + 1. */
+#define TAP_BLOCK GAUSS_TAP_BLOCK
 
 /* G of runs of samples of rows y0 .. y0 + seg - 1, TAP_BLOCK rows at a
  * time. */
@@ -90,6 +108,7 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
+  SIGNED_TAPS(COLUMN_ACC, taps_at);
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
   /* A block of rows at a time across the runs: the block's rows of H
    * stay in the cache from one run to the next. */
@@ -104,11 +123,8 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
           const RUNV(COLUMN_ACC) h = RUNV(PASTE(convert_, COLUMN_ACC))(
               LOAD_RUN_H(LINE_AT(q) + b));
 #pragma unroll
-          for (int m = 0; m < TAP_BLOCK; m++) {
-            const int k = abs(q - yb - m);
-            if (k <= r)
-              sums[m] += (COLUMN_ACC) t[k] * h;
-          }
+          for (int m = 0; m < TAP_BLOCK; m++)
+            sums[m] += taps_at[TAP_REACH + q - yb - m] * h;
         }
         for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,

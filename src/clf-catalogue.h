@@ -128,6 +128,9 @@ clf_gauss_run (bool cpu_kernels)
   return cpu_kernels ? 16 : 4;
 }
 
+/* The output rows the taps' column pass sums at once (GAUSS_TAP_BLOCK). */
+#define CLF_GAUSS_TAP_BLOCK 16
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,
