@@ -222,7 +222,8 @@ clf_program_options (const ClfProgramSpec * program,
       CLF_NARROW_MAX_RADIUS, CLF_CONV_GROUP, CLF_MAX_KERNEL_SIZE / 2,
       CLF_CONV_TAP_ROW, CLF_CONV_FLOAT_GROUP_X, CLF_CONV_FLOAT_GROUP_Y,
       CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS,
-      clf_gauss_run (program->cpu_kernels), CLF_GAUSS_TAP_BLOCK);
+      clf_gauss_run (program->cpu_kernels),
+      clf_gauss_tap_block (program->cpu_kernels));
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))
