@@ -32,18 +32,26 @@ uint16 row_quotients(uint16 s, int weight, float inv)
 }
 
 /* e's n samples (a multiple of 16) become their prefix sums, three
- * times over. */
+ * times over.  Each run's own prefix sums, L1 .. L3, depend on nothing
+ * before it; the sums before the run (C1 .. C3, per channel) enter as
+ * P3 = L3 + C3 + (i + 1) C2 + (i + 1)(i + 2) / 2 C1 at the run's pixel i,
+ * so that only those carries chain from one run to the next. */
 void triple_prefix(__global uint *e, int n)
 {
+  /* i + 1 in each lane of pixel i. */
+  const uint16 i1 = (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+      14, 15) / BPP + 1;
+  const uint16 tri = i1 * (i1 + 1) / 2;
+  const uint np = 16 / BPP, ntri = np * (np + 1) / 2;
   uint16 c1 = 0, c2 = 0, c3 = 0;
   for (int k = 0; k < n; k += 16) {
-    const uint16 p1 = run_prefix(uints16_at(e + k)) + c1;
-    const uint16 p2 = run_prefix(p1) + c2;
-    const uint16 p3 = run_prefix(p2) + c3;
-    c1 = LAST_PIXEL_SPREAD(p1);
-    c2 = LAST_PIXEL_SPREAD(p2);
-    c3 = LAST_PIXEL_SPREAD(p3);
-    store_uints16(p3, e + k);
+    const uint16 l1 = run_prefix(uints16_at(e + k));
+    const uint16 l2 = run_prefix(l1);
+    const uint16 l3 = run_prefix(l2);
+    store_uints16(l3 + c3 + i1 * c2 + tri * c1, e + k);
+    c3 += np * c2 + ntri * c1 + LAST_PIXEL_SPREAD(l3);
+    c2 += np * c1 + LAST_PIXEL_SPREAD(l2);
+    c1 += LAST_PIXEL_SPREAD(l1);
   }
 }
 
