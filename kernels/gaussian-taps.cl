@@ -15,15 +15,22 @@
 #define ACC_TO_UINT(v) (v)
 #endif
 
-/* The taps by signed distance j from the centre, 0 past R, as type T:
- * table[TAP_REACH + j], for |j| <= TAP_REACH, the farthest a column
- * block's rows lie from its output rows (R <= 31).  A sum then takes
- * every row, without a test. */
+/* The tap at signed distance j from the centre, 0 past R, as type T.
+ * On CPUs from a table, table[TAP_REACH + j] for |j| <= TAP_REACH (the
+ * farthest a column block's rows lie from its output rows, R <= 31), so
+ * that a sum takes every row without a test; on GPUs, where a private
+ * table indexed at run time lives in memory, from t with the test. */
+#if GAUSS_RUN == 16
 #define TAP_REACH (31 + GAUSS_TAP_BLOCK)
 #define SIGNED_TAPS(T, table)                                             \
   T table[2 * TAP_REACH + 1];                                             \
   for (int j_ = -TAP_REACH; j_ <= TAP_REACH; j_++)                        \
     table[TAP_REACH + j_] = abs(j_) <= r ? (T) t[abs(j_)] : (T) 0
+#define SIGNED_TAP(table, j) (table[TAP_REACH + (j)])
+#else
+#define SIGNED_TAPS(T, table) typedef T table
+#define SIGNED_TAP(table, j) (abs(j) <= r ? (table) t[abs(j)] : (table) 0)
+#endif
 
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
@@ -124,7 +131,7 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
               LOAD_RUN_H(LINE_AT(q) + b));
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++)
-            sums[m] += taps_at[TAP_REACH + q - yb - m] * h;
+            sums[m] += SIGNED_TAP(taps_at, q - yb - m) * h;
         }
         for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
