@@ -24,14 +24,7 @@ count_staging (GstDebugCategory * category, GstDebugLevel level,
     g_atomic_int_inc (&staging_made);
 }
 
-typedef struct
-{
-  const gchar *format;
-  guint width, height;
-  ClfParams params;
-} CudaCase;
-
-static const CudaCase cuda_cases[] = {
+static const FilterCase cuda_cases[] = {
   {"NV12", 13, 11, {CLF_MODE_LAPLACE, 0, CLF_BORDER_CLAMP}},
   {"NV12", 130, 67, {CLF_MODE_SLIDING, 7, CLF_BORDER_CLAMP}},
   {"NV12", 1284, 722, {CLF_MODE_SEPARABLE, 3, CLF_BORDER_MIRROR}},
@@ -53,7 +46,7 @@ static const CudaCase cuda_cases[] = {
  * not made again for every buffer. */
 GST_START_TEST (test_cuda_memory_exact_and_reused)
 {
-  const CudaCase *c = &cuda_cases[__i__];
+  const FilterCase *c = &cuda_cases[__i__];
   const FormatCase *fc = format_case (c->format);
   GstElement *filter;
   GstVideoInfo info;

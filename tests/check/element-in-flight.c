@@ -422,16 +422,9 @@ GST_START_TEST (test_frames_in_flight_passthrough)
 
 GST_END_TEST;
 
-typedef struct
-{
-  const gchar *format;
-  guint width, height;
-  ClfParams params;
-} FlightCase;
-
 /* A blur, the Gaussian's taps and unsharp's boxes (two passes through
  * the plan's sums while other frames are on the device). */
-static const FlightCase reused_cases[] = {
+static const FilterCase reused_cases[] = {
   {"RGBA", 333, 77, {CLF_MODE_SLIDING, 3, CLF_BORDER_CLAMP}},
   {"I420", 97, 43, {.mode = CLF_MODE_GAUSSIAN,.border = CLF_BORDER_MIRROR,
           .sigma = 2.5}},
@@ -446,7 +439,7 @@ static const FlightCase reused_cases[] = {
  * be the filter of the bytes its input had when it was pushed. */
 GST_START_TEST (test_frames_in_flight_input_reused)
 {
-  const FlightCase *c = &reused_cases[__i__];
+  const FilterCase *c = &reused_cases[__i__];
   const ClfParams *params = &c->params;
   GstHarness *h = gst_harness_new ("clfilter");
   const FormatCase *fc = format_case (c->format);

@@ -34,6 +34,14 @@ typedef struct
   CaseComponent c[4];
 } FormatCase;
 
+/* A frame's format and size, and the settings to filter it with. */
+typedef struct
+{
+  const gchar *format;
+  guint width, height;
+  ClfParams params;
+} FilterCase;
+
 /* How a test frame reaches the element. */
 typedef enum
 {
