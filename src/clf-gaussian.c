@@ -129,7 +129,7 @@ run_length (const ClfPlan * plan, const ClfGaussKernel * g, uint32_t length)
 }
 
 /* On CPUs, a work-item's strip: rows (of the taps' passes, or the boxes'
- * rows) in as many strips as the blurs' (the boxes' rows each take a
+ * rows) in as many strips as the blurs' (the rows passes each take a
  * scratch row of the sums: clf_gauss_scratch_pitch); on GPUs a row. */
 static cl_int
 strip_rows (const ClfPlan * plan, uint32_t rows)

@@ -30,14 +30,6 @@ clf_needs_wide_sums (const ClfView * v, uint32_t radius)
       && area * ((UINT64_C (2) << v->depth) - 1) >= (UINT64_C (1) << 33);
 }
 
-/* Bytes of the sums buffer a blur of view v needs: a 32-bit sum per
- * sample, and where 64-bit sums may be needed, 8 bytes more per sample
- * after them (the GPU sliding blur's prefix sums; see prefix_row in
- * blur-sliding-gpu.cl).  CPUs' sliding strips each keep a row of column sums and one
- * of their prefix sums, or a row of column sums with room for the
- * window's reach either side (strip_for in blur-strips-cpu.cl), and a view has at
- * most STRIPS_PER_COMPUTE_UNIT strips a compute unit; their Gaussian
- * boxes, H of the whole view and a scratch row a strip. */
 size_t
 clf_strip_rows (size_t rows, cl_uint compute_units)
 {
@@ -56,6 +48,14 @@ clf_gauss_scratch_pitch (const ClfView * v, uint32_t span)
   return (clf_view_row_units (v) + span * v->units + 31) / 16 * 16;
 }
 
+/* Bytes of the sums buffer a blur of view v needs: a 32-bit sum per
+ * sample, and where 64-bit sums may be needed, 8 bytes more per sample
+ * after them (the GPU sliding blur's prefix sums; see prefix_row in
+ * blur-sliding-gpu.cl).  CPUs' sliding strips each keep a row of column sums and one
+ * of their prefix sums, or a row of column sums with room for the
+ * window's reach either side (strip_for in blur-strips-cpu.cl), and a view has at
+ * most STRIPS_PER_COMPUTE_UNIT strips a compute unit; their Gaussian
+ * rows passes, H of the whole view and a scratch row a strip. */
 uint64_t
 clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
     cl_uint compute_units, uint32_t gauss_span)

@@ -21,16 +21,17 @@ bool clf_needs_wide_sums (const ClfView * v, uint32_t radius);
  * strips in all). */
 size_t clf_strip_rows (size_t rows, cl_uint compute_units);
 
-/* CPUs' Gaussian boxes along rows (gaussian-box-rows.cl): in the sums
- * buffer, after a uint of H per sample of view v (the offset, in uints),
- * each strip's scratch row of `pitch` uints, for boxes whose widths add
- * up to at most `span`. */
+/* CPUs' Gaussian rows passes (gaussian-taps.cl, gaussian-box-rows.cl): in
+ * the sums buffer, after a uint of H per sample of view v (the offset, in
+ * uints), each strip's scratch row of `pitch` uints, for a kernel that
+ * spans at most `span` pixels (its taps, or its boxes' widths added
+ * up). */
 uint64_t clf_gauss_scratch_offset (const ClfView * v);
 uint32_t clf_gauss_scratch_pitch (const ClfView * v, uint32_t span);
 
 /* Bytes of the sums buffer a blur of view v needs on a device with
  * `compute_units`, running the CPUs' kernels or not, where the Gaussian's
- * boxes span at most `gauss_span` pixels. */
+ * kernels span at most `gauss_span` pixels. */
 uint64_t clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
     cl_uint compute_units, uint32_t gauss_span);
 
