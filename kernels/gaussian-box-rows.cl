@@ -24,7 +24,7 @@ uint16 row_quotients(uint16 s, int weight, float inv)
   const uint16 n = (s << 8) + (uint) (weight / 2);
   int16 q = convert_int16(fma(convert_float16(as_int16(s)),
           (float16) (256 * inv), (float16) 0.5f));
-  int16 rem = as_int16(n - as_uint16(q * weight));
+  int16 rem = as_int16(n - as_uint16(q) * (uint) weight);
   const int16 t = convert_int16(floor(convert_float16(rem) * inv));
   q += t;
   rem -= t * weight;
