@@ -1,9 +1,10 @@
 /* gauss_box_rows and gauss_box_rows_wide: the boxes along rows, sums of
  * type ACC (uint, exact modulo 2^32 where the window's sum stays below
- * it; ulong), a work-item per run of `seg` pixels of a row, its samples
- * as one PIX vector (kernels/meson.build's kernel_variants).  With PREFIX
- * (the uint variant), CPUs take whole rows 16 samples at a time, from
- * prefix sums. */
+ * it; ulong), a pixel's samples as one PIX vector (kernels/meson.build's
+ * kernel_variants).  GPUs take a row a work-group, its positions'
+ * running sums composed by a scan; CPUs a strip of whole rows, a
+ * work-item walking each row (with PREFIX, the uint variant: 16 samples
+ * at a time, from prefix sums). */
 
 #if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
 #ifndef GAUSS_ROWS_PREFIX_DEFINED
@@ -89,6 +90,109 @@ void rows_of_prefix(__global uint *line, __global uint *p,
 #endif
 #endif
 
+#if GAUSS_RUN != 16
+/* ---- GPUs: a row a work-group, through local memory -------------------
+ * The row's positions i = 0 .. width + 2R - 1 (pixel i - R, the window
+ * of H at pixel i - 2R ending there; below 0 the comb reads 0, as a
+ * walk from `first` does) go by in chunks of ROW_CHUNK: the chunk's
+ * values and the SPAN before it are loaded into local memory, each
+ * work-item takes the comb of ROW_STEPS positions and their running sums
+ * from zero, and a scan across the work-group composes them: a block of
+ * b positions whose sums start from (a1, a2, a3) ends with
+ *   s1 + a1,  s2 + b a1 + a2,  s3 + b (b + 1) / 2 a1 + b a2 + a3,
+ * exact modulo the sums' width as the rest.  The chunk's total carries
+ * into the next.  An odd ROW_STEPS puts the work-items' reads of local
+ * memory in different banks. */
+#define ROW_GROUP GAUSS_ROW_GROUP
+#define ROW_STEPS GAUSS_ROW_STEPS
+#define ROW_CHUNK (ROW_GROUP * ROW_STEPS)
+
+/* e: local memory for (w1 + w2 + w3 + ROW_CHUNK) * BPP values. */
+__kernel __attribute__((reqd_work_group_size(ROW_GROUP, 1, 1)))
+void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
+{
+  __local PIX(ACC) l1[ROW_GROUP], l2[ROW_GROUP], l3[ROW_GROUP];
+  const int t = get_local_id(0), y = get_global_id(1);
+  const int r = (w1 + w2 + w3 - 3) / 2, span = w1 + w2 + w3;
+  const int n = width + 2 * r, row_units = width * BPP;
+  __global const S *row = SRC_ROW(y);
+  __global H_T *out = H_ROW(y);
+  const INV_T inv = (INV_T) 1 / weight;
+  PIX(ACC) c1 = 0, c2 = 0, c3 = 0;
+#define E_AT(j) CONVERT_PIX(ACC)(LOAD_PIX(j, e))
+  for (int base = 0; base < n; base += ROW_CHUNK) {
+    /* e[j]: position base - span + j. */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = t; j < span + ROW_CHUNK; j += ROW_GROUP) {
+      const int i = base - span + j;
+      PIX(uint) v = 0;
+      if (i >= 0)
+        v = PIXEL_VALUES(row + border_index(i - r, width, border) * BPP);
+      STORE_PIX(CONVERT_PIX(ushort)(v), j, e);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    PIX(ACC) comb[ROW_STEPS], s1 = 0, s2 = 0, s3 = 0;
+#pragma unroll
+    for (int k = 0; k < ROW_STEPS; k++) {
+      const int j = span + t * ROW_STEPS + k;
+      comb[k] = E_AT(j) - E_AT(j - w1) - E_AT(j - w2) - E_AT(j - w3)
+          + E_AT(j - w1 - w2) + E_AT(j - w1 - w3) + E_AT(j - w2 - w3)
+          - E_AT(j - span);
+      s1 += comb[k];
+      s2 += s1;
+      s3 += s2;
+    }
+    /* The inclusive scan of the blocks' sums (Hillis and Steele). */
+    l1[t] = s1;
+    l2[t] = s2;
+    l3[t] = s3;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < ROW_GROUP; off <<= 1) {
+      PIX(ACC) a1 = 0, a2 = 0, a3 = 0;
+      if (t >= off) {
+        a1 = l1[t - off];
+        a2 = l2[t - off];
+        a3 = l3[t - off];
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (t >= off) {
+        COMPOSE(s1, s2, s3, a1, a2, a3, ROW_STEPS * off);
+        l1[t] = s1;
+        l2[t] = s2;
+        l3[t] = s3;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    /* The sums before this work-item's block: the carry, then the
+     * blocks before it; the carry into the next chunk: all of them. */
+    s1 = s2 = s3 = 0;
+    if (t > 0) {
+      s1 = l1[t - 1];
+      s2 = l2[t - 1];
+      s3 = l3[t - 1];
+    }
+    COMPOSE(s1, s2, s3, c1, c2, c3, t * ROW_STEPS);
+    PIX(ACC) z1 = l1[ROW_GROUP - 1], z2 = l2[ROW_GROUP - 1],
+        z3 = l3[ROW_GROUP - 1];
+    COMPOSE(z1, z2, z3, c1, c2, c3, ROW_CHUNK);
+    c1 = z1;
+    c2 = z2;
+    c3 = z3;
+#pragma unroll
+    for (int k = 0; k < ROW_STEPS; k++) {
+      s1 += comb[k];
+      s2 += s1;
+      s3 += s2;
+      const int x = base + t * ROW_STEPS + k - 2 * r;
+      if (x >= 0 && x < width)
+        STORE_PIX(CONVERT_PIX(H_T)(PIX_QUOTIENT(256
+                    * CONVERT_PIX(long)(s3) + weight / 2, weight, inv)),
+            x, out);
+    }
+  }
+#undef E_AT
+}
+#else
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
   const int y0 = get_global_id(0) * lines, x0 = get_global_id(1) * seg;
@@ -144,3 +248,4 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #undef ROW_VALUE
   }
 }
+#endif

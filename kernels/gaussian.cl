@@ -14,7 +14,8 @@
  * tap at each sum of a subset of the widths, sign (-1)^size), then three
  * running sums.  A work-item walks a run of `seg` positions along its
  * line, first the 2R before it, reading positions ahead of its support
- * as 0, so every sum it keeps is the exact sum of a finite window.  The
+ * as 0, so every sum it keeps is the exact sum of a finite window (GPUs'
+ * rows: a work-group walks the row, see gaussian-box-rows.cl).  The
  * boxes' kernels come in two widths: uint sums, exact modulo 2^32 along
  * the way, where the window's sum stays below 2^32, else ulong.
  *
@@ -223,6 +224,16 @@ void store_sample(__global S *out, __global const S *keep,
 
 /* Run and sample views of row y's bytes: where a column pass writes. */
 #define OUT_ROWS(y) DST_ROW(y), KEEP_ROW(y), SRC_ROW(y)
+
+/* (a1, a2, a3), the running sums before a block of b positions,
+ * composed with the block's own (s1, s2, s3): into s. */
+#define COMPOSE(s1, s2, s3, a1, a2, a3, b)                                \
+  do {                                                                    \
+    const ACC b_ = (ACC) (b);                                             \
+    s3 += (b_ * (b_ + 1) / 2) * (a1) + b_ * (a2) + (a3);                  \
+    s2 += b_ * (a1) + (a2);                                               \
+    s1 += (a1);                                                           \
+  } while (0)
 
 /* The boxes' comb at position p of a run that reads from `first` on:
  * VALUE(q) reads position q, as type T. */

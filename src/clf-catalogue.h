@@ -138,6 +138,12 @@ clf_gauss_tap_block (bool cpu_kernels)
   return cpu_kernels ? 8 : 16;
 }
 
+/* GPUs' boxes along rows (kernels/gaussian-box-rows.cl): a work-group of
+ * CLF_GAUSS_ROW_GROUP a row, each work-item CLF_GAUSS_ROW_STEPS positions
+ * of a chunk (odd: see the kernel). */
+#define CLF_GAUSS_ROW_GROUP 128
+#define CLF_GAUSS_ROW_STEPS 9
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,

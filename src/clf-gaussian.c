@@ -148,6 +148,9 @@ wide_sums (uint64_t max, uint64_t weight)
   return max * weight >= (UINT64_C (1) << 31);
 }
 
+/* The arguments every pass takes (kernels/gaussian.cl's GAUSS_ARGS). */
+#define GAUSS_N_ARGS 25
+
 static bool
 set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, bool keep_from_dst, cl_mem line,
@@ -188,24 +191,53 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof scratch_off, &scratch_off},
     {sizeof scratch_pitch, &scratch_pitch},
   };
+  G_STATIC_ASSERT (G_N_ELEMENTS (args) == GAUSS_N_ARGS);
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
 }
 
-/* One pass: `id` over `global` work-items, each `lines` lines of `seg`
- * positions, with its arguments; on CPUs, in work-groups of one. */
+/* A pass: `id` over `global` work-items, in work-groups of `local` (NULL:
+ * the driver's choice; CPUs: one), each `lines` lines of `seg`
+ * positions; `local_bytes` of local memory as the argument after
+ * GAUSS_ARGS where not 0. */
+typedef struct
+{
+  KernelId id;
+  size_t global[2];
+  const size_t *local;
+  cl_int seg, lines;
+  size_t local_bytes;
+} GaussPass;
+
 static bool
-enqueue_gauss_pass (ClfPlan * plan, const KernelSet * set, KernelId id,
-    const size_t global[2], cl_int seg, cl_int lines, cl_mem src,
-    const Placement * in, cl_mem dst, const Placement * out,
-    bool keep_from_dst, const ClfView * p, const ClfParams * params,
-    const ClfGaussKernel * g, GError ** error)
+enqueue_gauss_pass (ClfPlan * plan, const KernelSet * set,
+    const GaussPass * pass, cl_mem src, const Placement * in, cl_mem dst,
+    const Placement * out, bool keep_from_dst, const ClfView * p,
+    const ClfParams * params, const ClfGaussKernel * g, GError ** error)
 {
   static const size_t one[2] = { 1, 1 };
   const double reads = (double) clf_view_row_bytes (p) * p->height;
-  return set_gauss_args (set->kernels[id], src, in, dst, out, keep_from_dst,
-      plan->sums, p, params, g, seg, lines, error)
-      && clf_plan_enqueue_kernel (plan, set->kernels[id], id, global,
-      plan->cpu_kernels ? one : NULL, reads, error);
+  cl_kernel kernel = set->kernels[pass->id];
+  const ClfKernelArg local_mem = { pass->local_bytes, NULL };
+  return set_gauss_args (kernel, src, in, dst, out, keep_from_dst,
+      plan->sums, p, params, g, pass->seg, pass->lines, error)
+      && (!pass->local_bytes || clf_set_kernel_args_from (kernel,
+          GAUSS_N_ARGS, &local_mem, 1, error))
+      && clf_plan_enqueue_kernel (plan, kernel, pass->id, pass->global,
+      plan->cpu_kernels ? one : pass->local, reads, error);
+}
+
+/* GPUs' boxes along rows (gaussian-box-rows.cl): a work-group a row, the
+ * chunk's values and the span before it in local memory. */
+static void
+gpu_box_rows (const ClfView * p, const ClfGaussKernel * g, GaussPass * rows)
+{
+  static const size_t row_group[2] = { CLF_GAUSS_ROW_GROUP, 1 };
+  rows->global[0] = CLF_GAUSS_ROW_GROUP;
+  rows->global[1] = p->height;
+  rows->local = row_group;
+  rows->seg = rows->lines = 1;
+  rows->local_bytes = (span (g) + CLF_GAUSS_ROW_GROUP * CLF_GAUSS_ROW_STEPS)
+      * p->units * sizeof (cl_ushort);
 }
 
 bool
@@ -219,38 +251,41 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
   const uint64_t max = (UINT64_C (1) << p->depth) - 1;
   const size_t runs = clf_ceil_div (clf_view_row_units (p),
       clf_gauss_run (plan->cpu_kernels));
-  KernelId rows, columns;
-  size_t rows_global[2], columns_global[2];
-  cl_int row_seg, row_lines, column_seg, column_lines;
+  GaussPass rows = { 0 }, columns = { 0 };
   if (g.n_taps) {
     /* Both passes: runs of a row, a strip of rows (CPUs: whole rows). */
-    rows = K_GAUSS_TAP_ROWS;
-    columns = K_GAUSS_TAP_COLUMNS;
-    row_lines = column_lines = plan->cpu_kernels ? (cl_int) runs : 1;
-    row_seg = strip_rows (plan, p->height);
-    column_seg = plan->cpu_kernels ? row_seg : run_length (plan, &g, p->height);
+    rows.id = K_GAUSS_TAP_ROWS;
+    columns.id = K_GAUSS_TAP_COLUMNS;
+    rows.lines = columns.lines = plan->cpu_kernels ? (cl_int) runs : 1;
+    rows.seg = strip_rows (plan, p->height);
+    columns.seg = plan->cpu_kernels ? rows.seg : run_length (plan, &g,
+        p->height);
+    rows.global[0] = clf_ceil_div (runs, (size_t) rows.lines);
+    rows.global[1] = clf_ceil_div (p->height, (size_t) rows.seg);
+    columns.global[0] = rows.global[0];
+    columns.global[1] = clf_ceil_div (p->height, (size_t) columns.seg);
   } else {
-    /* Rows: a work-item walks a run of a row's pixels (CPUs: a strip of
-     * whole rows); columns: a run of samples down a run of rows. */
-    rows = wide_sums (max, g.weight) ? K_GAUSS_BOX_ROWS_WIDE : K_GAUSS_BOX_ROWS;
-    columns = wide_sums (256 * max, g.weight) ? K_GAUSS_BOX_COLUMNS_WIDE :
+    rows.id = wide_sums (max, g.weight) ? K_GAUSS_BOX_ROWS_WIDE :
+        K_GAUSS_BOX_ROWS;
+    columns.id = wide_sums (256 * max, g.weight) ? K_GAUSS_BOX_COLUMNS_WIDE :
         K_GAUSS_BOX_COLUMNS;
-    row_lines = strip_rows (plan, p->height);
-    row_seg = run_length (plan, &g, p->width);
-    column_lines = 1;
-    column_seg = run_length (plan, &g, p->height);
+    /* Rows: on GPUs a row a work-group, on CPUs a strip of whole rows;
+     * columns: a run of samples down a run of rows (CPUs: whole
+     * columns), walking the span before it. */
+    if (plan->cpu_kernels) {
+      rows.lines = strip_rows (plan, p->height);
+      rows.seg = (cl_int) p->width;
+      rows.global[0] = clf_ceil_div (p->height, (size_t) rows.lines);
+      rows.global[1] = 1;
+    } else
+      gpu_box_rows (p, &g, &rows);
+    columns.lines = 1;
+    columns.seg = run_length (plan, &g, p->height);
+    columns.global[0] = runs;
+    columns.global[1] = clf_ceil_div (p->height, (size_t) columns.seg);
   }
-  if (g.n_taps) {
-    rows_global[0] = clf_ceil_div (runs, (size_t) row_lines);
-    rows_global[1] = clf_ceil_div (p->height, (size_t) row_seg);
-  } else {
-    rows_global[0] = clf_ceil_div (p->height, (size_t) row_lines);
-    rows_global[1] = clf_ceil_div (p->width, (size_t) row_seg);
-  }
-  columns_global[0] = clf_ceil_div (runs, (size_t) column_lines);
-  columns_global[1] = clf_ceil_div (p->height, (size_t) column_seg);
-  return enqueue_gauss_pass (plan, set, rows, rows_global, row_seg,
-      row_lines, src, in, dst, out, keep_from_dst, p, params, &g, error)
-      && enqueue_gauss_pass (plan, set, columns, columns_global, column_seg,
-      column_lines, src, in, dst, out, keep_from_dst, p, params, &g, error);
+  return enqueue_gauss_pass (plan, set, &rows, src, in, dst, out,
+      keep_from_dst, p, params, &g, error)
+      && enqueue_gauss_pass (plan, set, &columns, src, in, dst, out,
+      keep_from_dst, p, params, &g, error);
 }
