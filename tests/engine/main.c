@@ -88,7 +88,11 @@ main (int argc, char **argv)
   if (pretended)
     setenv ("CLF_TEST_DEVICE_TYPE", pretended, 1);
   free (pretended);
-  printf ("device: %s\n", clf_engine_device_name (engine));
+  cl_uint units = 0;
+  clGetDeviceInfo (clf_engine_device (engine), CL_DEVICE_MAX_COMPUTE_UNITS,
+      sizeof units, &units, NULL);
+  printf ("device: %s, %u compute units\n", clf_engine_device_name (engine),
+      units);
   if (argc == 2 && strcmp (argv[1], CACHE_START_ARG) == 0) {
     int status = cache_start_child ();
     clf_engine_unref (engine);
