@@ -15,22 +15,30 @@
 #define ACC_TO_UINT(v) (v)
 #endif
 
-/* The tap at signed distance j from the centre, 0 past R, as type T.
- * On CPUs from a table, table[TAP_REACH + j] for |j| <= TAP_REACH (the
- * farthest a column block's rows lie from its output rows, R <= 31), so
- * that a sum takes every row without a test; on GPUs, where a private
- * table indexed at run time lives in memory, from t with the test. */
-#if GAUSS_RUN == 16
+/* The tap at signed distance j from the centre, 0 past R, as type T,
+ * from a table, table[TAP_REACH + j] for |j| <= TAP_REACH (the farthest a
+ * column block's rows lie from its output rows, R <= 31), so that a sum
+ * takes every row without a test.  CPUs keep it private; on GPUs, where a
+ * private array indexed at run time lives in memory, a work-item each,
+ * the work-group fills one in local memory that all its items read at
+ * once (at kernel scope, before any item can leave). */
 #define TAP_REACH (31 + GAUSS_TAP_BLOCK)
+#define SIGNED_TAP_AT(T, j) (abs(j) <= r ? (T) t[abs(j)] : (T) 0)
+#if GAUSS_RUN == 16
 #define SIGNED_TAPS(T, table)                                             \
   T table[2 * TAP_REACH + 1];                                             \
   for (int j_ = -TAP_REACH; j_ <= TAP_REACH; j_++)                        \
-    table[TAP_REACH + j_] = abs(j_) <= r ? (T) t[abs(j_)] : (T) 0
-#define SIGNED_TAP(table, j) (table[TAP_REACH + (j)])
+    table[TAP_REACH + j_] = SIGNED_TAP_AT(T, j_)
 #else
-#define SIGNED_TAPS(T, table) typedef T table
-#define SIGNED_TAP(table, j) (abs(j) <= r ? (table) t[abs(j)] : (table) 0)
+#define SIGNED_TAPS(T, table)                                             \
+  __local T table[2 * TAP_REACH + 1];                                     \
+  for (int j_ = (int) (get_local_id(1) * get_local_size(0)                \
+          + get_local_id(0)) - TAP_REACH; j_ <= TAP_REACH;                \
+      j_ += (int) (get_local_size(0) * get_local_size(1)))                \
+    table[TAP_REACH + j_] = SIGNED_TAP_AT(T, j_);                         \
+  barrier(CLK_LOCAL_MEM_FENCE)
 #endif
+#define SIGNED_TAP(table, j) (table[TAP_REACH + (j)])
 
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
@@ -73,25 +81,25 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
     ROW_OF_RUNS(out, row_units, TAPS_AT(B));
 #undef TAPS_AT
   }
-  return;
-#endif
+#else
+  SIGNED_TAPS(uint, taps_at);
   for (int y = y0; y < y1; y++) {
     __global const S *row = SRC_ROW(y);
     __global H_T *out = H_ROW(y);
     for (int b = b0; b < b1; b += GAUSS_RUN) {
       if (b >= r * BPP && b + GAUSS_RUN + r * BPP <= row_units) {
-        RUNV(uint) sum = (uint) t[0] * run_values(row + b);
+        RUNV(uint) sum = SIGNED_TAP(taps_at, 0) * run_values(row + b);
         for (int k = 1; k <= r; k++)
-          sum += (uint) t[k] * (run_values(row + b - k * BPP)
+          sum += SIGNED_TAP(taps_at, k) * (run_values(row + b - k * BPP)
               + run_values(row + b + k * BPP));
         STORE_RUN_H(sum, out + b);
         continue;
       }
       for (int s = b; s < min(b + GAUSS_RUN, row_units); s++) {
         const int x = s / BPP, c = s % BPP;
-        uint sum = (uint) t[0] * VALUE_OF((uint) row[s]);
+        uint sum = SIGNED_TAP(taps_at, 0) * VALUE_OF((uint) row[s]);
         for (int k = 1; k <= r; k++)
-          sum += (uint) t[k] * (VALUE_OF((uint) row[border_index(x - k,
+          sum += SIGNED_TAP(taps_at, k) * (VALUE_OF((uint) row[border_index(x - k,
                           width, border) * BPP + c])
               + VALUE_OF((uint) row[border_index(x + k, width, border)
                       * BPP + c]));
@@ -99,6 +107,7 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
       }
     }
   }
+#endif
 }
 #endif
 
