@@ -92,7 +92,7 @@ if [ "${CLF_SANITIZE:-1}" != 0 ]; then
   # options): the sanitizers watch our code, not PoCL's compiler, and the
   # tests that need a cold PoCL cache unset it.
   if [ ${#sanitize_tests[@]} -gt 0 ]; then
-    POCL_CACHE_DIR="$build/tests/xdg-cache/pocl" CLF_TEST_TIER=quick \
+    POCL_CACHE_DIR="$build/tests/xdg-cache/pocl/kcache" CLF_TEST_TIER=quick \
       meson test -C "$sanitize_build" --print-errorlogs \
       "$@" "${sanitize_tests[@]}"
   fi
