@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# valgrind's memcheck over an engine group: the memcheck suite
+# (tests/meson.build).
+#
+# Usage: tests/memcheck.sh VALGRIND SUPPRESSIONS TEST-ENGINE GROUP
+#
+# valgrind hides AVX-512, so PoCL takes its AVX2 kernel library there and
+# would compile every kernel again under valgrind's emulation, for minutes.
+# The group runs natively first with that library (POCL_KERNELLIB_NAME) and
+# the same seed, so that valgrind's run finds the programs in the engine's
+# binary cache and their kernels in PoCL's.  The cache's builds from source
+# and stores run under valgrind in no group (the cache group is left to the
+# sanitizer build).
+set -euo pipefail
+valgrind=$1
+suppressions=$2
+engine=$3
+group=$4
+
+if [ -z "${CLF_TEST_SEED:-}" ]; then
+  CLF_TEST_SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+fi
+export CLF_TEST_SEED POCL_KERNELLIB_NAME=avx2
+
+native_log=$(mktemp)
+trap 'rm -f "$native_log"' EXIT
+if ! "$engine" "$group" >"$native_log" 2>&1; then
+  cat "$native_log"
+  echo "memcheck.sh: $group failed without valgrind (above)" >&2
+  exit 1
+fi
+
+"$valgrind" --error-exitcode=99 --leak-check=full --num-callers=40 \
+  --errors-for-leak-kinds=definite,indirect,possible \
+  --suppressions="$suppressions" --quiet "$engine" "$group"
