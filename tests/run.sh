@@ -87,10 +87,20 @@ if [ "${CLF_SANITIZE:-1}" != 0 ]; then
     | grep -vxE 'gst-inspect|install|kernels-werror')
   # The matrices sampled as in the quick tier (the main build ran them
   # whole): every format, mode and kernel still meets the sanitizers, and
-  # the stage fits CI's time.  PoCL's compiled kernels are those the main
-  # build's tests left (POCL_CACHE_DIR; the same driver, sources and
-  # options): the sanitizers watch our code, not PoCL's compiler, and the
-  # tests that need a cold PoCL cache unset it.
+  # the stage fits CI's time.  The programs are those the main build's
+  # tests left: a copy of the engine's binary cache (same driver, sources
+  # and options, so the same keys) and PoCL's compiled kernels
+  # (POCL_CACHE_DIR).  The sanitizers watch our code, not PoCL's compiler;
+  # the tests of cold starts make caches of their own and unset
+  # POCL_CACHE_DIR, and engine-cache builds and stores in its own.  The
+  # copy matters: a program the engine stores is built with a nonce, so
+  # PoCL's cache alone would not hold a build from source.
+  sanitize_cache=$sanitize_build/tests/xdg-cache
+  rm -rf "$sanitize_cache/gst-clfilter"
+  if [ -d "$build/tests/xdg-cache/gst-clfilter" ]; then
+    mkdir -p "$sanitize_cache"
+    cp -a "$build/tests/xdg-cache/gst-clfilter" "$sanitize_cache/"
+  fi
   if [ ${#sanitize_tests[@]} -gt 0 ]; then
     POCL_CACHE_DIR="$build/tests/xdg-cache/pocl/kcache" CLF_TEST_TIER=quick \
       meson test -C "$sanitize_build" --print-errorlogs \
