@@ -1,63 +1,79 @@
 /* gauss_box_columns and gauss_box_columns_wide: the boxes down columns,
  * sums of type ACC (uint, exact modulo 2^32 where the window's sum stays
  * below it; ulong), a work-item per run of GAUSS_RUN samples of a row and
- * `seg` rows (kernels/meson.build's kernel_variants). */
+ * `seg` rows (kernels/meson.build's kernel_variants).
+ *
+ * A walk starts from the running sums just before its first output,
+ * taken from the 2R + 3 rows of H they weigh: the comb's impulses summed
+ * once, twice and three times are the weights of s1, s2 and s3 (s3's,
+ * the kernel g).  So a run costs its own combs and one pass over its
+ * span, not a walk of the 2R positions before it. */
+
+/* s1, s2, s3 of type T at position `start - 1`, VALUE(q) reading row q;
+ * unrolled so that GPUs keep several of its loads in flight (the start
+ * costs their latency more than its multiply-adds). */
+#define START_SUMS(T, VALUE)                                              \
+  T s1 = 0, s2 = 0, s3 = 0;                                               \
+  do {                                                                    \
+    int k2 = 0, k3 = 0;                                                   \
+    _Pragma("unroll 8")                                                   \
+    for (int j = 0; j < span; j++) {                                      \
+      const int k1 = 1 - (j >= w1) - (j >= w2) - (j >= w3)                \
+          + (j >= w1 + w2) + (j >= w1 + w3) + (j >= w2 + w3);             \
+      k2 += k1;                                                           \
+      k3 += k2;                                                           \
+      const T v = VALUE(start - 1 - j);                                   \
+      s1 += (T) k1 * v;                                                   \
+      s2 += (T) k2 * v;                                                   \
+      s3 += (T) k3 * v;                                                   \
+    }                                                                     \
+  } while (0)
 
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
   ITEM_RUNS_AND_ROWS;
-  const int r = (w1 + w2 + w3 - 3) / 2, first = y0 - r;
-  /* From here on every tap reads from `first` on. */
-  const int settled = min(first + w1 + w2 + w3, y1 + r);
+  const int r = (w1 + w2 + w3 - 3) / 2, span = w1 + w2 + w3;
+  /* The first position whose s3 is an output's (row y0). */
+  const int start = y0 + r;
   const long divisor = 256 * weight, rounding = 128 * weight;
   const INV_T inv = (INV_T) 1 / divisor;
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
 #define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b))
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
-#define RUN_STEP(COMB_OF)                                                 \
-  s1 += COMB_OF;                                                          \
-  s2 += s1;                                                               \
-  s3 += s2;                                                               \
-  if (p >= y0 + r)                                                        \
-    store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,                    \
-        SRC_ROW(p - r) + b, RUNV(convert_int)(RUNV(quotient)(             \
-                RUNV(convert_long)(s3) + rounding, divisor, inv)), b,     \
-        unsharp, amount, threshold)
-#define SAMPLE_STEP(COMB_OF)                                              \
-  s1 += COMB_OF;                                                          \
-  s2 += s1;                                                               \
-  s3 += s2;                                                               \
-  if (p >= y0 + r)                                                        \
-    store_sample(OUT_ROWS(p - r), (int) quotient((long) s3 + rounding,   \
-            divisor, inv), s, unsharp, amount, threshold)
-#define UNMASKED(T, VALUE, q, first) VALUE(q)
+#undef AT
+#define AT(T, VALUE, q, first) VALUE(q)
   for (int b = b0; b < b1; b += GAUSS_RUN) {
     if (b + GAUSS_RUN <= row_units) {
-      RUNV(ACC) s1 = 0, s2 = 0, s3 = 0;
-      int p = first;
-      for (; p < settled; p++) {
-        RUN_STEP(COMB(RUNV(ACC), RUN_VALUE, p, first));
+      START_SUMS(RUNV(ACC), RUN_VALUE);
+      /* Unrolled for the same reason; `line` is restrict, so a run's
+       * loads may pass its stores. */
+#pragma unroll 4
+      for (int p = start; p < y1 + r; p++) {
+        s1 += COMB(RUNV(ACC), RUN_VALUE, p, 0);
+        s2 += s1;
+        s3 += s2;
+        store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,
+            SRC_ROW(p - r) + b, RUNV(convert_int)(RUNV(quotient)(
+                    RUNV(convert_long)(s3) + rounding, divisor, inv)), b,
+            unsharp, amount, threshold);
       }
-#undef AT
-#define AT UNMASKED
-      for (; p < y1 + r; p++) {
-        RUN_STEP(COMB(RUNV(ACC), RUN_VALUE, p, first));
-      }
-#undef AT
-#define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
       continue;
     }
     for (int s = b; s < row_units; s++) {
-      ACC s1 = 0, s2 = 0, s3 = 0;
-      for (int p = first; p < y1 + r; p++) {
-        SAMPLE_STEP(COMB(ACC, SAMPLE_VALUE, p, first));
+      START_SUMS(ACC, SAMPLE_VALUE);
+      for (int p = start; p < y1 + r; p++) {
+        s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
+        s2 += s1;
+        s3 += s2;
+        store_sample(OUT_ROWS(p - r), (int) quotient((long) s3 + rounding,
+                divisor, inv), s, unsharp, amount, threshold);
       }
     }
   }
-#undef UNMASKED
-#undef SAMPLE_STEP
-#undef RUN_STEP
+#undef AT
+#define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
 #undef SAMPLE_VALUE
 #undef RUN_VALUE
 #undef LINE_AT
 }
+#undef START_SUMS

@@ -15,7 +15,8 @@
  * running sums.  A work-item walks a run of `seg` positions along its
  * line, first the 2R before it, reading positions ahead of its support
  * as 0, so every sum it keeps is the exact sum of a finite window (GPUs'
- * rows: a work-group walks the row, see gaussian-box-rows.cl).  The
+ * rows: a work-group walks the row, see gaussian-box-rows.cl; columns
+ * start from those sums taken directly, see gaussian-box-columns.cl).  The
  * boxes' kernels come in two widths: uint sums, exact modulo 2^32 along
  * the way, where the window's sum stays below 2^32, else ulong.
  *
@@ -30,7 +31,7 @@
 #define GAUSS_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride, int keep_dst,       \
-  __global uint *line, int width, int height, int border, int seg,        \
+  __global uint *restrict line, int width, int height, int border, int seg,        \
   int lines,                                                              \
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
   long weight, int unsharp, int amount, int threshold, ulong scratch_off, \

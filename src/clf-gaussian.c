@@ -116,15 +116,19 @@ clf_gauss_check (const ClfParams * params, GError ** error)
 }
 
 /* The positions a work-item walks along a line of `length`: on CPUs the
- * whole line (the cores are few, and a run of boxes first walks the 2R
- * positions before it); on GPUs runs of 32 rows of taps, or for boxes
- * runs of R, at least 64: longer runs, walking less before them, left
- * too few work-items at large sigma (docs/performance/gaussian.md). */
+ * whole line (the cores are few); on GPUs runs of 32 rows of taps, or
+ * for boxes R rounded down to a power of two, from 32 to 128 (a run
+ * first reads the 2R + 3 rows of its start once; more, shorter runs won
+ * where R is small, and lost where that read outweighs the run:
+ * docs/performance/gaussian.md). */
 static cl_int
 run_length (const ClfPlan * plan, const ClfGaussKernel * g, uint32_t length)
 {
-  uint32_t run = plan->cpu_kernels ? length : g->n_taps ? 32 :
-      MAX (64, g->radius);
+  uint32_t run = length;
+  if (!plan->cpu_kernels && g->n_taps)
+    run = 32;
+  else if (!plan->cpu_kernels)
+    for (run = 32; run < 128 && run * 2 <= g->radius; run *= 2);
   return (cl_int) MIN (run, length);
 }
 

@@ -41,7 +41,8 @@ check_gauss (ClfPlan * plan, const char *layout,
 }
 
 /* Every sigma and mode on planes of odd sizes (1x1; a row; a column;
- * widths no multiple of 4 or 16; planes smaller than the kernel) of gray,
+ * widths no multiple of 4 or 16; planes smaller than the kernel; columns
+ * that GPUs take in several runs) of gray,
  * RGB, RGBx, xRGB and pixels of 3 with the middle sample copied; in the
  * quick tier a share of size x layout x sigma, each sigma on every size. */
 static void
@@ -50,7 +51,9 @@ check_gauss_sizes (void)
   static const struct
   {
     uint32_t w, h;
-  } shapes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37}, {150, 3} };
+  } shapes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37}, {150, 3},
+  {3, 290}
+  };
   for (size_t s = 0; s < N_OF (shapes); s++) {
     uint32_t w = shapes[s].w, h = shapes[s].h;
     const char *names[N_COLOUR_LAYOUTS];
