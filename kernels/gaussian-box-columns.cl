@@ -1,7 +1,8 @@
 /* gauss_box_columns and gauss_box_columns_wide: the boxes down columns,
  * sums of type ACC (uint, exact modulo 2^32 where the window's sum stays
- * below it; ulong), a work-item per run of GAUSS_RUN samples of a row and
- * `seg` rows (kernels/meson.build's kernel_variants).
+ * below 2^31, NARROW: their quotients in 32 bits; ulong), a work-item per
+ * run of GAUSS_RUN samples of a row and `seg` rows (kernels/meson.build's
+ * kernel_variants).
  *
  * A walk starts from the running sums just before its first output,
  * taken from the 2R + 3 rows of H they weigh: the comb's impulses summed
@@ -42,7 +43,15 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   /* The first position whose s3 is an output's (row y0). */
   const int start = y0 + r;
   const long divisor = 256 * weight, rounding = 128 * weight;
+#if NARROW
+  const float inv = 1.0f / divisor;
+#define G_OF(N, s) \
+  PASTE(narrow_quotient, N)((s) + (uint) rounding, (uint) divisor, inv)
+#else
   const INV_T inv = (INV_T) 1 / divisor;
+#define G_OF(N, s) PASTE(convert_int, N)(PASTE(quotient, N)( \
+        PASTE(convert_long, N)(s) + rounding, divisor, inv))
+#endif
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
 #define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b))
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
@@ -59,9 +68,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
         s2 += s1;
         s3 += s2;
         store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,
-            SRC_ROW(p - r) + b, RUNV(convert_int)(RUNV(quotient)(
-                    RUNV(convert_long)(s3) + rounding, divisor, inv)), b,
-            unsharp, amount, threshold);
+            SRC_ROW(p - r) + b, G_OF(GAUSS_RUN, s3), b, unsharp, amount,
+            threshold);
       }
       continue;
     }
@@ -71,13 +79,14 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
         s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
         s2 += s1;
         s3 += s2;
-        store_sample(OUT_ROWS(p - r), (int) quotient((long) s3 + rounding,
-                divisor, inv), s, unsharp, amount, threshold);
+        store_sample(OUT_ROWS(p - r), G_OF(, s3), s, unsharp, amount,
+            threshold);
       }
     }
   }
 #undef AT
 #define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
+#undef G_OF
 #undef SAMPLE_VALUE
 #undef RUN_VALUE
 #undef LINE_AT
