@@ -18,7 +18,7 @@
  * rows: a work-group walks the row, see gaussian-box-rows.cl; columns
  * start from those sums taken directly, see gaussian-box-columns.cl).  The
  * boxes' kernels come in two widths: uint sums, exact modulo 2^32 along
- * the way, where the window's sum stays below 2^32, else ulong.
+ * the way, where the window's sum stays below 2^31, else ulong.
  *
  * Columns, and rows of taps, take runs of GAUSS_RUN samples of a row (-D
  * from the host: 16 on CPUs, a vector's worth; 4 on GPUs), every lane
@@ -31,8 +31,8 @@
 #define GAUSS_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \
   __global uchar *dst, uint dst_off, uint dst_stride, int keep_dst,       \
-  __global uint *restrict line, int width, int height, int border, int seg,        \
-  int lines,                                                              \
+  __global uint *restrict line, int width, int height, int border,        \
+  int seg, int lines,                                                     \
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
   long weight, int unsharp, int amount, int threshold, ulong scratch_off, \
   int scratch_pitch
