@@ -27,7 +27,7 @@
  * - any thread (flush-start, flush-stop, PAUSED to READY) sets `stopping`.
  *
  * State, all under `lock`: the flight queue, `to_enqueue`, each frame's
- * `enqueued`, `drops`, `quits`, `out_busy`, `out_flow`,
+ * `enqueued`, `drops`, `quits`, `out_busy`, `out_flow`, `posting`,
  * `retired_plans`; `stopping` is also atomic, since the plan's callbacks
  * read it between launches without the lock.
  *
@@ -38,13 +38,14 @@
  * - streaming thread in drain(): a frame not `on_thread` at the head, or
  *   the queue empty and `out_busy` clear;
  * - streaming thread in make_room(): a frame not `on_thread` at the head,
- *   room (fewer than frames-in-flight in flight), or `stopping`.
+ *   room (fewer than frames-in-flight in flight), or `stopping`;
+ * - streaming thread reading `out_flow`: `posting` back to 0.
  *
  * The rule: every change to what a waiter waits for (the queue, its head,
- * `to_enqueue`, `enqueued`, `out_busy`, `quits`, `stopping`) is made under
- * `lock` and broadcasts `cond`, waking every waiter, which checks its own
- * condition again.  `drops` and `out_flow` are read by the threads once
- * awake, never waited for.
+ * `to_enqueue`, `enqueued`, `out_busy`, `posting`, `quits`, `stopping`) is
+ * made under `lock` and broadcasts `cond`, waking every waiter, which
+ * checks its own condition again.  `drops` and `out_flow` are read by the
+ * threads once awake, never waited for.
  *
  * A frame's path: opened (streaming) -> enqueued (streaming, or sent to
  * the device thread and enqueued there) -> in the flight queue ->
@@ -98,6 +99,10 @@ struct _GstClFlight
   /* What downstream answered the output thread's last push (or a frame
    * that failed): the streaming thread returns it upstream. */
   GstFlowReturn out_flow;
+  /* Threads posting a failed frame's error: until they are done,
+   * `out_flow` is not returned upstream (an application that sees
+   * GST_FLOW_ERROR finds the error on the bus). */
+  guint posting;
   /* Set (atomic) by a flush or a stop: a long frame ends at its next
    * launch (see ClfPlanCallbacks), so the stop does not wait for it. */
   gint stopping;
@@ -135,6 +140,15 @@ gst_cl_flight_is_stopping (GstClFlight * flight)
 
 static gpointer gst_cl_flight_output_thread (gpointer data);
 
+/* `out_flow` (under the lock), once no error is being posted. */
+static GstFlowReturn
+gst_cl_flight_out_flow (GstClFlight * flight)
+{
+  while (flight->posting)
+    g_cond_wait (&flight->cond, &flight->lock);
+  return flight->out_flow;
+}
+
 /* The flow return downstream (or a frame that failed) gave last, where it
  * refuses the next frame until a flush or a stop: an error, EOS,
  * flushing.  Not linked is only passed on (the pad may be linked
@@ -145,7 +159,7 @@ gst_cl_flight_get_flow_return (GstClFlight * flight)
   GstFlowReturn ret;
 
   g_mutex_lock (&flight->lock);
-  ret = flight->out_flow;
+  ret = gst_cl_flight_out_flow (flight);
   g_mutex_unlock (&flight->lock);
   return ret == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : ret;
 }
@@ -355,16 +369,22 @@ gst_cl_flight_frame_failed (GstClFlight * flight, GError * error)
   GstFlowReturn ret = stopped ? GST_FLOW_FLUSHING : GST_FLOW_ERROR;
 
   /* Said before the error is posted: from then on no frame comes in (an
-   * application that saw the error sees no later frame). */
+   * application that saw the error sees no later frame).  It is returned
+   * upstream only once posted. */
   g_mutex_lock (&flight->lock);
   if (flight->out_flow == GST_FLOW_OK)
     flight->out_flow = ret;
+  flight->posting++;
   g_mutex_unlock (&flight->lock);
   if (stopped)
     GST_DEBUG_OBJECT (flight->element, "frame stopped: %s", error->message);
   else
     flight->hooks.failed (flight->element, error);
   g_error_free (error);
+  g_mutex_lock (&flight->lock);
+  flight->posting--;
+  g_cond_broadcast (&flight->cond);
+  g_mutex_unlock (&flight->lock);
   return ret;
 }
 
@@ -372,7 +392,8 @@ gst_cl_flight_frame_failed (GstClFlight * flight, GError * error)
  * its accesses.  With `deliver`, the frame is counted, its statistics go
  * on its buffer and the bus, and the buffer to `*outbuf`; without, or
  * when a flush or a stop began to drop frames while the device finished
- * it, it is dropped. */
+ * it, it is dropped.  So is a frame behind one that failed or that
+ * downstream refused: that flow is returned again. */
 static GstFlowReturn
 gst_cl_flight_finish_frame (GstClFlight * flight, GstClFlightFrame * f,
     gboolean deliver, GstBuffer ** outbuf)
@@ -384,6 +405,7 @@ gst_cl_flight_finish_frame (GstClFlight * flight, GstClFlightFrame * f,
   ClfParams params = f->params;
   GstClockTime pts = f->pts;
   GstBuffer *buf = g_steal_pointer (&f->outbuf);
+  GstFlowReturn refused = GST_FLOW_OK;
   gboolean passed_through;
 
   GST_LOG_OBJECT (self, "finishing the frame of %" GST_TIME_FORMAT,
@@ -408,7 +430,14 @@ gst_cl_flight_finish_frame (GstClFlight * flight, GstClFlightFrame * f,
   *outbuf = NULL;
   g_mutex_lock (&flight->lock);
   deliver = deliver && !flight->drops;
+  if (deliver && flight->out_flow != GST_FLOW_NOT_LINKED)
+    refused = flight->out_flow;
   g_mutex_unlock (&flight->lock);
+  if (refused != GST_FLOW_OK) {
+    gst_clear_buffer (&buf);
+    g_clear_error (&err);
+    return refused;
+  }
   if (!deliver || !ok) {
     gst_clear_buffer (&buf);
     if (!deliver)
@@ -530,7 +559,7 @@ gst_cl_flight_drain (GstClFlight * flight, gboolean deliver)
       ret = flow;
   }
   if (deliver && ret == GST_FLOW_OK)
-    ret = flight->out_flow;
+    ret = gst_cl_flight_out_flow (flight);
   if (!deliver) {
     flight->drops = FALSE;
     flight->out_flow = GST_FLOW_OK;
@@ -573,7 +602,7 @@ gst_cl_flight_make_room (GstClFlight * flight, GstBuffer ** outbuf)
       g_cond_wait (&flight->cond, &flight->lock);
   }
   if (ret == GST_FLOW_OK)
-    ret = flight->out_flow;
+    ret = gst_cl_flight_out_flow (flight);
   g_mutex_unlock (&flight->lock);
   if (finished)
     *outbuf = finished;
