@@ -1,7 +1,8 @@
 /* gauss_box_columns and gauss_box_columns_wide: the boxes down columns,
  * sums of type ACC (uint, exact modulo 2^32 where the window's sum stays
  * below 2^31, NARROW: their quotients in 32 bits; ulong), a work-item per
- * run of GAUSS_RUN samples of a row and `seg` rows (kernels/meson.build's
+ * run of GAUSS_RUN samples of a row and `seg` rows on GPUs, per `lines`
+ * runs down whole columns on CPUs (kernels/meson.build's
  * kernel_variants).
  *
  * A walk starts from the running sums just before its first output,
@@ -57,6 +58,60 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
 #undef AT
 #define AT(T, VALUE, q, first) VALUE(q)
+#if GAUSS_RUN == 16
+  /* CPUs: the work-item's whole runs (`lines`, at most
+   * GAUSS_COLUMN_LINES) side by side, a row at a time, so that each row
+   * of H is read in one stretch; a run walking down its column alone
+   * missed the caches at every row (the rows lie pages apart). */
+  RUNV(ACC) s1[GAUSS_COLUMN_LINES], s2[GAUSS_COLUMN_LINES],
+      s3[GAUSS_COLUMN_LINES];
+  const int n = clamp((row_units - b0) / GAUSS_RUN, 0, lines);
+  for (int i = 0; i < n; i++)
+    s1[i] = s2[i] = s3[i] = 0;
+  int k2 = 0, k3 = 0;
+  for (int j = 0; j < span; j++) {
+    const int k1 = 1 - (j >= w1) - (j >= w2) - (j >= w3) + (j >= w1 + w2)
+        + (j >= w1 + w3) + (j >= w2 + w3);
+    __global const H_T *h = LINE_AT(start - 1 - j) + b0;
+    k2 += k1;
+    k3 += k2;
+    for (int i = 0; i < n; i++) {
+      const RUNV(ACC) v = RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(h
+              + i * GAUSS_RUN));
+      s1[i] += (RUNV(ACC)) (ACC) k1 * v;
+      s2[i] += (RUNV(ACC)) (ACC) k2 * v;
+      s3[i] += (RUNV(ACC)) (ACC) k3 * v;
+    }
+  }
+  for (int p = start; p < y1 + r; p++) {
+    /* The comb's rows (COMB's corners). */
+    __global const H_T *c[8] = { LINE_AT(p), LINE_AT(p - w1),
+      LINE_AT(p - w2), LINE_AT(p - w3), LINE_AT(p - w1 - w2),
+      LINE_AT(p - w1 - w3), LINE_AT(p - w2 - w3), LINE_AT(p - w1 - w2 - w3)
+    };
+    for (int i = 0; i < n; i++) {
+      const int b = b0 + i * GAUSS_RUN;
+#define CORNER(k) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b))
+      s1[i] += CORNER(0) - CORNER(1) - CORNER(2) - CORNER(3) + CORNER(4)
+          + CORNER(5) + CORNER(6) - CORNER(7);
+#undef CORNER
+      s2[i] += s1[i];
+      s3[i] += s2[i];
+      store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
+          G_OF(GAUSS_RUN, s3[i]), b, unsharp, amount, threshold);
+    }
+  }
+  for (int s = b0 + n * GAUSS_RUN; s < b1; s++) {
+    START_SUMS(ACC, SAMPLE_VALUE);
+    for (int p = start; p < y1 + r; p++) {
+      s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
+      s2 += s1;
+      s3 += s2;
+      store_sample(OUT_ROWS(p - r), G_OF(, s3), s, unsharp, amount,
+          threshold);
+    }
+  }
+#else
   for (int b = b0; b < b1; b += GAUSS_RUN) {
     if (b + GAUSS_RUN <= row_units) {
       START_SUMS(RUNV(ACC), RUN_VALUE);
@@ -84,6 +139,7 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
       }
     }
   }
+#endif
 #undef AT
 #define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
 #undef G_OF

@@ -26,7 +26,8 @@
  * run goes sample by sample.  A work-item takes `lines` of them side by
  * side (runs of a row; the boxes' rows: rows), each `seg` positions
  * along its walk: on GPUs one run or row, on CPUs, whose work-groups are
- * one work-item, a strip of the frame. */
+ * one work-item, a strip of the frame (the boxes' columns: up to
+ * GAUSS_COLUMN_LINES runs down whole columns). */
 
 #define GAUSS_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \

@@ -215,7 +215,7 @@ clf_program_options (const ClfProgramSpec * program,
       "-D CONV_FLOAT_GROUP_X=%u -D CONV_FLOAT_GROUP_Y=%u "
       "-D CONV_FLOAT_ROWS=%u -D CONV_TALL_GROUP_Y=%u -D CONV_TALL_ROWS=%u "
       "-D GAUSS_RUN=%u -D GAUSS_TAP_BLOCK=%u -D GAUSS_ROW_GROUP=%u "
-      "-D GAUSS_ROW_STEPS=%u",
+      "-D GAUSS_ROW_STEPS=%u -D GAUSS_COLUMN_LINES=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
@@ -225,7 +225,7 @@ clf_program_options (const ClfProgramSpec * program,
       CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS,
       clf_gauss_run (program->cpu_kernels),
       clf_gauss_tap_block (program->cpu_kernels), CLF_GAUSS_ROW_GROUP,
-      CLF_GAUSS_ROW_STEPS);
+      CLF_GAUSS_ROW_STEPS, CLF_GAUSS_COLUMN_LINES);
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))

@@ -144,6 +144,10 @@ clf_gauss_tap_block (bool cpu_kernels)
 #define CLF_GAUSS_ROW_GROUP 128
 #define CLF_GAUSS_ROW_STEPS 9
 
+/* CPUs' boxes down columns (kernels/gaussian-box-columns.cl): the runs a
+ * work-item takes side by side, row by row. */
+#define CLF_GAUSS_COLUMN_LINES 16
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,

@@ -143,6 +143,16 @@ strip_rows (const ClfPlan * plan, uint32_t rows)
   return (cl_int) clf_strip_rows (rows, plan->compute_units);
 }
 
+/* CPUs' boxes down columns: the runs a work-item takes side by side, up
+ * to CLF_GAUSS_COLUMN_LINES, while the work-items stay 4 a compute unit
+ * (so that a narrow frame keeps every core busy). */
+static cl_int
+column_lines (const ClfPlan * plan, size_t runs)
+{
+  size_t lines = runs / (4 * (size_t) plan->compute_units);
+  return (cl_int) CLAMP (lines, 1, CLF_GAUSS_COLUMN_LINES);
+}
+
 /* Whether the boxes' window sums of values up to `max` can reach 2^31:
  * then they take the kernels of ulong sums.  (Sums from 2^31 to 2^32 in
  * uint came out wrong on NVIDIA's driver, right on PoCL.) */
@@ -283,9 +293,9 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
       rows.global[1] = 1;
     } else
       gpu_box_rows (p, &g, &rows);
-    columns.lines = 1;
+    columns.lines = plan->cpu_kernels ? column_lines (plan, runs) : 1;
     columns.seg = run_length (plan, &g, p->height);
-    columns.global[0] = runs;
+    columns.global[0] = clf_ceil_div (runs, (size_t) columns.lines);
     columns.global[1] = clf_ceil_div (p->height, (size_t) columns.seg);
   }
   return enqueue_gauss_pass (plan, set, &rows, src, in, dst, out,
