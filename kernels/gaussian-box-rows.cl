@@ -18,17 +18,20 @@
 
 /* floor((256 S + W/2) / W) of 16 sums S < 2^31, W < 2^23: a float's
  * estimate, its remainder (exact in int, modulo 2^32 along the way) and
- * two corrections: the estimate is within 4 of it for quotients below
- * 2^24 (16-bit samples), within 1 below 2^16. */
+ * its correction: the estimate is within 1 of it for quotients below 2^16
+ * (8-bit samples), within 4 below 2^24, which a first correction from
+ * the remainder brings within 1. */
 uint16 row_quotients(uint16 s, int weight, float inv)
 {
   const uint16 n = (s << 8) + (uint) (weight / 2);
   int16 q = convert_int16(fma(convert_float16(as_int16(s)),
           (float16) (256 * inv), (float16) 0.5f));
   int16 rem = as_int16(n - as_uint16(q) * (uint) weight);
+#if SAMPLE_BYTES > 1
   const int16 t = convert_int16(floor(convert_float16(rem) * inv));
   q += t;
   rem -= t * weight;
+#endif
   return as_uint16(q - (rem >= weight) + (rem < 0));
 }
 
