@@ -101,7 +101,26 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
           G_OF(GAUSS_RUN, s3[i]), b, unsharp, amount, threshold);
     }
   }
-  for (int s = b0 + n * GAUSS_RUN; s < b1; s++) {
+  const int tail = b0 + n * GAUSS_RUN;
+#else
+  int tail = b0;
+  for (; tail + GAUSS_RUN <= b1; tail += GAUSS_RUN) {
+    const int b = tail;
+    START_SUMS(RUNV(ACC), RUN_VALUE);
+    /* Unrolled for the same reason; `line` is restrict, so a run's loads
+     * may pass its stores. */
+#pragma unroll 4
+    for (int p = start; p < y1 + r; p++) {
+      s1 += COMB(RUNV(ACC), RUN_VALUE, p, 0);
+      s2 += s1;
+      s3 += s2;
+      store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
+          G_OF(GAUSS_RUN, s3), b, unsharp, amount, threshold);
+    }
+  }
+#endif
+  /* A row's last, partial run: sample by sample. */
+  for (int s = tail; s < b1; s++) {
     START_SUMS(ACC, SAMPLE_VALUE);
     for (int p = start; p < y1 + r; p++) {
       s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
@@ -111,35 +130,6 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
           threshold);
     }
   }
-#else
-  for (int b = b0; b < b1; b += GAUSS_RUN) {
-    if (b + GAUSS_RUN <= row_units) {
-      START_SUMS(RUNV(ACC), RUN_VALUE);
-      /* Unrolled for the same reason; `line` is restrict, so a run's
-       * loads may pass its stores. */
-#pragma unroll 4
-      for (int p = start; p < y1 + r; p++) {
-        s1 += COMB(RUNV(ACC), RUN_VALUE, p, 0);
-        s2 += s1;
-        s3 += s2;
-        store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,
-            SRC_ROW(p - r) + b, G_OF(GAUSS_RUN, s3), b, unsharp, amount,
-            threshold);
-      }
-      continue;
-    }
-    for (int s = b; s < row_units; s++) {
-      START_SUMS(ACC, SAMPLE_VALUE);
-      for (int p = start; p < y1 + r; p++) {
-        s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
-        s2 += s1;
-        s3 += s2;
-        store_sample(OUT_ROWS(p - r), G_OF(, s3), s, unsharp, amount,
-            threshold);
-      }
-    }
-  }
-#endif
 #undef AT
 #define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
 #undef G_OF
