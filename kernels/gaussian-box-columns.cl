@@ -11,6 +11,11 @@
  * the kernel g).  So a run costs its own combs and one pass over its
  * span, not a walk of the 2R positions before it. */
 
+/* The comb's impulse j rows back from a position (the weight of s1's
+ * start; summed once and twice, s2's and s3's). */
+#define COMB_IMPULSE(j) (1 - ((j) >= w1) - ((j) >= w2) - ((j) >= w3)       \
+      + ((j) >= w1 + w2) + ((j) >= w1 + w3) + ((j) >= w2 + w3))
+
 /* s1, s2, s3 of type T at position `start - 1`, VALUE(q) reading row q;
  * unrolled so that GPUs keep several of its loads in flight (the start
  * costs their latency more than its multiply-adds). */
@@ -20,8 +25,7 @@
     int k2 = 0, k3 = 0;                                                   \
     _Pragma("unroll 8")                                                   \
     for (int j = 0; j < span; j++) {                                      \
-      const int k1 = 1 - (j >= w1) - (j >= w2) - (j >= w3)                \
-          + (j >= w1 + w2) + (j >= w1 + w3) + (j >= w2 + w3);             \
+      const int k1 = COMB_IMPULSE(j);                                     \
       k2 += k1;                                                           \
       k3 += k2;                                                           \
       const T v = VALUE(start - 1 - j);                                   \
@@ -70,8 +74,7 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     s1[i] = s2[i] = s3[i] = 0;
   int k2 = 0, k3 = 0;
   for (int j = 0; j < span; j++) {
-    const int k1 = 1 - (j >= w1) - (j >= w2) - (j >= w3) + (j >= w1 + w2)
-        + (j >= w1 + w3) + (j >= w2 + w3);
+    const int k1 = COMB_IMPULSE(j);
     __global const H_T *h = LINE_AT(start - 1 - j) + b0;
     k2 += k1;
     k3 += k2;
@@ -139,3 +142,4 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 }
 #pragma clang diagnostic pop
 #undef START_SUMS
+#undef COMB_IMPULSE
