@@ -86,7 +86,7 @@ void rows_of_prefix(__global uint *line, __global uint *p,
     __global H_T *out = H_ROW(y);
     extend_row(p, SRC_ROW(y), q0, n / BPP, width, border);
     triple_prefix(p, n);
-    ROW_OF_RUNS(out, row_units, run_of_prefix(p, B, r, q0, w1, w2, w3,
+    ROW_OF_RUNS(out, row_units, 0, run_of_prefix(p, B, r, q0, w1, w2, w3,
             weight, inv));
   }
 }

@@ -23,6 +23,11 @@
  * the work-group fills one in local memory that all its items read at
  * once (at kernel scope, before any item can leave). */
 #define TAP_REACH (31 + GAUSS_TAP_BLOCK)
+#if GAUSS_RUN == 16
+#define TAP_SPACE
+#else
+#define TAP_SPACE __local
+#endif
 #define SIGNED_TAP_AT(T, j) (abs(j) <= r ? (T) t[abs(j)] : (T) 0)
 #if GAUSS_RUN == 16
 #define SIGNED_TAPS(T, table)                                             \
@@ -42,18 +47,40 @@
 
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
+#define FLOATS_AT(p) as_float16(uints16_at(p))
 /* The row sums of a run at c, in a row extended by R either side whose
  * values are floats. */
 uint16 taps_run(__global const uint *c, int r, const float *ft)
 {
-#define FLOATS_AT(p) as_float16(uints16_at(p))
   float16 sum = ft[0] * FLOATS_AT(c);
   for (int k = 1; k <= r; k++)
     sum = fma((float16) ft[k], FLOATS_AT(c - k * BPP)
         + FLOATS_AT(c + k * BPP), sum);
-#undef FLOATS_AT
   return convert_uint16(sum);
 }
+
+/* The same for TAP_RUNS runs from c into out: each tap's loop carries
+ * their independent sums at once. */
+#define TAP_RUNS 4
+void taps_runs(__global const uint *c, int r, const float *ft,
+    __global H_T *out)
+{
+  float16 sums[TAP_RUNS];
+#pragma unroll
+  for (int i = 0; i < TAP_RUNS; i++)
+    sums[i] = ft[0] * FLOATS_AT(c + 16 * i);
+  for (int k = 1; k <= r; k++) {
+    const float16 t = ft[k];
+#pragma unroll
+    for (int i = 0; i < TAP_RUNS; i++)
+      sums[i] = fma(t, FLOATS_AT(c + 16 * i - k * BPP)
+          + FLOATS_AT(c + 16 * i + k * BPP), sums[i]);
+  }
+#pragma unroll
+  for (int i = 0; i < TAP_RUNS; i++)
+    STORE_RUN_H(convert_uint16(sums[i]), out + 16 * i);
+}
+#undef FLOATS_AT
 #endif
 
 /* H of runs of samples of rows: the row's sum itself (W = 256); runs
@@ -77,8 +104,11 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
     extend_row(e, SRC_ROW(y), -r, n / BPP, width, border);
     for (int k = 0; k < n; k += 16)
       store_uints16(as_uint16(convert_float16(uints16_at(e + k))), e + k);
+    int from = 0;
+    for (; from + 16 * TAP_RUNS <= row_units; from += 16 * TAP_RUNS)
+      taps_runs(e + from + r * BPP, r, ft, out + from);
 #define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, ft))
-    ROW_OF_RUNS(out, row_units, TAPS_AT(B));
+    ROW_OF_RUNS(out, row_units, from, TAPS_AT(B));
 #undef TAPS_AT
   }
 #else
@@ -127,20 +157,35 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
   SIGNED_TAPS(COLUMN_ACC, taps_at);
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
   /* A block of rows at a time across the runs: the block's rows of H
-   * stay in the cache from one run to the next. */
+   * stay in the cache from one run to the next.  Row n of a block's
+   * span (y = yb - R + n) is BLOCK_ROW(n) rows of H from `line`: CPUs
+   * look its border up once a block, GPUs (whose private arrays live in
+   * memory) at each use. */
+#if GAUSS_RUN == 16
+  int rows_at[TAP_BLOCK + 2 * 31];
+#define BLOCK_ROW(n) rows_at[n]
+#else
+#define BLOCK_ROW(n) border_index(yb - r + (n), height, border)
+#endif
   for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
-    const int yend = min(yb + TAP_BLOCK, y1);
+    const int yend = min(yb + TAP_BLOCK, y1), span = TAP_BLOCK + 2 * r;
+#if GAUSS_RUN == 16
+    for (int n = 0; n < span; n++)
+      rows_at[n] = border_index(yb - r + n, height, border);
+#endif
     for (int b = b0; b < b1; b += GAUSS_RUN) {
       if (b + GAUSS_RUN <= row_units) {
         RUNV(COLUMN_ACC) sums[TAP_BLOCK];
         for (int m = 0; m < TAP_BLOCK; m++)
           sums[m] = 0;
-        for (int q = yb - r; q < yb + TAP_BLOCK + r; q++) {
+        /* tq[-m]: the tap between row n and output row m. */
+        TAP_SPACE const COLUMN_ACC *tq = &SIGNED_TAP(taps_at, -r);
+        for (int n = 0; n < span; n++, tq++) {
           const RUNV(COLUMN_ACC) h = RUNV(PASTE(convert_, COLUMN_ACC))(
-              LOAD_RUN_H(LINE_AT(q) + b));
+              LOAD_RUN_H(H_ROW(BLOCK_ROW(n)) + b));
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++)
-            sums[m] += SIGNED_TAP(taps_at, q - yb - m) * h;
+            sums[m] += tq[-m] * h;
         }
         for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
@@ -159,5 +204,6 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
     }
   }
 #undef LINE_AT
+#undef BLOCK_ROW
 }
 #endif

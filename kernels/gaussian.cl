@@ -119,11 +119,11 @@ void extend_row(__global uint *e, __global const S *row, int q0, int n,
 }
 
 /* H of a row's runs, out[B .. B + 15] = RUN_OF (an expression of B), in
- * runs from its start; the last one ends at the row's end (or, in a row
- * shorter than a run, goes sample by sample). */
-#define ROW_OF_RUNS(out, row_units, RUN_OF)                               \
+ * runs from sample `from` (a multiple of 16); the last one ends at the
+ * row's end (or, in a row shorter than a run, goes sample by sample). */
+#define ROW_OF_RUNS(out, row_units, from, RUN_OF)                         \
   do {                                                                    \
-    int B = 0;                                                            \
+    int B = (from);                                                       \
     for (; B + 16 <= (row_units); B += 16)                                \
       STORE_RUN_H(RUN_OF, (out) + B);                                     \
     if (B < (row_units) && (row_units) >= 16) {                           \
