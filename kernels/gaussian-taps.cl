@@ -178,15 +178,49 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
         RUNV(COLUMN_ACC) sums[TAP_BLOCK];
         for (int m = 0; m < TAP_BLOCK; m++)
           sums[m] = 0;
-        /* tq[-m]: the tap between row n and output row m. */
-        TAP_SPACE const COLUMN_ACC *tq = &SIGNED_TAP(taps_at, -r);
-        for (int n = 0; n < span; n++, tq++) {
-          const RUNV(COLUMN_ACC) h = RUNV(PASTE(convert_, COLUMN_ACC))(
-              LOAD_RUN_H(H_ROW(BLOCK_ROW(n)) + b));
+#define SPAN_ROW(n) RUNV(PASTE(convert_, COLUMN_ACC))(                    \
+    LOAD_RUN_H(H_ROW(BLOCK_ROW(n)) + b))
+        /* t0[n - m]: the tap between row n and output row m (0 unless
+         * 0 <= n - m <= 2R). */
+        TAP_SPACE const COLUMN_ACC *const t0 = &SIGNED_TAP(taps_at, -r);
+        int n = 0, all_end = span;
+#if GAUSS_RUN == 16
+        /* CPUs, where 2R >= TAP_BLOCK: the span's first TAP_BLOCK rows
+         * reach outputs 0 .. n alone, its last TAP_BLOCK - 1 rows outputs
+         * n - 2R on, so their other products (by 0) are left out. */
+        const bool ends = 2 * r >= TAP_BLOCK;
+        if (ends) {
+#pragma unroll
+          for (int i = 0; i < TAP_BLOCK; i++) {
+            const RUNV(COLUMN_ACC) h = SPAN_ROW(i);
+#pragma unroll
+            for (int m = 0; m <= i; m++)
+              sums[m] += t0[i - m] * h;
+          }
+          n = TAP_BLOCK;
+          all_end = 2 * r + 1;
+        }
+#endif
+        for (TAP_SPACE const COLUMN_ACC * tq = t0 + n; n < all_end;
+            n++, tq++) {
+          const RUNV(COLUMN_ACC) h = SPAN_ROW(n);
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++)
             sums[m] += tq[-m] * h;
         }
+#if GAUSS_RUN == 16
+        if (ends) {
+          TAP_SPACE const COLUMN_ACC *const t2r = t0 + 2 * r;
+#pragma unroll
+          for (int j = 1; j < TAP_BLOCK; j++) {
+            const RUNV(COLUMN_ACC) h = SPAN_ROW(2 * r + j);
+#pragma unroll
+            for (int m = j; m < TAP_BLOCK; m++)
+              sums[m] += t2r[j - m] * h;
+          }
+        }
+#endif
+#undef SPAN_ROW
         for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
               SRC_ROW(yb + m) + b, RUNV(convert_int)((ACC_TO_UINT(sums[m])
