@@ -48,38 +48,43 @@
 #ifdef WANT_gauss_tap_rows
 #if GAUSS_RUN == 16
 #define FLOATS_AT(p) as_float16(uints16_at(p))
-/* The row sums of a run at c, in a row extended by R either side whose
- * values are floats. */
+/* The row sums of RUNS runs from c, into float16 sums[RUNS], in a row
+ * extended by R either side whose values are floats: each tap's loop
+ * carries their independent sums at once. */
+#define TAP_SUMS(sums, RUNS, c)                                           \
+  do {                                                                    \
+    _Pragma("unroll")                                                     \
+    for (int i_ = 0; i_ < (RUNS); i_++)                                   \
+      sums[i_] = ft[0] * FLOATS_AT((c) + 16 * i_);                        \
+    for (int k_ = 1; k_ <= r; k_++) {                                     \
+      const float16 t_ = ft[k_];                                          \
+      _Pragma("unroll")                                                   \
+      for (int i_ = 0; i_ < (RUNS); i_++)                                 \
+        sums[i_] = fma(t_, FLOATS_AT((c) + 16 * i_ - k_ * BPP)            \
+            + FLOATS_AT((c) + 16 * i_ + k_ * BPP), sums[i_]);             \
+    }                                                                     \
+  } while (0)
+
+/* H of one run at c. */
 uint16 taps_run(__global const uint *c, int r, const float *ft)
 {
-  float16 sum = ft[0] * FLOATS_AT(c);
-  for (int k = 1; k <= r; k++)
-    sum = fma((float16) ft[k], FLOATS_AT(c - k * BPP)
-        + FLOATS_AT(c + k * BPP), sum);
-  return convert_uint16(sum);
+  float16 sum[1];
+  TAP_SUMS(sum, 1, c);
+  return convert_uint16(sum[0]);
 }
 
-/* The same for TAP_RUNS runs from c into out: each tap's loop carries
- * their independent sums at once. */
+/* H of TAP_RUNS runs from c into out. */
 #define TAP_RUNS 4
 void taps_runs(__global const uint *c, int r, const float *ft,
     __global H_T *out)
 {
   float16 sums[TAP_RUNS];
-#pragma unroll
-  for (int i = 0; i < TAP_RUNS; i++)
-    sums[i] = ft[0] * FLOATS_AT(c + 16 * i);
-  for (int k = 1; k <= r; k++) {
-    const float16 t = ft[k];
-#pragma unroll
-    for (int i = 0; i < TAP_RUNS; i++)
-      sums[i] = fma(t, FLOATS_AT(c + 16 * i - k * BPP)
-          + FLOATS_AT(c + 16 * i + k * BPP), sums[i]);
-  }
+  TAP_SUMS(sums, TAP_RUNS, c);
 #pragma unroll
   for (int i = 0; i < TAP_RUNS; i++)
     STORE_RUN_H(convert_uint16(sums[i]), out + 16 * i);
 }
+#undef TAP_SUMS
 #undef FLOATS_AT
 #endif
 
