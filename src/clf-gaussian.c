@@ -144,12 +144,15 @@ strip_rows (const ClfPlan * plan, uint32_t rows)
 }
 
 /* CPUs' boxes down columns: the runs a work-item takes side by side, up
- * to CLF_GAUSS_COLUMN_LINES, while the work-items stay 4 a compute unit
- * (so that a narrow frame keeps every core busy). */
+ * to CLF_GAUSS_COLUMN_LINES, while the work-items stay
+ * COLUMN_ITEMS_PER_COMPUTE_UNIT (so that a narrow frame keeps every core
+ * busy). */
+#define COLUMN_ITEMS_PER_COMPUTE_UNIT 4
 static cl_int
 column_lines (const ClfPlan * plan, size_t runs)
 {
-  size_t lines = runs / (4 * (size_t) plan->compute_units);
+  size_t lines = runs / (COLUMN_ITEMS_PER_COMPUTE_UNIT
+      * (size_t) plan->compute_units);
   return (cl_int) CLAMP (lines, 1, CLF_GAUSS_COLUMN_LINES);
 }
 
