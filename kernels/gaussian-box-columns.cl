@@ -58,7 +58,7 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
         PASTE(convert_long, N)(s) + rounding, divisor, inv))
 #endif
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
-#define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b))
+#define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b, h_aligned))
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
 #undef AT
 #define AT(T, VALUE, q, first) VALUE(q)
@@ -80,7 +80,7 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     k3 += k2;
     for (int i = 0; i < n; i++) {
       const RUNV(ACC) v = RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(h
-              + i * GAUSS_RUN));
+              + i * GAUSS_RUN, h_aligned));
       s1[i] += (RUNV(ACC)) (ACC) k1 * v;
       s2[i] += (RUNV(ACC)) (ACC) k2 * v;
       s3[i] += (RUNV(ACC)) (ACC) k3 * v;
@@ -94,14 +94,15 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     };
     for (int i = 0; i < n; i++) {
       const int b = b0 + i * GAUSS_RUN;
-#define CORNER(k) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b))
+#define CORNER(k) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b, h_aligned))
       s1[i] += CORNER(0) - CORNER(1) - CORNER(2) - CORNER(3) + CORNER(4)
           + CORNER(5) + CORNER(6) - CORNER(7);
 #undef CORNER
       s2[i] += s1[i];
       s3[i] += s2[i];
       store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
-          G_OF(GAUSS_RUN, s3[i]), b, unsharp, amount, threshold);
+          G_OF(GAUSS_RUN, s3[i]), b, runs_aligned, unsharp, amount,
+          threshold);
     }
   }
   const int tail = b0 + n * GAUSS_RUN;
@@ -118,7 +119,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
       s2 += s1;
       s3 += s2;
       store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
-          G_OF(GAUSS_RUN, s3), b, unsharp, amount, threshold);
+          G_OF(GAUSS_RUN, s3), b, runs_aligned, unsharp, amount,
+          threshold);
     }
   }
 #endif

@@ -123,14 +123,16 @@ void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
   const INV_T inv = (INV_T) 1 / weight;
   PIX(ACC) c1 = 0, c2 = 0, c3 = 0;
 #define E_AT(j) CONVERT_PIX(ACC)(LOAD_PIX(j, e))
+  const bool pixels_aligned = PIXELS_ALIGNED;
   for (int base = 0; base < n; base += ROW_CHUNK) {
     /* e[j]: position base - span + j. */
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int j = t; j < span + ROW_CHUNK; j += ROW_GROUP) {
       const int i = base - span + j;
+      __global const S *p = row + border_index(i - r, width, border) * BPP;
       PIX(uint) v = 0;
       if (i >= 0)
-        v = PIXEL_VALUES(row + border_index(i - r, width, border) * BPP);
+        v = pixels_aligned ? ALIGNED_PIXEL_VALUES(p) : PIXEL_VALUES(p);
       STORE_PIX(CONVERT_PIX(ushort)(v), j, e);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -188,7 +190,7 @@ void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
       s3 += s2;
       const int x = base + t * ROW_STEPS + k - 2 * r;
       if (x >= 0 && x < width)
-        STORE_PIX(CONVERT_PIX(H_T)(PIX_QUOTIENT(256
+        STORE_H_PIX(CONVERT_PIX(H_T)(PIX_QUOTIENT(256
                     * CONVERT_PIX(long)(s3) + weight / 2, weight, inv)),
             x, out);
     }

@@ -1,11 +1,11 @@
 /* gauss_tap_rows and gauss_tap_columns: the taps (gaussian.cl), exact in
  * uint sums: a row's sum is below 65535 * 256, a column's below 65535 *
  * 2^16 - 32768.  Where every product and partial sum is an integer below
- * 2^24 they are exact in float too, whose fused multiply-adds cost CPUs
- * less than 32-bit integer multiplies: rows of any samples (a side tap is
- * at most 85, as the centre tap is the largest, so a tap times a pair of
- * samples is below 85 * 2 * 65536, and no partial sum exceeds the total),
- * and columns of 8-bit samples (H below 65536, taps at most 256). */
+ * 2^24 they are exact in float too, whose fused multiply-adds cost less
+ * than 32-bit integer multiplies: rows of any samples (a tap is at most
+ * 256; a side tap at most 85, as the centre tap is the largest, so a tap
+ * times a pair of samples is below 85 * 2 * 65536; no partial sum
+ * exceeds the total), and columns of 8-bit samples (H below 65536). */
 
 #if SAMPLE_BYTES == 1
 #define COLUMN_ACC float
@@ -15,38 +15,21 @@
 #define ACC_TO_UINT(v) (v)
 #endif
 
+#if GAUSS_RUN == 16
+/* ---- CPUs: runs of 16 samples, whole rows a work-item -------------- */
+
 /* The tap at signed distance j from the centre, 0 past R, as type T,
- * from a table, table[TAP_REACH + j] for |j| <= TAP_REACH (the farthest a
- * column block's rows lie from its output rows, R <= 31), so that a sum
- * takes every row without a test.  CPUs keep it private; on GPUs, where a
- * private array indexed at run time lives in memory, a work-item each,
- * the work-group fills one in local memory that all its items read at
- * once (at kernel scope, before any item can leave). */
-#define TAP_REACH (31 + GAUSS_TAP_BLOCK)
-#if GAUSS_RUN == 16
-#define TAP_SPACE
-#else
-#define TAP_SPACE __local
-#endif
-#define SIGNED_TAP_AT(T, j) (abs(j) <= r ? (T) t[abs(j)] : (T) 0)
-#if GAUSS_RUN == 16
+ * from a private table, table[TAP_REACH + j] for |j| <= TAP_REACH (the
+ * farthest a column block's rows lie from its output rows), so that a
+ * sum takes every row without a test. */
+#define TAP_REACH (GAUSS_MAX_TAPS / 2 + GAUSS_TAP_BLOCK)
 #define SIGNED_TAPS(T, table)                                             \
   T table[2 * TAP_REACH + 1];                                             \
   for (int j_ = -TAP_REACH; j_ <= TAP_REACH; j_++)                        \
-    table[TAP_REACH + j_] = SIGNED_TAP_AT(T, j_)
-#else
-#define SIGNED_TAPS(T, table)                                             \
-  __local T table[2 * TAP_REACH + 1];                                     \
-  for (int j_ = (int) (get_local_id(1) * get_local_size(0)                \
-          + get_local_id(0)) - TAP_REACH; j_ <= TAP_REACH;                \
-      j_ += (int) (get_local_size(0) * get_local_size(1)))                \
-    table[TAP_REACH + j_] = SIGNED_TAP_AT(T, j_);                         \
-  barrier(CLK_LOCAL_MEM_FENCE)
-#endif
+    table[TAP_REACH + j_] = abs(j_) <= r ? (T) t[abs(j_)] : (T) 0
 #define SIGNED_TAP(table, j) (table[TAP_REACH + (j)])
 
 #ifdef WANT_gauss_tap_rows
-#if GAUSS_RUN == 16
 #define FLOATS_AT(p) as_float16(uints16_at(p))
 /* The row sums of RUNS runs from c, into float16 sums[RUNS], in a row
  * extended by R either side whose values are floats: each tap's loop
@@ -86,19 +69,14 @@ void taps_runs(__global const uint *c, int r, const float *ft,
 }
 #undef TAP_SUMS
 #undef FLOATS_AT
-#endif
 
-/* H of runs of samples of rows: the row's sum itself (W = 256); runs
- * whose taps reach past an edge, and a row's last, go sample by
- * sample. */
+/* H of whole rows, each extended into the strip's scratch row first
+ * (from pixel -R on), so that no run looks up the border. */
 __kernel void gauss_tap_rows(GAUSS_ARGS)
 {
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
-#if GAUSS_RUN == 16
-  /* CPUs: whole rows, each extended into the strip's scratch row first
-   * (from pixel -R on), so that no run looks up the border. */
   __global uint *e = SCRATCH_ROW(1);
   const int n = (row_units + 2 * r * BPP + 31) / 16 * 16;
   float ft[32];
@@ -116,33 +94,6 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
     ROW_OF_RUNS(out, row_units, from, TAPS_AT(B));
 #undef TAPS_AT
   }
-#else
-  SIGNED_TAPS(uint, taps_at);
-  for (int y = y0; y < y1; y++) {
-    __global const S *row = SRC_ROW(y);
-    __global H_T *out = H_ROW(y);
-    for (int b = b0; b < b1; b += GAUSS_RUN) {
-      if (b >= r * BPP && b + GAUSS_RUN + r * BPP <= row_units) {
-        RUNV(uint) sum = SIGNED_TAP(taps_at, 0) * run_values(row + b);
-        for (int k = 1; k <= r; k++)
-          sum += SIGNED_TAP(taps_at, k) * (run_values(row + b - k * BPP)
-              + run_values(row + b + k * BPP));
-        STORE_RUN_H(sum, out + b);
-        continue;
-      }
-      for (int s = b; s < min(b + GAUSS_RUN, row_units); s++) {
-        const int x = s / BPP, c = s % BPP;
-        uint sum = SIGNED_TAP(taps_at, 0) * VALUE_OF((uint) row[s]);
-        for (int k = 1; k <= r; k++)
-          sum += SIGNED_TAP(taps_at, k) * (VALUE_OF((uint) row[border_index(x - k,
-                          width, border) * BPP + c])
-              + VALUE_OF((uint) row[border_index(x + k, width, border)
-                      * BPP + c]));
-        out[s] = sum;
-      }
-    }
-  }
-#endif
 }
 #endif
 
@@ -163,36 +114,27 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
   /* A block of rows at a time across the runs: the block's rows of H
    * stay in the cache from one run to the next.  Row n of a block's
-   * span (y = yb - R + n) is BLOCK_ROW(n) rows of H from `line`: CPUs
-   * look its border up once a block, GPUs (whose private arrays live in
-   * memory) at each use. */
-#if GAUSS_RUN == 16
-  int rows_at[TAP_BLOCK + 2 * 31];
-#define BLOCK_ROW(n) rows_at[n]
-#else
-#define BLOCK_ROW(n) border_index(yb - r + (n), height, border)
-#endif
+   * span (y = yb - R + n) is rows_at[n] rows of H from `line`, looked up
+   * once a block. */
+  int rows_at[TAP_BLOCK + GAUSS_MAX_TAPS - 1];
   for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
     const int yend = min(yb + TAP_BLOCK, y1), span = TAP_BLOCK + 2 * r;
-#if GAUSS_RUN == 16
     for (int n = 0; n < span; n++)
       rows_at[n] = border_index(yb - r + n, height, border);
-#endif
     for (int b = b0; b < b1; b += GAUSS_RUN) {
       if (b + GAUSS_RUN <= row_units) {
         RUNV(COLUMN_ACC) sums[TAP_BLOCK];
         for (int m = 0; m < TAP_BLOCK; m++)
           sums[m] = 0;
 #define SPAN_ROW(n) RUNV(PASTE(convert_, COLUMN_ACC))(                    \
-    LOAD_RUN_H(H_ROW(BLOCK_ROW(n)) + b))
+    LOAD_RUN_H(H_ROW(rows_at[n]) + b, h_aligned))
         /* t0[n - m]: the tap between row n and output row m (0 unless
          * 0 <= n - m <= 2R). */
-        TAP_SPACE const COLUMN_ACC *const t0 = &SIGNED_TAP(taps_at, -r);
+        const COLUMN_ACC *const t0 = &SIGNED_TAP(taps_at, -r);
         int n = 0, all_end = span;
-#if GAUSS_RUN == 16
-        /* CPUs, where 2R >= TAP_BLOCK: the span's first TAP_BLOCK rows
-         * reach outputs 0 .. n alone, its last TAP_BLOCK - 1 rows outputs
-         * n - 2R on, so their other products (by 0) are left out. */
+        /* Where 2R >= TAP_BLOCK, the span's first TAP_BLOCK rows reach
+         * outputs 0 .. n alone, its last TAP_BLOCK - 1 rows outputs n - 2R
+         * on, so their other products (by 0) are left out. */
         const bool ends = 2 * r >= TAP_BLOCK;
         if (ends) {
 #pragma unroll
@@ -205,17 +147,14 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
           n = TAP_BLOCK;
           all_end = 2 * r + 1;
         }
-#endif
-        for (TAP_SPACE const COLUMN_ACC * tq = t0 + n; n < all_end;
-            n++, tq++) {
+        for (const COLUMN_ACC * tq = t0 + n; n < all_end; n++, tq++) {
           const RUNV(COLUMN_ACC) h = SPAN_ROW(n);
 #pragma unroll
           for (int m = 0; m < TAP_BLOCK; m++)
             sums[m] += tq[-m] * h;
         }
-#if GAUSS_RUN == 16
         if (ends) {
-          TAP_SPACE const COLUMN_ACC *const t2r = t0 + 2 * r;
+          const COLUMN_ACC *const t2r = t0 + 2 * r;
 #pragma unroll
           for (int j = 1; j < TAP_BLOCK; j++) {
             const RUNV(COLUMN_ACC) h = SPAN_ROW(2 * r + j);
@@ -224,12 +163,12 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
               sums[m] += t2r[j - m] * h;
           }
         }
-#endif
 #undef SPAN_ROW
         for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
           store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
               SRC_ROW(yb + m) + b, RUNV(convert_int)((ACC_TO_UINT(sums[m])
-                      + 32768) >> 16), b, unsharp, amount, threshold);
+                      + 32768) >> 16), b, runs_aligned, unsharp, amount,
+              threshold);
         continue;
       }
       for (int s = b; s < row_units; s++)
@@ -243,6 +182,157 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
     }
   }
 #undef LINE_AT
-#undef BLOCK_ROW
 }
+#endif
+
+#else
+/* ---- GPUs: a window of outputs in registers ------------------------
+ * A work-item sums N outputs at once, out[m] = sum_j g[j] v[m + j] for
+ * m < N, holding v[j .. j + N - 1] in registers: each tap loads one value
+ * and makes N multiply-adds.  The taps' loop is unrolled N steps at a
+ * time, so that the window turns by renaming registers, not by moving
+ * them: at step j, v[q] is in win[q % N].  The weights g[0 .. 2R], as
+ * type T, come from a table the work-group fills in local memory (a
+ * private array indexed at run time would live in memory, a copy a
+ * work-item), 0 past 2R up to TAP_TABLE, so that the steps of the last N
+ * need no test and their loads go out together. */
+#define TAP_TABLE ((GAUSS_MAX_TAPS + 15) / 16 * 16)
+#define FILL_TAPS(T, table)                                               \
+  __local T table[TAP_TABLE];                                             \
+  for (int j_ = (int) (get_local_id(1) * get_local_size(0)                \
+          + get_local_id(0)); j_ < TAP_TABLE;                             \
+      j_ += (int) (get_local_size(0) * get_local_size(1)))                \
+    table[j_] = j_ < n_taps ? (T) t[abs(j_ - r)] : (T) 0;                 \
+  barrier(CLK_LOCAL_MEM_FENCE)
+
+/* acc[m] (N of type T) = sum over j of g[j] VALUE(m + j), j from 0 to
+ * n_taps rounded up to N (N <= 16). */
+#define WINDOW_SUMS(T, N, acc, VALUE, g)                                  \
+  do {                                                                    \
+    T win_[N];                                                            \
+    _Pragma("unroll")                                                     \
+    for (int i_ = 0; i_ < (N) - 1; i_++)                                  \
+      win_[i_] = VALUE(i_);                                               \
+    _Pragma("unroll")                                                     \
+    for (int m_ = 0; m_ < (N); m_++)                                      \
+      acc[m_] = 0;                                                        \
+    for (int j0_ = 0; j0_ < n_taps; j0_ += (N)) {                         \
+      _Pragma("unroll")                                                   \
+      for (int s_ = 0; s_ < (N); s_++) {                                  \
+        win_[(s_ + (N) - 1) % (N)] = VALUE(j0_ + s_ + (N) - 1);           \
+        const T w_ = g[j0_ + s_];                                         \
+        _Pragma("unroll")                                                 \
+        for (int m_ = 0; m_ < (N); m_++)                                  \
+          acc[m_] += w_ * win_[(m_ + s_) % (N)];                          \
+      }                                                                   \
+    }                                                                     \
+  } while (0)
+
+#ifdef WANT_gauss_tap_rows
+/* A work-group takes GAUSS_TAP_GROUP x TAP_PIXELS pixels of a row (-D
+ * from the host), each work-item TAP_PIXELS of them side by side; the
+ * pixels they read (R either side, and as far as the table's zeros
+ * reach) are first loaded into local memory as floats, under the border
+ * rule, STAGE_LOADS a work-item, all in flight at once.  Pixel i of the
+ * stage lies at STAGED(i): one slot is left after every TAP_PIXELS, so
+ * that the work-items' windows, TAP_PIXELS apart, fall in different
+ * banks.  The sums go back through the stage, so that neighbouring
+ * work-items store neighbouring pixels. */
+#define TAP_PIXELS GAUSS_TAP_PIXELS
+#define ROW_PIXELS (GAUSS_TAP_GROUP * TAP_PIXELS)
+#define STAGE_PIXELS (ROW_PIXELS + TAP_TABLE + TAP_PIXELS)
+#define STAGE_LOADS ((STAGE_PIXELS + GAUSS_TAP_GROUP - 1) / GAUSS_TAP_GROUP)
+#define STAGED(i) ((i) + (i) / TAP_PIXELS)
+
+__kernel __attribute__((reqd_work_group_size(GAUSS_TAP_GROUP, 1, 1)))
+void gauss_tap_rows(GAUSS_ARGS)
+{
+  UNPACK_TAPS(t);
+  const int r = n_taps / 2, y = get_global_id(1), row_units = width * BPP;
+  const int x0 = get_group_id(0) * ROW_PIXELS, lid = get_local_id(0);
+  const bool pixels_aligned = PIXELS_ALIGNED;
+  __global const S *row = SRC_ROW(y);
+  __local PIX(float) stage[STAGED(STAGE_PIXELS)];
+  PIX(float) loaded[STAGE_LOADS];
+#pragma unroll
+  for (int k = 0; k < STAGE_LOADS; k++) {
+    __global const S *p = row + border_index(x0 - r + lid
+        + k * GAUSS_TAP_GROUP, width, border) * BPP;
+    loaded[k] = CONVERT_PIX(float)(pixels_aligned ? ALIGNED_PIXEL_VALUES(p)
+        : PIXEL_VALUES(p));
+  }
+#pragma unroll
+  for (int k = 0; k < STAGE_LOADS; k++)
+    if (lid + k * GAUSS_TAP_GROUP < STAGE_PIXELS)
+      stage[STAGED(lid + k * GAUSS_TAP_GROUP)] = loaded[k];
+  FILL_TAPS(float, g);
+
+  const int first = lid * TAP_PIXELS;
+  PIX(float) acc[TAP_PIXELS];
+#define STAGE_AT(q) stage[STAGED(first + (q))]
+  WINDOW_SUMS(PIX(float), TAP_PIXELS, acc, STAGE_AT, g);
+#undef STAGE_AT
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (int m = 0; m < TAP_PIXELS; m++)
+    stage[STAGED(first + m)] = acc[m];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __global H_T *out = H_ROW(y);
+#pragma unroll
+  for (int k = 0; k < TAP_PIXELS; k++) {
+    const int i = lid + k * GAUSS_TAP_GROUP;
+    if (x0 + i < width)
+      STORE_H_PIX(CONVERT_PIX(H_T)(stage[STAGED(i)]), x0 + i, out);
+  }
+}
+#endif
+
+#ifdef WANT_gauss_tap_columns
+/* A work-item takes a run of samples down `seg` rows, TAP_BLOCK rows at
+ * a time (GAUSS_TAP_BLOCK, -D from the host). */
+#define TAP_BLOCK GAUSS_TAP_BLOCK
+
+/* H's values as COLUMN_ACC: floats from 8-bit samples' H (below 2^23) as
+ * H's bits under the exponent of 2^23, less 2^23, which is exact and
+ * costs GPUs two instructions at full rate where a conversion takes one
+ * at a quarter of it. */
+#if SAMPLE_BYTES == 1
+#define H_AS_ACC(h) (RUNV(as_float)((h) | 0x4B000000u) - 8388608.0f)
+#else
+#define H_AS_ACC(h) (h)
+#endif
+
+__kernel void gauss_tap_columns(GAUSS_ARGS)
+{
+  ITEM_RUNS_AND_ROWS;
+  UNPACK_TAPS(t);
+  const int r = n_taps / 2;
+  FILL_TAPS(COLUMN_ACC, g);
+#define LINE_AT(q) H_ROW(border_index(q, height, border))
+  if (b0 + GAUSS_RUN <= row_units) {
+    for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
+      RUNV(COLUMN_ACC) acc[TAP_BLOCK];
+#define H_AT(q) H_AS_ACC(LOAD_RUN_H(LINE_AT(yb - r + (q)) + b0, h_aligned))
+      WINDOW_SUMS(RUNV(COLUMN_ACC), TAP_BLOCK, acc, H_AT, g);
+#undef H_AT
+      for (int m = 0; m < TAP_BLOCK && yb + m < y1; m++)
+        store_run(DST_ROW(yb + m) + b0, KEEP_ROW(yb + m) + b0,
+            SRC_ROW(yb + m) + b0, RUNV(convert_int)((ACC_TO_UINT(acc[m])
+                    + 32768) >> 16), b0, runs_aligned, unsharp, amount,
+            threshold);
+    }
+    return;
+  }
+  /* A row's last, partial run. */
+  for (int s = b0; s < row_units; s++)
+    for (int y = y0; y < y1; y++) {
+      uint sum = (uint) t[0] * LINE_AT(y)[s];
+      for (int k = 1; k <= r; k++)
+        sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
+      store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp, amount,
+          threshold);
+    }
+#undef LINE_AT
+}
+#endif
 #endif

@@ -20,10 +20,11 @@
  * boxes' kernels come in two widths: uint sums, exact modulo 2^32 along
  * the way, where the window's sum stays below 2^31, else ulong.
  *
- * Columns, and rows of taps, take runs of GAUSS_RUN samples of a row (-D
- * from the host: 16 on CPUs, a vector's worth; 4 on GPUs), every lane
- * computed, the copied ones (alpha) not stored; a row's last, partial
- * run goes sample by sample.  A work-item takes `lines` of them side by
+ * Columns, and CPUs' rows of taps, take runs of GAUSS_RUN samples of a
+ * row (-D from the host: 16 on CPUs, a vector's worth; 4 on GPUs), every
+ * lane computed, the copied ones (alpha) not stored; a row's last,
+ * partial run goes sample by sample.  (GPUs' rows take pixels: see
+ * gaussian-taps.cl and gaussian-box-rows.cl.)  A work-item takes `lines` of them side by
  * side (runs of a row; the boxes' rows: rows), each `seg` positions
  * along its walk: on GPUs one run or row, on CPUs, whose work-groups are
  * one work-item, a strip of the frame (the boxes' columns: up to
@@ -39,12 +40,17 @@
   int scratch_pitch
 
 /* A work-item's runs of a row's samples, b0 .. b1 - 1, and its rows, y0 ..
- * y1 - 1 (dimension 0: `lines` runs; 1: `seg` rows). */
+ * y1 - 1 (dimension 0: `lines` runs; 1: `seg` rows); whether the runs of
+ * the frame's rows and of H lie at multiples of their size (see
+ * LOAD_RUN). */
 #define ITEM_RUNS_AND_ROWS                                                \
   const int row_units = width * BPP;                                      \
   const int b0 = get_global_id(0) * lines * GAUSS_RUN;                    \
   const int b1 = min(b0 + lines * GAUSS_RUN, row_units);                  \
-  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height)
+  const int y0 = get_global_id(1) * seg, y1 = min(y0 + seg, height);      \
+  const bool runs_aligned = ((src_off | src_stride | dst_off | dst_stride) \
+      % (GAUSS_RUN * SAMPLE_BYTES)) == 0;                                 \
+  const bool h_aligned = row_units % GAUSS_RUN == 0
 
 /* The weights from the centre out: t[k] = g[R + k] = g[R - k]. */
 #define UNPACK_TAPS(t)                                                    \
@@ -69,30 +75,57 @@
 #endif
 #define H_ROW(y) ((__global H_T *) line + (size_t) (y) * row_units)
 
-/* A run's containers and H values, in one vector access each (PoCL
- * splits a vload16 in pieces; see common.cl). */
+/* A run's containers and H values, in one vector access each, given
+ * whether the address is a multiple of the run's size: CPUs' (PoCL
+ * splits a vload16 in pieces; see common.cl) take any; NVIDIA's driver
+ * makes a vload4 or vstore4 whose address it does not know to be aligned
+ * single samples' accesses, so GPUs go through the vector type where the
+ * rows allow. */
 #if GAUSS_RUN == 16
 typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
-#define LOAD_RUN(p) any_load16(p)
-#define STORE_RUN(v, p) any_store16(v, p)
+#define LOAD_RUN(p, aligned) any_load16(p)
+#define STORE_RUN(v, p, aligned) any_store16(v, p)
 #if SAMPLE_BYTES == 1
-#define LOAD_RUN_H(p) convert_uint16(*(__global const AnyUshort16 *) (p))
+#define LOAD_RUN_H(p, aligned) \
+  convert_uint16(*(__global const AnyUshort16 *) (p))
 #define STORE_RUN_H(v, p) (*(__global AnyUshort16 *) (p) = convert_ushort16(v))
 #else
-#define LOAD_RUN_H(p) uints16_at(p)
+#define LOAD_RUN_H(p, aligned) uints16_at(p)
 #define STORE_RUN_H(v, p) store_uints16(v, p)
 #endif
 #else
-#define LOAD_RUN(p) RUNV(vload)(0, p)
-#define STORE_RUN(v, p) RUNV(vstore)(v, 0, p)
-#define LOAD_RUN_H(p) RUNV(convert_uint)(RUNV(vload)(0, p))
-#define STORE_RUN_H(v, p) RUNV(vstore)(RUNV(PASTE(convert_, H_T))(v), 0, p)
+#define LOAD_RUN(p, aligned) \
+  ((aligned) ? *(__global const RUNV(S) *) (p) : RUNV(vload)(0, p))
+#define STORE_RUN(v, p, aligned)                                          \
+  do {                                                                    \
+    if (aligned)                                                          \
+      *(__global RUNV(S) *) (p) = (v);                                    \
+    else                                                                  \
+      RUNV(vstore)(v, 0, p);                                              \
+  } while (0)
+#define LOAD_RUN_H(p, aligned) RUNV(convert_uint)((aligned) ?               \
+    *(__global const RUNV(H_T) *) (p) : RUNV(vload)(0, p))
+#endif
+
+#if GAUSS_RUN != 16
+/* GPUs: a pixel's values in one vector access where the frame's rows put
+ * pixels at multiples of their size (BPP 1, 2 or 4: see LOAD_RUN), which
+ * H's pixels always are. */
+#define PIXELS_ALIGNED \
+  (BPP != 3 && ((src_off | src_stride) % (BPP * SAMPLE_BYTES)) == 0)
+#define ALIGNED_PIXEL_VALUES(p) \
+  VALUE_OF(CONVERT_PIX(uint)(*(__global const PIX(S) *) (p)))
+#if BPP == 3
+#define STORE_H_PIX(v, x, out) STORE_PIX(v, x, out)
+#else
+#define STORE_H_PIX(v, x, out) (((__global PIX(H_T) *) (out))[x] = (v))
+#endif
 #endif
 
 /* The values of a run of containers at p. */
 RUNV(uint) run_values(__global const S *p)
 {
-  return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p)));
+  return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p, false)));
 }
 
 #if GAUSS_RUN == 16
@@ -210,21 +243,23 @@ DEFINE_NARROW_QUOTIENT(16)
         clamp((orig) + step_, zero_, (T) VALUE_MAX) : (orig);             \
   } while (0)
 
-/* The column pass's outputs for a run of samples from sample b of a row:
- * G (or unsharp's) in the filtered lanes, the rest from `keep`. */
+/* The column pass's outputs for a run of samples from sample b of a row
+ * (`aligned`: see LOAD_RUN): G (or unsharp's) in the filtered lanes, the
+ * rest from `keep`. */
 void store_run(__global S *out, __global const S *keep,
-    __global const S *in, RUNV(int) v, int b, int unsharp, int amount,
-    int threshold)
+    __global const S *in, RUNV(int) v, int b, bool aligned, int unsharp,
+    int amount, int threshold)
 {
   if (unsharp) {
-    const RUNV(int) orig = RUNV(as_int)(run_values(in));
+    const RUNV(int) orig = RUNV(as_int)(VALUE_OF(RUNV(convert_uint)(
+                LOAD_RUN(in, aligned))));
     SHARPEN(RUNV(int), v, orig);
   }
   const RUNV(uint) filtered = RUNV(as_uint)(-(((RUNV(int)) MASK
               >> ((RUN_INDEX + b) % BPP)) & 1));
-  const RUNV(uint) kept = RUNV(convert_uint)(LOAD_RUN(keep));
+  const RUNV(uint) kept = RUNV(convert_uint)(LOAD_RUN(keep, aligned));
   STORE_RUN(RUNV(PASTE(convert_, S))((CONTAINER_OF(RUNV(convert_uint)(v))
-              & filtered) | (kept & ~filtered)), out);
+              & filtered) | (kept & ~filtered)), out, aligned);
 }
 
 /* The same for sample s alone. */

@@ -215,7 +215,8 @@ clf_program_options (const ClfProgramSpec * program,
       "-D CONV_FLOAT_GROUP_X=%u -D CONV_FLOAT_GROUP_Y=%u "
       "-D CONV_FLOAT_ROWS=%u -D CONV_TALL_GROUP_Y=%u -D CONV_TALL_ROWS=%u "
       "-D GAUSS_RUN=%u -D GAUSS_TAP_BLOCK=%u -D GAUSS_ROW_GROUP=%u "
-      "-D GAUSS_ROW_STEPS=%u -D GAUSS_COLUMN_LINES=%u",
+      "-D GAUSS_ROW_STEPS=%u -D GAUSS_COLUMN_LINES=%u -D GAUSS_MAX_TAPS=%u "
+      "-D GAUSS_TAP_GROUP=%u -D GAUSS_TAP_PIXELS=%u",
       layout->units, layout->mask, layout->sample_bytes, layout->depth,
       layout->shift, layout->swap ? 1 : 0, layout->wide_sums ? 1 : 0,
       CLF_TILE_GROUP, clf_tile_run_pixels (layout), CLF_TILES_MAX_RADIUS,
@@ -224,8 +225,9 @@ clf_program_options (const ClfProgramSpec * program,
       CLF_CONV_TAP_ROW, CLF_CONV_FLOAT_GROUP_X, CLF_CONV_FLOAT_GROUP_Y,
       CLF_CONV_FLOAT_ROWS, CLF_CONV_TALL_GROUP_Y, CLF_CONV_TALL_ROWS,
       clf_gauss_run (program->cpu_kernels),
-      clf_gauss_tap_block (program->cpu_kernels), CLF_GAUSS_ROW_GROUP,
-      CLF_GAUSS_ROW_STEPS, CLF_GAUSS_COLUMN_LINES);
+      CLF_GAUSS_TAP_BLOCK, CLF_GAUSS_ROW_GROUP,
+      CLF_GAUSS_ROW_STEPS, CLF_GAUSS_COLUMN_LINES, CLF_GAUSS_MAX_TAPS,
+      CLF_GAUSS_TAP_GROUP, CLF_GAUSS_TAP_PIXELS);
   for (unsigned k = 0; k < CLF_N_KERNELS; k++)
     if (n > 0 && n < CLF_PROGRAM_OPTIONS_SIZE
         && clf_program_has_kernel (program, k))

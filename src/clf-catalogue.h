@@ -130,13 +130,20 @@ clf_gauss_run (bool cpu_kernels)
 
 /* The output rows the taps' column pass sums at once (GAUSS_TAP_BLOCK):
  * every row of H loaded goes into all of them, so a larger block loads
- * less and multiplies more (block + 2R multiply-adds an output).  CPUs
- * are bound by the multiply-adds, GPUs by the loads. */
-static inline uint32_t
-clf_gauss_tap_block (bool cpu_kernels)
-{
-  return cpu_kernels ? 8 : 16;
-}
+ * less.  CPUs then make block + 2R multiply-adds an output (fewer where
+ * 2R >= block), GPUs 2R + 1 from a window of the block's rows in
+ * registers, which 16 rows outgrow. */
+#define CLF_GAUSS_TAP_BLOCK 8
+
+/* The most taps of the Gaussian (kernels/gaussian-taps.cl sizes its
+ * tables by it, GAUSS_MAX_TAPS). */
+#define CLF_GAUSS_MAX_TAPS 49
+
+/* GPUs' taps along rows (kernels/gaussian-taps.cl): a work-group of
+ * CLF_GAUSS_TAP_GROUP a stretch of a row, each work-item
+ * CLF_GAUSS_TAP_PIXELS pixels side by side. */
+#define CLF_GAUSS_TAP_GROUP 64
+#define CLF_GAUSS_TAP_PIXELS 8
 
 /* GPUs' boxes along rows (kernels/gaussian-box-rows.cl): a work-group of
  * CLF_GAUSS_ROW_GROUP a row, each work-item CLF_GAUSS_ROW_STEPS positions

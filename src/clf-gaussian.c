@@ -243,6 +243,18 @@ enqueue_gauss_pass (ClfPlan * plan, const KernelSet * set,
       plan->cpu_kernels ? one : pass->local, reads, error);
 }
 
+/* GPUs' taps along rows (gaussian-taps.cl): a work-group a stretch of a
+ * row, the pixels it reads in local memory. */
+static void
+gpu_tap_rows (const ClfView * p, GaussPass * rows)
+{
+  static const size_t tap_group[2] = { CLF_GAUSS_TAP_GROUP, 1 };
+  rows->global[0] = clf_ceil_div (p->width, CLF_GAUSS_TAP_GROUP
+      * CLF_GAUSS_TAP_PIXELS) * CLF_GAUSS_TAP_GROUP;
+  rows->global[1] = p->height;
+  rows->local = tap_group;
+}
+
 /* GPUs' boxes along rows (gaussian-box-rows.cl): a work-group a row, the
  * chunk's values and the span before it in local memory. */
 static void
@@ -280,6 +292,8 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
     rows.global[0] = clf_ceil_div (runs, (size_t) rows.lines);
     rows.global[1] = clf_ceil_div (p->height, (size_t) rows.seg);
     columns.global[0] = rows.global[0];
+    if (!plan->cpu_kernels)
+      gpu_tap_rows (p, &rows);
     columns.global[1] = clf_ceil_div (p->height, (size_t) columns.seg);
   } else {
     rows.id = wide_sums (max, g.weight) ? K_GAUSS_BOX_ROWS_WIDE :

@@ -9,7 +9,6 @@
  * CLF_GAUSS_MAX_TAPS of them; above it, three boxes, which come within
  * 40 dB of the Gaussian only from about there on (docs/gaussian.md). */
 #define CLF_GAUSS_TAPS_MAX_SIGMA 8.0
-#define CLF_GAUSS_MAX_TAPS 49
 
 /* The separable kernel g of a sigma (docs/gaussian.md): 2R + 1 weights
  * summing to W, either taps (OpenCV's 8-bit Gaussian weights, W = 256)
