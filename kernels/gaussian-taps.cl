@@ -15,6 +15,35 @@
 #define ACC_TO_UINT(v) (v)
 #endif
 
+#ifdef WANT_gauss_tap_columns
+/* The output rows a work-item sums at once (GAUSS_TAP_BLOCK, -D from the
+ * host): each row of H it loads goes into all of them, so it loads
+ * (TAP_BLOCK + 2R) / TAP_BLOCK rows an output row rather than 2R + 1. */
+#define TAP_BLOCK GAUSS_TAP_BLOCK
+
+/* Rows yb .. yend - 1 (at most TAP_BLOCK) of the run at b, from their
+ * column sums sums[]. */
+#define STORE_TAP_RUNS(sums, yb, yend, b)                                 \
+  for (int m_ = 0; m_ < TAP_BLOCK && (yb) + m_ < (yend); m_++)            \
+    store_run(DST_ROW((yb) + m_) + (b), KEEP_ROW((yb) + m_) + (b),        \
+        SRC_ROW((yb) + m_) + (b), RUNV(convert_int)((ACC_TO_UINT(         \
+                  sums[m_]) + 32768) >> 16), b, runs_aligned, unsharp,    \
+        amount, threshold)
+
+/* Samples b .. row_units - 1 of rows ya .. yend - 1 (a row's last,
+ * partial run), one at a time, from H's rows at LINE_AT. */
+#define TAP_SAMPLES(b, ya, yend)                                          \
+  for (int s_ = (b); s_ < row_units; s_++)                                \
+    for (int y_ = (ya); y_ < (yend); y_++) {                              \
+      uint sum_ = (uint) t[0] * LINE_AT(y_)[s_];                          \
+      for (int k_ = 1; k_ <= r; k_++)                                     \
+        sum_ += (uint) t[k_] * (LINE_AT(y_ - k_)[s_]                      \
+            + LINE_AT(y_ + k_)[s_]);                                      \
+      store_sample(OUT_ROWS(y_), (sum_ + 32768) >> 16, s_, unsharp,       \
+          amount, threshold);                                             \
+    }
+#endif
+
 #if GAUSS_RUN == 16
 /* ---- CPUs: runs of 16 samples, whole rows a work-item -------------- */
 
@@ -98,11 +127,6 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
 #endif
 
 #ifdef WANT_gauss_tap_columns
-/* The output rows a work-item sums at once (GAUSS_TAP_BLOCK, -D from the
- * host): each row of H it loads goes into all of them, so it loads
- * (TAP_BLOCK + 2R) / TAP_BLOCK rows an output row rather than 2R + 1. */
-#define TAP_BLOCK GAUSS_TAP_BLOCK
-
 /* G of runs of samples of rows y0 .. y0 + seg - 1, TAP_BLOCK rows at a
  * time. */
 __kernel void gauss_tap_columns(GAUSS_ARGS)
@@ -164,21 +188,10 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
           }
         }
 #undef SPAN_ROW
-        for (int m = 0; m < TAP_BLOCK && yb + m < yend; m++)
-          store_run(DST_ROW(yb + m) + b, KEEP_ROW(yb + m) + b,
-              SRC_ROW(yb + m) + b, RUNV(convert_int)((ACC_TO_UINT(sums[m])
-                      + 32768) >> 16), b, runs_aligned, unsharp, amount,
-              threshold);
+        STORE_TAP_RUNS(sums, yb, yend, b);
         continue;
       }
-      for (int s = b; s < row_units; s++)
-        for (int y = yb; y < yend; y++) {
-          uint sum = (uint) t[0] * LINE_AT(y)[s];
-          for (int k = 1; k <= r; k++)
-            sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
-          store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp,
-              amount, threshold);
-        }
+      TAP_SAMPLES(b, yb, yend);
     }
   }
 #undef LINE_AT
@@ -289,9 +302,7 @@ void gauss_tap_rows(GAUSS_ARGS)
 
 #ifdef WANT_gauss_tap_columns
 /* A work-item takes a run of samples down `seg` rows, TAP_BLOCK rows at
- * a time (GAUSS_TAP_BLOCK, -D from the host). */
-#define TAP_BLOCK GAUSS_TAP_BLOCK
-
+ * a time. */
 /* H's values as COLUMN_ACC: floats from 8-bit samples' H (below 2^23) as
  * H's bits under the exponent of 2^23, less 2^23, which is exact and
  * costs GPUs two instructions at full rate where a conversion takes one
@@ -315,23 +326,11 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
 #define H_AT(q) H_AS_ACC(LOAD_RUN_H(LINE_AT(yb - r + (q)) + b0, h_aligned))
       WINDOW_SUMS(RUNV(COLUMN_ACC), TAP_BLOCK, acc, H_AT, g);
 #undef H_AT
-      for (int m = 0; m < TAP_BLOCK && yb + m < y1; m++)
-        store_run(DST_ROW(yb + m) + b0, KEEP_ROW(yb + m) + b0,
-            SRC_ROW(yb + m) + b0, RUNV(convert_int)((ACC_TO_UINT(acc[m])
-                    + 32768) >> 16), b0, runs_aligned, unsharp, amount,
-            threshold);
+      STORE_TAP_RUNS(acc, yb, y1, b0);
     }
     return;
   }
-  /* A row's last, partial run. */
-  for (int s = b0; s < row_units; s++)
-    for (int y = y0; y < y1; y++) {
-      uint sum = (uint) t[0] * LINE_AT(y)[s];
-      for (int k = 1; k <= r; k++)
-        sum += (uint) t[k] * (LINE_AT(y - k)[s] + LINE_AT(y + k)[s]);
-      store_sample(OUT_ROWS(y), (sum + 32768) >> 16, s, unsharp, amount,
-          threshold);
-    }
+  TAP_SAMPLES(b0, y0, y1);
 #undef LINE_AT
 }
 #endif
