@@ -58,7 +58,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
         PASTE(convert_long, N)(s) + rounding, divisor, inv))
 #endif
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
-#define RUN_VALUE(q) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b, h_aligned))
+#define RUN_VALUE(q) \
+  RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b, h_aligned))
 #define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
 #undef AT
 #define AT(T, VALUE, q, first) VALUE(q)
@@ -94,7 +95,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     };
     for (int i = 0; i < n; i++) {
       const int b = b0 + i * GAUSS_RUN;
-#define CORNER(k) RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b, h_aligned))
+#define CORNER(k) \
+  RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b, h_aligned))
       s1[i] += CORNER(0) - CORNER(1) - CORNER(2) - CORNER(3) + CORNER(4)
           + CORNER(5) + CORNER(6) - CORNER(7);
 #undef CORNER

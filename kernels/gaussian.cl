@@ -23,12 +23,12 @@
  * Columns, and CPUs' rows of taps, take runs of GAUSS_RUN samples of a
  * row (-D from the host: 16 on CPUs, a vector's worth; 4 on GPUs), every
  * lane computed, the copied ones (alpha) not stored; a row's last,
- * partial run goes sample by sample.  (GPUs' rows take pixels: see
- * gaussian-taps.cl and gaussian-box-rows.cl.)  A work-item takes `lines` of them side by
- * side (runs of a row; the boxes' rows: rows), each `seg` positions
- * along its walk: on GPUs one run or row, on CPUs, whose work-groups are
- * one work-item, a strip of the frame (the boxes' columns: up to
- * GAUSS_COLUMN_LINES runs down whole columns). */
+ * partial run goes sample by sample (GPUs' rows take pixels: see
+ * gaussian-taps.cl and gaussian-box-rows.cl).  A work-item takes `lines`
+ * of them side by side (runs of a row; the boxes' rows: rows), each
+ * `seg` positions along its walk: on GPUs one run or row, on CPUs, whose
+ * work-groups are one work-item, a strip of the frame (the boxes'
+ * columns: up to GAUSS_COLUMN_LINES runs down whole columns). */
 
 #define GAUSS_ARGS                                                        \
   __global const uchar *src, uint src_off, uint src_stride,               \
@@ -122,10 +122,10 @@ typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
 #endif
 #endif
 
-/* The values of a run of containers at p. */
-RUNV(uint) run_values(__global const S *p)
+/* The values of a run of containers at p (`aligned`: see LOAD_RUN). */
+RUNV(uint) run_values(__global const S *p, bool aligned)
 {
-  return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p, false)));
+  return VALUE_OF(RUNV(convert_uint)(LOAD_RUN(p, aligned)));
 }
 
 #if GAUSS_RUN == 16
@@ -143,7 +143,7 @@ void extend_row(__global uint *e, __global const S *row, int q0, int n,
     STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
   int k = inner_first * BPP;
   for (; k + 16 <= inner_end * BPP; k += 16)
-    store_uints16(run_values(row + (q0 * BPP + k)), e + k);
+    store_uints16(run_values(row + (q0 * BPP + k), false), e + k);
   for (int i = k / BPP; i < inner_end; i++)
     STORE_PIX(PIXEL_VALUES(row + (q0 + i) * BPP), i, e);
   w = walk_from(q0 + inner_end, width, border);
@@ -251,8 +251,7 @@ void store_run(__global S *out, __global const S *keep,
     int amount, int threshold)
 {
   if (unsharp) {
-    const RUNV(int) orig = RUNV(as_int)(VALUE_OF(RUNV(convert_uint)(
-                LOAD_RUN(in, aligned))));
+    const RUNV(int) orig = RUNV(as_int)(run_values(in, aligned));
     SHARPEN(RUNV(int), v, orig);
   }
   const RUNV(uint) filtered = RUNV(as_uint)(-(((RUNV(int)) MASK
