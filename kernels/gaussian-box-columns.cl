@@ -16,10 +16,13 @@
 #define COMB_IMPULSE(j) (1 - ((j) >= w1) - ((j) >= w2) - ((j) >= w3)       \
       + ((j) >= w1 + w2) + ((j) >= w1 + w3) + ((j) >= w2 + w3))
 
-/* s1, s2, s3 of type T at position `start - 1`, VALUE(q) reading row q;
- * unrolled so that GPUs keep several of its loads in flight (the start
- * costs their latency more than its multiply-adds). */
-#define START_SUMS(T, VALUE)                                              \
+/* s1, s2, s3 of type T at position `start - 1`, VALUE(q) reading row q
+ * as ints (H is below 2^24), LONG_T the long type of T's width: each
+ * product is a 32-bit weight by a 32-bit value into 64 bits (32 for
+ * uint sums, modulo 2^32 as they are); unrolled so that GPUs keep
+ * several of its loads in flight (the start costs their latency more
+ * than its multiply-adds). */
+#define START_SUMS(T, LONG_T, VALUE)                                      \
   T s1 = 0, s2 = 0, s3 = 0;                                               \
   do {                                                                    \
     int k2 = 0, k3 = 0;                                                   \
@@ -28,10 +31,10 @@
       const int k1 = COMB_IMPULSE(j);                                     \
       k2 += k1;                                                           \
       k3 += k2;                                                           \
-      const T v = VALUE(start - 1 - j);                                   \
-      s1 += (T) k1 * v;                                                   \
-      s2 += (T) k2 * v;                                                   \
-      s3 += (T) k3 * v;                                                   \
+      const LONG_T v = PASTE(convert_, LONG_T)(VALUE(start - 1 - j));     \
+      s1 += PASTE(convert_, T)(v * (long) k1);                            \
+      s2 += PASTE(convert_, T)(v * (long) k2);                            \
+      s3 += PASTE(convert_, T)(v * (long) k3);                            \
     }                                                                     \
   } while (0)
 
@@ -58,9 +61,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
         PASTE(convert_long, N)(s) + rounding, divisor, inv))
 #endif
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
-#define RUN_VALUE(q) \
-  RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(LINE_AT(q) + b, h_aligned))
-#define SAMPLE_VALUE(q) ((ACC) LINE_AT(q)[s])
+#define RUN_VALUE(q) RUNV(as_int)(LOAD_RUN_H(LINE_AT(q) + b, h_aligned))
+#define SAMPLE_VALUE(q) ((int) LINE_AT(q)[s])
 #undef AT
 #define AT(T, VALUE, q, first) VALUE(q)
 #if GAUSS_RUN == 16
@@ -112,12 +114,12 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   int tail = b0;
   for (; tail + GAUSS_RUN <= b1; tail += GAUSS_RUN) {
     const int b = tail;
-    START_SUMS(RUNV(ACC), RUN_VALUE);
+    START_SUMS(RUNV(ACC), RUNV(long), RUN_VALUE);
     /* Unrolled for the same reason; `line` is restrict, so a run's loads
-     * may pass its stores. */
+     * may pass its stores.  The comb is exact in int (|comb| < 2^26). */
 #pragma unroll 4
     for (int p = start; p < y1 + r; p++) {
-      s1 += COMB(RUNV(ACC), RUN_VALUE, p, 0);
+      s1 += RUNV(PASTE(convert_, ACC))(COMB(RUNV(int), RUN_VALUE, p, 0));
       s2 += s1;
       s3 += s2;
       store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
@@ -128,9 +130,9 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #endif
   /* A row's last, partial run: sample by sample. */
   for (int s = tail; s < b1; s++) {
-    START_SUMS(ACC, SAMPLE_VALUE);
+    START_SUMS(ACC, long, SAMPLE_VALUE);
     for (int p = start; p < y1 + r; p++) {
-      s1 += COMB(ACC, SAMPLE_VALUE, p, 0);
+      s1 += (ACC) COMB(int, SAMPLE_VALUE, p, 0);
       s2 += s1;
       s3 += s2;
       store_sample(OUT_ROWS(p - r), G_OF(, s3), s, unsharp, amount,

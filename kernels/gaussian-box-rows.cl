@@ -3,10 +3,10 @@
  * it; ulong), a pixel's samples as one PIX vector (kernels/meson.build's
  * kernel_variants).  GPUs take a row a work-group, its positions'
  * running sums composed by a scan; CPUs a strip of whole rows, a
- * work-item walking each row (with PREFIX, the uint variant: 16 samples
+ * work-item walking each row (with NARROW, the uint variant: 16 samples
  * at a time, from prefix sums). */
 
-#if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
+#if NARROW && GAUSS_RUN == 16 && LANE_PREFIX
 #ifndef GAUSS_ROWS_PREFIX_DEFINED
 #define GAUSS_ROWS_PREFIX_DEFINED
 /* ---- CPUs: a row's boxes from its triple prefix sums ------------------
@@ -15,25 +15,6 @@
  * its prefix sums taken three times (modulo 2^32).  The comb of P at the
  * boxes' 8 corners is the window's sum S(x), exact as it is below 2^31:
  * S(x) = P[x + R] - P[x + R - w1] - ... - P[x + R - w1 - w2 - w3]. */
-
-/* floor((256 S + W/2) / W) of 16 sums S < 2^31, W < 2^23: a float's
- * estimate, its remainder (exact in int, modulo 2^32 along the way) and
- * its correction: the estimate is within 1 of it for quotients below 2^16
- * (8-bit samples), within 4 below 2^24, which a first correction from
- * the remainder brings within 1. */
-uint16 row_quotients(uint16 s, int weight, float inv)
-{
-  const uint16 n = (s << 8) + (uint) (weight / 2);
-  int16 q = convert_int16(fma(convert_float16(as_int16(s)),
-          (float16) (256 * inv), (float16) 0.5f));
-  int16 rem = as_int16(n - as_uint16(q) * (uint) weight);
-#if SAMPLE_BYTES > 1
-  const int16 t = convert_int16(floor(convert_float16(rem) * inv));
-  q += t;
-  rem -= t * weight;
-#endif
-  return as_uint16(q - (rem >= weight) + (rem < 0));
-}
 
 /* e's n samples (a multiple of 16) become their prefix sums, three
  * times over.  Each run's own prefix sums, L1 .. L3, depend on nothing
@@ -69,7 +50,7 @@ uint16 run_of_prefix(__global const uint *p, int b, int r, int q0, int w1,
       + P_BACK(w1 + w2) + P_BACK(w1 + w3) + P_BACK(w2 + w3)
       - P_BACK(w1 + w2 + w3);
 #undef P_BACK
-  return row_quotients(s, weight, inv);
+  return row_quotient16(s, weight, inv);
 }
 
 /* H of rows y0 .. y1 - 1, whole, through the scratch row p. */
@@ -110,9 +91,44 @@ void rows_of_prefix(__global uint *line, __global uint *p,
 #define ROW_STEPS GAUSS_ROW_STEPS
 #define ROW_CHUNK (ROW_GROUP * ROW_STEPS)
 
-/* e: local memory for (w1 + w2 + w3 + ROW_CHUNK) * BPP values. */
+/* The stage in local memory: a pixel's values in one access where a
+ * pixel is 1, 2 or 4 ushorts (a vload4 from local memory, whose address
+ * NVIDIA's driver does not know to be 8-byte aligned, is 4 accesses). */
+#ifndef GAUSS_ROWS_STAGE_DEFINED
+#define GAUSS_ROWS_STAGE_DEFINED
+#if BPP == 3
+#define STAGE_T ushort
+#define STAGE_LOAD(j, e) vload3(j, e)
+#define STAGE_STORE(v, j, e) vstore3(v, j, e)
+#else
+#define STAGE_T PIX(ushort)
+#define STAGE_LOAD(j, e) ((e)[j])
+#define STAGE_STORE(v, j, e) ((e)[j] = (v))
+#endif
+/* A position's comb, exact in int (|comb| < 4 * 65536), then its sums'
+ * type (modulo 2^32 for uint, as the sums are). */
+#define STAGE_COMB(e, j)                                                  \
+  (STAGE_INT(e, j) - STAGE_INT(e, (j) - w1) - STAGE_INT(e, (j) - w2)      \
+      - STAGE_INT(e, (j) - w3) + STAGE_INT(e, (j) - w1 - w2)              \
+      + STAGE_INT(e, (j) - w1 - w3) + STAGE_INT(e, (j) - w2 - w3)         \
+      - STAGE_INT(e, (j) - w1 - w2 - w3))
+#define STAGE_INT(e, j) CONVERT_PIX(int)(STAGE_LOAD(j, e))
+#endif
+
+/* H of a pixel's sums s3: in 32 bits where they are uint (W < 2^23
+ * then), else through a double's estimate. */
+#if NARROW
+#define ROW_H(s3) PIX_ROW_QUOTIENT(s3, (int) weight, inv)
+#define ROW_INV_T float
+#else
+#define ROW_H(s3) PIX_QUOTIENT(256 * CONVERT_PIX(long)(s3) + weight / 2, \
+    weight, inv)
+#define ROW_INV_T INV_T
+#endif
+
+/* e: local memory for (w1 + w2 + w3 + ROW_CHUNK) pixels. */
 __kernel __attribute__((reqd_work_group_size(ROW_GROUP, 1, 1)))
-void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
+void KERNEL_NAME(GAUSS_ARGS, __local STAGE_T *e)
 {
   __local PIX(ACC) l1[ROW_GROUP], l2[ROW_GROUP], l3[ROW_GROUP];
   const int t = get_local_id(0), y = get_global_id(1);
@@ -120,9 +136,8 @@ void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
   const int n = width + 2 * r, row_units = width * BPP;
   __global const S *row = SRC_ROW(y);
   __global H_T *out = H_ROW(y);
-  const INV_T inv = (INV_T) 1 / weight;
+  const ROW_INV_T inv = (ROW_INV_T) 1 / weight;
   PIX(ACC) c1 = 0, c2 = 0, c3 = 0;
-#define E_AT(j) CONVERT_PIX(ACC)(LOAD_PIX(j, e))
   const bool pixels_aligned = PIXELS_ALIGNED;
   for (int base = 0; base < n; base += ROW_CHUNK) {
     /* e[j]: position base - span + j. */
@@ -133,17 +148,17 @@ void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
       PIX(uint) v = 0;
       if (i >= 0)
         v = pixels_aligned ? ALIGNED_PIXEL_VALUES(p) : PIXEL_VALUES(p);
-      STORE_PIX(CONVERT_PIX(ushort)(v), j, e);
+      STAGE_STORE(CONVERT_PIX(ushort)(v), j, e);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    PIX(ACC) comb[ROW_STEPS], s1 = 0, s2 = 0, s3 = 0;
+    /* The block's combs are taken twice, from local memory, rather than
+     * kept in registers for the second walk. */
+#define BLOCK_COMB(k) \
+  CONVERT_PIX(ACC)(STAGE_COMB(e, span + t * ROW_STEPS + (k)))
+    PIX(ACC) s1 = 0, s2 = 0, s3 = 0;
 #pragma unroll
     for (int k = 0; k < ROW_STEPS; k++) {
-      const int j = span + t * ROW_STEPS + k;
-      comb[k] = E_AT(j) - E_AT(j - w1) - E_AT(j - w2) - E_AT(j - w3)
-          + E_AT(j - w1 - w2) + E_AT(j - w1 - w3) + E_AT(j - w2 - w3)
-          - E_AT(j - span);
-      s1 += comb[k];
+      s1 += BLOCK_COMB(k);
       s2 += s1;
       s3 += s2;
     }
@@ -185,24 +200,24 @@ void KERNEL_NAME(GAUSS_ARGS, __local ushort *e)
     c3 = z3;
 #pragma unroll
     for (int k = 0; k < ROW_STEPS; k++) {
-      s1 += comb[k];
+      s1 += BLOCK_COMB(k);
       s2 += s1;
       s3 += s2;
       const int x = base + t * ROW_STEPS + k - 2 * r;
       if (x >= 0 && x < width)
-        STORE_H_PIX(CONVERT_PIX(H_T)(PIX_QUOTIENT(256
-                    * CONVERT_PIX(long)(s3) + weight / 2, weight, inv)),
-            x, out);
+        STORE_H_PIX(CONVERT_PIX(H_T)(ROW_H(s3)), x, out);
     }
+#undef BLOCK_COMB
   }
-#undef E_AT
 }
+#undef ROW_H
+#undef ROW_INV_T
 #else
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
   const int y0 = get_global_id(0) * lines, x0 = get_global_id(1) * seg;
   const int y1 = min(y0 + lines, height), x1 = min(x0 + seg, width);
-#if PREFIX && GAUSS_RUN == 16 && LANE_PREFIX
+#if NARROW && GAUSS_RUN == 16 && LANE_PREFIX
   if (x0 == 0 && x1 == width) {
     rows_of_prefix(line, SCRATCH_ROW(0), src, src_off, src_stride, y0, y1,
         width, border, w1, w2, w3, (int) weight);

@@ -224,6 +224,51 @@ DEFINE_NARROW_QUOTIENT()
 DEFINE_NARROW_QUOTIENT(4)
 DEFINE_NARROW_QUOTIENT(16)
 
+/* floor((256 s + W/2) / W), H of the rows' uint sums s < 2^31, W < 2^23:
+ * a float's estimate, its remainder (exact in int, modulo 2^32 along the
+ * way) and its correction: the estimate is within 1 of it for quotients
+ * below 2^16 (8-bit samples), within 4 below 2^24, which a first
+ * correction from the remainder brings within 1.  row_quotient,
+ * row_quotient2 .. row_quotient4, row_quotient16. */
+#if SAMPLE_BYTES > 1
+#define ROW_QUOTIENT_CORRECTION(N)                                        \
+  const PASTE(int, N) t =                                                 \
+      PASTE(convert_int, N)(floor(PASTE(convert_float, N)(rem) * inv));   \
+  q += t;                                                                 \
+  rem -= t * weight
+#else
+#define ROW_QUOTIENT_CORRECTION(N)
+#endif
+#define DEFINE_ROW_QUOTIENT(N)                                            \
+  PASTE(uint, N) PASTE(row_quotient, N)(PASTE(uint, N) s, int weight,     \
+      float inv)                                                          \
+  {                                                                       \
+    const PASTE(uint, N) n = (s << 8) + (uint) (weight / 2);              \
+    PASTE(int, N) q = PASTE(convert_int, N)(fma(PASTE(convert_float, N)(  \
+                PASTE(as_int, N)(s)), (PASTE(float, N)) (256 * inv),      \
+            (PASTE(float, N)) 0.5f));                                     \
+    PASTE(int, N) rem = PASTE(as_int, N)(n - PASTE(as_uint, N)(q)         \
+        * (uint) weight);                                                 \
+    ROW_QUOTIENT_CORRECTION(N);                                           \
+    const PASTE(int, N) one = 1, zero = 0;                                \
+    return PASTE(as_uint, N)(q + (rem >= weight ? one : zero)             \
+        - (rem < 0 ? one : zero));                                        \
+  }
+DEFINE_ROW_QUOTIENT()
+DEFINE_ROW_QUOTIENT(2)
+DEFINE_ROW_QUOTIENT(3)
+DEFINE_ROW_QUOTIENT(4)
+DEFINE_ROW_QUOTIENT(16)
+#undef DEFINE_ROW_QUOTIENT
+#undef ROW_QUOTIENT_CORRECTION
+
+/* A pixel's row quotient (PIX(uint)). */
+#if BPP == 1
+#define PIX_ROW_QUOTIENT row_quotient
+#else
+#define PIX_ROW_QUOTIENT PASTE(row_quotient, BPP)
+#endif
+
 /* A pixel's quotient (PIX(long)). */
 #if BPP == 1
 #define PIX_QUOTIENT quotient
