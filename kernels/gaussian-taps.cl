@@ -219,7 +219,8 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
   barrier(CLK_LOCAL_MEM_FENCE)
 
 /* acc[m] (N of type T) = sum over j of g[j] VALUE(m + j), j from 0 to
- * n_taps rounded up to N (N <= 16). */
+ * n_taps rounded up to N (N <= 16).  Each N steps' values are read
+ * first, so that their loads are in flight together. */
 #define WINDOW_SUMS(T, N, acc, VALUE, g)                                  \
   do {                                                                    \
     T win_[N];                                                            \
@@ -230,9 +231,13 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
     for (int m_ = 0; m_ < (N); m_++)                                      \
       acc[m_] = 0;                                                        \
     for (int j0_ = 0; j0_ < n_taps; j0_ += (N)) {                         \
+      T next_[N];                                                         \
+      _Pragma("unroll")                                                   \
+      for (int s_ = 0; s_ < (N); s_++)                                    \
+        next_[s_] = VALUE(j0_ + s_ + (N) - 1);                            \
       _Pragma("unroll")                                                   \
       for (int s_ = 0; s_ < (N); s_++) {                                  \
-        win_[(s_ + (N) - 1) % (N)] = VALUE(j0_ + s_ + (N) - 1);           \
+        win_[(s_ + (N) - 1) % (N)] = next_[s_];                           \
         const T w_ = g[j0_ + s_];                                         \
         _Pragma("unroll")                                                 \
         for (int m_ = 0; m_ < (N); m_++)                                  \
