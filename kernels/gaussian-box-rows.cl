@@ -105,14 +105,6 @@ void rows_of_prefix(__global uint *line, __global uint *p,
 #define STAGE_LOAD(j, e) ((e)[j])
 #define STAGE_STORE(v, j, e) ((e)[j] = (v))
 #endif
-/* A position's comb, exact in int (|comb| < 4 * 65536), then its sums'
- * type (modulo 2^32 for uint, as the sums are). */
-#define STAGE_COMB(e, j)                                                  \
-  (STAGE_INT(e, j) - STAGE_INT(e, (j) - w1) - STAGE_INT(e, (j) - w2)      \
-      - STAGE_INT(e, (j) - w3) + STAGE_INT(e, (j) - w1 - w2)              \
-      + STAGE_INT(e, (j) - w1 - w3) + STAGE_INT(e, (j) - w2 - w3)         \
-      - STAGE_INT(e, (j) - w1 - w2 - w3))
-#define STAGE_INT(e, j) CONVERT_PIX(int)(STAGE_LOAD(j, e))
 #endif
 
 /* H of a pixel's sums s3: in 32 bits where they are uint (W < 2^23
@@ -152,9 +144,14 @@ void KERNEL_NAME(GAUSS_ARGS, __local STAGE_T *e)
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The block's combs are taken twice, from local memory, rather than
-     * kept in registers for the second walk. */
-#define BLOCK_COMB(k) \
-  CONVERT_PIX(ACC)(STAGE_COMB(e, span + t * ROW_STEPS + (k)))
+     * kept in registers for the second walk; each exact in int
+     * (|comb| < 4 * 65536), then of the sums' type (modulo 2^32 for
+     * uint, as the sums are). */
+#undef AT
+#define AT(T, VALUE, q, first) VALUE(q)
+#define STAGE_INT(j) CONVERT_PIX(int)(STAGE_LOAD(j, e))
+#define BLOCK_COMB(k) CONVERT_PIX(ACC)(COMB(PIX(int), STAGE_INT, \
+      span + t * ROW_STEPS + (k), 0))
     PIX(ACC) s1 = 0, s2 = 0, s3 = 0;
 #pragma unroll
     for (int k = 0; k < ROW_STEPS; k++) {
@@ -208,6 +205,9 @@ void KERNEL_NAME(GAUSS_ARGS, __local STAGE_T *e)
         STORE_H_PIX(CONVERT_PIX(H_T)(ROW_H(s3)), x, out);
     }
 #undef BLOCK_COMB
+#undef STAGE_INT
+#undef AT
+#define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
   }
 }
 #undef ROW_H
