@@ -5,7 +5,8 @@
  * than 32-bit integer multiplies: rows of any samples (a tap is at most
  * 256; a side tap at most 85, as the centre tap is the largest, so a tap
  * times a pair of samples is below 85 * 2 * 65536; no partial sum
- * exceeds the total), and columns of 8-bit samples (H below 65536). */
+ * exceeds the total), and columns of 8-bit samples (H below 65536).
+ * CPUs take 8-bit samples' rows in ushorts (see ROW_T). */
 
 #if SAMPLE_BYTES == 1
 #define COLUMN_ACC float
@@ -59,45 +60,73 @@
 #define SIGNED_TAP(table, j) (table[TAP_REACH + (j)])
 
 #ifdef WANT_gauss_tap_rows
-#define FLOATS_AT(p) as_float16(uints16_at(p))
-/* The row sums of RUNS runs from c, into float16 sums[RUNS], in a row
- * extended by R either side whose values are floats: each tap's loop
- * carries their independent sums at once. */
+/* The rows' lanes, ROW_T: for 8-bit samples ushorts, exact (a side tap
+ * is at most 85, so a tap times a pair of samples is below 85 * 510, and
+ * no partial sum exceeds the total, at most 255 * 256), at twice the
+ * lanes an instruction of floats; for 16-bit samples floats (see above).
+ * LANES_AT(p) reads 16 of them from the scratch row, which
+ * extend_row_lanes fills. */
+#if SAMPLE_BYTES == 1
+#define ROW_T ushort
+#define LANES_AT(p) USHORTS16_AT(p)
+#define ROW_MAD(a, b, c) ((a) * (b) + (c))
+void extend_row_lanes(__global ushort *e, __global const S *row, int q0,
+    int n, int width, int border)
+{
+  extend_row_ushort(e, row, q0, n / BPP, width, border);
+}
+#else
+#define ROW_T float
+#define LANES_AT(p) as_float16(uints16_at((__global const uint *) (p)))
+#define ROW_MAD(a, b, c) fma(a, b, c)
+void extend_row_lanes(__global float *e, __global const S *row, int q0,
+    int n, int width, int border)
+{
+  __global uint *u = (__global uint *) e;
+  extend_row(u, row, q0, n / BPP, width, border);
+  for (int k = 0; k < n; k += 16)
+    store_uints16(as_uint16(convert_float16(uints16_at(u + k))), u + k);
+}
+#endif
+#define ROW_V PASTE(ROW_T, 16)
+
+/* The row sums of RUNS runs from c, into sums[RUNS], in a row extended
+ * by R either side: each tap's loop carries their independent sums at
+ * once. */
 #define TAP_SUMS(sums, RUNS, c)                                           \
   do {                                                                    \
     _Pragma("unroll")                                                     \
     for (int i_ = 0; i_ < (RUNS); i_++)                                   \
-      sums[i_] = ft[0] * FLOATS_AT((c) + 16 * i_);                        \
+      sums[i_] = (ROW_V) rt[0] * LANES_AT((c) + 16 * i_);                 \
     for (int k_ = 1; k_ <= r; k_++) {                                     \
-      const float16 t_ = ft[k_];                                          \
+      const ROW_V t_ = rt[k_];                                            \
       _Pragma("unroll")                                                   \
       for (int i_ = 0; i_ < (RUNS); i_++)                                 \
-        sums[i_] = fma(t_, FLOATS_AT((c) + 16 * i_ - k_ * BPP)            \
-            + FLOATS_AT((c) + 16 * i_ + k_ * BPP), sums[i_]);             \
+        sums[i_] = ROW_MAD(t_, LANES_AT((c) + 16 * i_ - k_ * BPP)         \
+            + LANES_AT((c) + 16 * i_ + k_ * BPP), sums[i_]);              \
     }                                                                     \
   } while (0)
 
 /* H of one run at c. */
-uint16 taps_run(__global const uint *c, int r, const float *ft)
+uint16 taps_run(__global const ROW_T *c, int r, const ROW_T *rt)
 {
-  float16 sum[1];
+  ROW_V sum[1];
   TAP_SUMS(sum, 1, c);
   return convert_uint16(sum[0]);
 }
 
 /* H of TAP_RUNS runs from c into out. */
 #define TAP_RUNS 4
-void taps_runs(__global const uint *c, int r, const float *ft,
+void taps_runs(__global const ROW_T *c, int r, const ROW_T *rt,
     __global H_T *out)
 {
-  float16 sums[TAP_RUNS];
+  ROW_V sums[TAP_RUNS];
   TAP_SUMS(sums, TAP_RUNS, c);
 #pragma unroll
   for (int i = 0; i < TAP_RUNS; i++)
     STORE_RUN_H(convert_uint16(sums[i]), out + 16 * i);
 }
 #undef TAP_SUMS
-#undef FLOATS_AT
 
 /* H of whole rows, each extended into the strip's scratch row first
  * (from pixel -R on), so that no run looks up the border. */
@@ -106,24 +135,26 @@ __kernel void gauss_tap_rows(GAUSS_ARGS)
   ITEM_RUNS_AND_ROWS;
   UNPACK_TAPS(t);
   const int r = n_taps / 2;
-  __global uint *e = SCRATCH_ROW(1);
+  __global ROW_T *e = (__global ROW_T *) SCRATCH_ROW(1);
   const int n = (row_units + 2 * r * BPP + 31) / 16 * 16;
-  float ft[32];
+  ROW_T rt[32];
   for (int k = 0; k < 32; k++)
-    ft[k] = t[k];
+    rt[k] = t[k];
   for (int y = y0; y < y1; y++) {
     __global H_T *out = H_ROW(y);
-    extend_row(e, SRC_ROW(y), -r, n / BPP, width, border);
-    for (int k = 0; k < n; k += 16)
-      store_uints16(as_uint16(convert_float16(uints16_at(e + k))), e + k);
+    extend_row_lanes(e, SRC_ROW(y), -r, n, width, border);
     int from = 0;
     for (; from + 16 * TAP_RUNS <= row_units; from += 16 * TAP_RUNS)
-      taps_runs(e + from + r * BPP, r, ft, out + from);
-#define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, ft))
+      taps_runs(e + from + r * BPP, r, rt, out + from);
+#define TAPS_AT(B) (taps_run(e + (B) + r * BPP, r, rt))
     ROW_OF_RUNS(out, row_units, from, TAPS_AT(B));
 #undef TAPS_AT
   }
 }
+#undef ROW_V
+#undef ROW_MAD
+#undef LANES_AT
+#undef ROW_T
 #endif
 
 #ifdef WANT_gauss_tap_columns
@@ -158,15 +189,19 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
         int n = 0, all_end = span;
         /* Where 2R >= TAP_BLOCK, the span's first TAP_BLOCK rows reach
          * outputs 0 .. n alone, its last TAP_BLOCK - 1 rows outputs n - 2R
-         * on, so their other products (by 0) are left out. */
+         * on, so their other products (by 0) are left out.  The inner
+         * loops run a constant count under a test, so that PoCL unrolls
+         * both and keeps sums[] in registers (with `m <= i` as the bound
+         * it kept them in memory). */
         const bool ends = 2 * r >= TAP_BLOCK;
         if (ends) {
 #pragma unroll
           for (int i = 0; i < TAP_BLOCK; i++) {
             const RUNV(COLUMN_ACC) h = SPAN_ROW(i);
 #pragma unroll
-            for (int m = 0; m <= i; m++)
-              sums[m] += t0[i - m] * h;
+            for (int m = 0; m < TAP_BLOCK; m++)
+              if (m <= i)
+                sums[m] += t0[i - m] * h;
           }
           n = TAP_BLOCK;
           all_end = 2 * r + 1;
@@ -183,8 +218,9 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
           for (int j = 1; j < TAP_BLOCK; j++) {
             const RUNV(COLUMN_ACC) h = SPAN_ROW(2 * r + j);
 #pragma unroll
-            for (int m = j; m < TAP_BLOCK; m++)
-              sums[m] += t2r[j - m] * h;
+            for (int m = 0; m < TAP_BLOCK; m++)
+              if (m >= j)
+                sums[m] += t2r[j - m] * h;
           }
         }
 #undef SPAN_ROW

@@ -60,7 +60,7 @@
 
 #define RUNV(T) PASTE(T, GAUSS_RUN)
 #if GAUSS_RUN == 16
-#define RUN_INDEX ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, \
+#define RUN_INDEX ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,  \
         14, 15))
 #else
 #define RUN_INDEX ((int4)(0, 1, 2, 3))
@@ -83,18 +83,20 @@
  * rows allow. */
 #if GAUSS_RUN == 16
 typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
+#define USHORTS16_AT(p) (*(__global const AnyUshort16 *) (p))
+#define STORE_USHORTS16(v, p)                                             \
+  (*(__global AnyUshort16 *) (p) = convert_ushort16(v))
 #define LOAD_RUN(p, aligned) any_load16(p)
 #define STORE_RUN(v, p, aligned) any_store16(v, p)
 #if SAMPLE_BYTES == 1
-#define LOAD_RUN_H(p, aligned) \
-  convert_uint16(*(__global const AnyUshort16 *) (p))
-#define STORE_RUN_H(v, p) (*(__global AnyUshort16 *) (p) = convert_ushort16(v))
+#define LOAD_RUN_H(p, aligned) convert_uint16(USHORTS16_AT(p))
+#define STORE_RUN_H(v, p) STORE_USHORTS16(v, p)
 #else
 #define LOAD_RUN_H(p, aligned) uints16_at(p)
 #define STORE_RUN_H(v, p) store_uints16(v, p)
 #endif
 #else
-#define LOAD_RUN(p, aligned) \
+#define LOAD_RUN(p, aligned)                                              \
   ((aligned) ? *(__global const RUNV(S) *) (p) : RUNV(vload)(0, p))
 #define STORE_RUN(v, p, aligned)                                          \
   do {                                                                    \
@@ -103,7 +105,7 @@ typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
     else                                                                  \
       RUNV(vstore)(v, 0, p);                                              \
   } while (0)
-#define LOAD_RUN_H(p, aligned) RUNV(convert_uint)((aligned) ?               \
+#define LOAD_RUN_H(p, aligned) RUNV(convert_uint)((aligned) ?             \
     *(__global const RUNV(H_T) *) (p) : RUNV(vload)(0, p))
 #endif
 
@@ -111,9 +113,9 @@ typedef ushort16 __attribute__((aligned(2))) AnyUshort16;
 /* GPUs: a pixel's values in one vector access where the frame's rows put
  * pixels at multiples of their size (BPP 1, 2 or 4: see LOAD_RUN), which
  * H's pixels always are. */
-#define PIXELS_ALIGNED \
+#define PIXELS_ALIGNED                                                    \
   (BPP != 3 && ((src_off | src_stride) % (BPP * SAMPLE_BYTES)) == 0)
-#define ALIGNED_PIXEL_VALUES(p) \
+#define ALIGNED_PIXEL_VALUES(p)                                           \
   VALUE_OF(CONVERT_PIX(uint)(*(__global const PIX(S) *) (p)))
 #if BPP == 3
 #define STORE_H_PIX(v, x, out) STORE_PIX(v, x, out)
@@ -132,24 +134,33 @@ RUNV(uint) run_values(__global const S *p, bool aligned)
 /* ---- CPUs: rows through the strip's scratch row -----------------------
  * A row's values, extended under the border rule (the pixels from q0 on,
  * n of them), go into the work-item's scratch row in the sums, so that
- * every run of the row reads them without a border look-up. */
-void extend_row(__global uint *e, __global const S *row, int q0, int n,
-    int width, int border)
-{
-  const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0,
-      inner_first, n);
-  Walk w = walk_from(q0, width, border);
-  for (int i = 0; i < inner_first; i++, w = walk_next(w))
-    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
-  int k = inner_first * BPP;
-  for (; k + 16 <= inner_end * BPP; k += 16)
-    store_uints16(run_values(row + (q0 * BPP + k), false), e + k);
-  for (int i = k / BPP; i < inner_end; i++)
-    STORE_PIX(PIXEL_VALUES(row + (q0 + i) * BPP), i, e);
-  w = walk_from(q0 + inner_end, width, border);
-  for (int i = inner_end; i < n; i++, w = walk_next(w))
-    STORE_PIX(PIXEL_VALUES(row + walk_index(w) * BPP), i, e);
+ * every run of the row reads them without a border look-up: as uints
+ * (extend_row), or for 8-bit samples as ushorts (extend_row_ushort). */
+#define DEFINE_EXTEND_ROW(NAME, T, STORE16)                               \
+void NAME(__global T *e, __global const S *row, int q0, int n, int width, \
+    int border)                                                           \
+{                                                                         \
+  const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0, \
+      inner_first, n);                                                    \
+  Walk w = walk_from(q0, width, border);                                  \
+  for (int i = 0; i < inner_first; i++, w = walk_next(w))                 \
+    STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + walk_index(w) * BPP)),    \
+        i, e);                                                            \
+  int k = inner_first * BPP;                                              \
+  for (; k + 16 <= inner_end * BPP; k += 16)                              \
+    STORE16(run_values(row + (q0 * BPP + k), false), e + k);              \
+  for (int i = k / BPP; i < inner_end; i++)                               \
+    STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + (q0 + i) * BPP)), i, e);  \
+  w = walk_from(q0 + inner_end, width, border);                           \
+  for (int i = inner_end; i < n; i++, w = walk_next(w))                   \
+    STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + walk_index(w) * BPP)),    \
+        i, e);                                                            \
 }
+DEFINE_EXTEND_ROW(extend_row, uint, store_uints16)
+#if SAMPLE_BYTES == 1
+DEFINE_EXTEND_ROW(extend_row_ushort, ushort, STORE_USHORTS16)
+#endif
+#undef DEFINE_EXTEND_ROW
 
 /* H of a row's runs, out[B .. B + 15] = RUN_OF (an expression of B), in
  * runs from sample `from` (a multiple of 16); the last one ends at the
@@ -172,7 +183,7 @@ void extend_row(__global uint *e, __global const S *row, int q0, int n,
   } while (0)
 
 /* The strip's scratch row (get_global_id(dim) numbers the strips). */
-#define SCRATCH_ROW(dim) \
+#define SCRATCH_ROW(dim)                                                  \
   (line + scratch_off + get_global_id(dim) * (size_t) scratch_pitch)
 #endif
 
@@ -283,7 +294,7 @@ DEFINE_ROW_QUOTIENT(16)
 #define SHARPEN(T, v, orig)                                               \
   do {                                                                    \
     const T d_ = (orig) - (v), q_ = amount * d_, zero_ = 0;               \
-    const T step_ = q_ >= 0 ? (q_ + 128) >> 8 : -((128 - q_) >> 8);      \
+    const T step_ = q_ >= 0 ? (q_ + 128) >> 8 : -((128 - q_) >> 8);       \
     v = d_ > threshold || d_ < -threshold ?                               \
         clamp((orig) + step_, zero_, (T) VALUE_MAX) : (orig);             \
   } while (0)
