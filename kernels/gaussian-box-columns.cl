@@ -44,6 +44,9 @@
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wpass-failed"
 
+/* How far ahead (rows) the CPUs' walk fetches its first reads. */
+#define COLUMN_PREFETCH_ROWS 3
+
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
   ITEM_RUNS_AND_ROWS;
@@ -95,6 +98,17 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
       LINE_AT(p - w2), LINE_AT(p - w3), LINE_AT(p - w1 - w2),
       LINE_AT(p - w1 - w3), LINE_AT(p - w2 - w3), LINE_AT(p - w1 - w2 - w3)
     };
+    /* The rows read here first (H's leading row, the input's) fetched
+     * ahead, as the prefetchers do not follow stretches this short. */
+    {
+      const int ahead = p + COLUMN_PREFETCH_ROWS;
+      PREFETCH_STRETCH(LINE_AT(ahead) + b0, n * GAUSS_RUN);
+      if (ahead - r < y1) {
+        PREFETCH_STRETCH(KEEP_ROW(ahead - r) + b0, n * GAUSS_RUN);
+        if (unsharp)
+          PREFETCH_STRETCH(SRC_ROW(ahead - r) + b0, n * GAUSS_RUN);
+      }
+    }
     for (int i = 0; i < n; i++) {
       const int b = b0 + i * GAUSS_RUN;
 #define CORNER(k) \

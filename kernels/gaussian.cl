@@ -75,6 +75,13 @@
 #endif
 #define H_ROW(y) ((__global H_T *) line + (size_t) (y) * row_units)
 
+/* CPUs: `count` elements from `at` fetched into the caches ahead of their
+ * reads (the hardware's prefetchers follow few streams, and only long
+ * ones). */
+#define PREFETCH_STRETCH(at, count)                                       \
+  for (int i_ = 0; i_ < (count) * (int) sizeof *(at); i_ += 64)           \
+    __builtin_prefetch((__global const char *) (at) + i_)
+
 /* A run's containers and H values, in one vector access each, given
  * whether the address is a multiple of the run's size: CPUs' (PoCL
  * splits a vload16 in pieces; see common.cl) take any; NVIDIA's driver
