@@ -111,10 +111,11 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
     }
     for (int i = 0; i < n; i++) {
       const int b = b0 + i * GAUSS_RUN;
-#define CORNER(k) \
-  RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(c[k] + b, h_aligned))
-      s1[i] += CORNER(0) - CORNER(1) - CORNER(2) - CORNER(3) + CORNER(4)
-          + CORNER(5) + CORNER(6) - CORNER(7);
+      /* The comb in int (exact, as below), 16 lanes an operation, then
+       * of the sums' type. */
+#define CORNER(k) RUNV(convert_int)(LOAD_RUN_H(c[k] + b, h_aligned))
+      s1[i] += RUNV(PASTE(convert_, ACC))(CORNER(0) - CORNER(1) - CORNER(2)
+          - CORNER(3) + CORNER(4) + CORNER(5) + CORNER(6) - CORNER(7));
 #undef CORNER
       s2[i] += s1[i];
       s3[i] += s2[i];
