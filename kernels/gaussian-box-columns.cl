@@ -44,8 +44,10 @@
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Wpass-failed"
 
-/* How far ahead (rows) the CPUs' walk fetches its first reads. */
+/* How far ahead (rows) the CPUs' walk fetches its first reads, and the
+ * runs it takes side by side. */
 #define COLUMN_PREFETCH_ROWS 3
+#define COLUMN_BLOCK 8
 
 __kernel void KERNEL_NAME(GAUSS_ARGS)
 {
@@ -70,58 +72,67 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #define AT(T, VALUE, q, first) VALUE(q)
 #if GAUSS_RUN == 16
   /* CPUs: the work-item's whole runs (`lines`, at most
-   * GAUSS_COLUMN_LINES) side by side, a row at a time, so that each row
-   * of H is read in one stretch; a run walking down its column alone
-   * missed the caches at every row (the rows lie pages apart). */
-  RUNV(ACC) s1[GAUSS_COLUMN_LINES], s2[GAUSS_COLUMN_LINES],
-      s3[GAUSS_COLUMN_LINES];
+   * GAUSS_COLUMN_LINES) down whole columns, COLUMN_BLOCK side by side a
+   * row at a time, their sums in registers (the loops over the block
+   * unrolled under a test). */
   const int n = clamp((row_units - b0) / GAUSS_RUN, 0, lines);
-  for (int i = 0; i < n; i++)
-    s1[i] = s2[i] = s3[i] = 0;
-  int k2 = 0, k3 = 0;
-  for (int j = 0; j < span; j++) {
-    const int k1 = COMB_IMPULSE(j);
-    __global const H_T *h = LINE_AT(start - 1 - j) + b0;
-    k2 += k1;
-    k3 += k2;
-    for (int i = 0; i < n; i++) {
-      const RUNV(ACC) v = RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(h
-              + i * GAUSS_RUN, h_aligned));
-      s1[i] += (RUNV(ACC)) (ACC) k1 * v;
-      s2[i] += (RUNV(ACC)) (ACC) k2 * v;
-      s3[i] += (RUNV(ACC)) (ACC) k3 * v;
+  for (int i0 = 0; i0 < n; i0 += COLUMN_BLOCK) {
+    const int nb = min(n - i0, COLUMN_BLOCK), bb = b0 + i0 * GAUSS_RUN;
+    RUNV(ACC) s1[COLUMN_BLOCK], s2[COLUMN_BLOCK], s3[COLUMN_BLOCK];
+#pragma unroll
+    for (int i = 0; i < COLUMN_BLOCK; i++)
+      s1[i] = s2[i] = s3[i] = 0;
+    int k2 = 0, k3 = 0;
+    for (int j = 0; j < span; j++) {
+      const int k1 = COMB_IMPULSE(j);
+      __global const H_T *h = LINE_AT(start - 1 - j) + bb;
+      k2 += k1;
+      k3 += k2;
+#pragma unroll
+      for (int i = 0; i < COLUMN_BLOCK; i++)
+        if (i < nb) {
+          const RUNV(ACC) v = RUNV(PASTE(convert_, ACC))(LOAD_RUN_H(h
+                  + i * GAUSS_RUN, h_aligned));
+          s1[i] += (RUNV(ACC)) (ACC) k1 * v;
+          s2[i] += (RUNV(ACC)) (ACC) k2 * v;
+          s3[i] += (RUNV(ACC)) (ACC) k3 * v;
+        }
     }
-  }
-  for (int p = start; p < y1 + r; p++) {
-    /* The comb's rows (COMB's corners). */
-    __global const H_T *c[8] = { LINE_AT(p), LINE_AT(p - w1),
-      LINE_AT(p - w2), LINE_AT(p - w3), LINE_AT(p - w1 - w2),
-      LINE_AT(p - w1 - w3), LINE_AT(p - w2 - w3), LINE_AT(p - w1 - w2 - w3)
-    };
-    /* The rows read here first (H's leading row, the input's) fetched
-     * ahead, as the prefetchers do not follow stretches this short. */
-    {
-      const int ahead = p + COLUMN_PREFETCH_ROWS;
-      PREFETCH_STRETCH(LINE_AT(ahead) + b0, n * GAUSS_RUN);
-      if (ahead - r < y1) {
-        PREFETCH_STRETCH(KEEP_ROW(ahead - r) + b0, n * GAUSS_RUN);
-        if (unsharp)
-          PREFETCH_STRETCH(SRC_ROW(ahead - r) + b0, n * GAUSS_RUN);
+    for (int p = start; p < y1 + r; p++) {
+      /* The comb's rows (COMB's corners). */
+      __global const H_T *c[8] = { LINE_AT(p), LINE_AT(p - w1),
+        LINE_AT(p - w2), LINE_AT(p - w3), LINE_AT(p - w1 - w2),
+        LINE_AT(p - w1 - w3), LINE_AT(p - w2 - w3),
+        LINE_AT(p - w1 - w2 - w3)
+      };
+      /* The rows read here first (H's leading row, the input's) fetched
+       * ahead, as the prefetchers do not follow stretches this short. */
+      {
+        const int ahead = p + COLUMN_PREFETCH_ROWS;
+        PREFETCH_STRETCH(LINE_AT(ahead) + bb, nb * GAUSS_RUN);
+        if (ahead - r < y1) {
+          PREFETCH_STRETCH(KEEP_ROW(ahead - r) + bb, nb * GAUSS_RUN);
+          if (unsharp)
+            PREFETCH_STRETCH(SRC_ROW(ahead - r) + bb, nb * GAUSS_RUN);
+        }
       }
-    }
-    for (int i = 0; i < n; i++) {
-      const int b = b0 + i * GAUSS_RUN;
-      /* The comb in int (exact, as below), 16 lanes an operation, then
-       * of the sums' type. */
+#pragma unroll
+      for (int i = 0; i < COLUMN_BLOCK; i++)
+        if (i < nb) {
+          const int b = bb + i * GAUSS_RUN;
+          /* The comb in int (exact, as below), 16 lanes an operation,
+           * then of the sums' type. */
 #define CORNER(k) RUNV(convert_int)(LOAD_RUN_H(c[k] + b, h_aligned))
-      s1[i] += RUNV(PASTE(convert_, ACC))(CORNER(0) - CORNER(1) - CORNER(2)
-          - CORNER(3) + CORNER(4) + CORNER(5) + CORNER(6) - CORNER(7));
+          s1[i] += RUNV(PASTE(convert_, ACC))(CORNER(0) - CORNER(1)
+              - CORNER(2) - CORNER(3) + CORNER(4) + CORNER(5) + CORNER(6)
+              - CORNER(7));
 #undef CORNER
-      s2[i] += s1[i];
-      s3[i] += s2[i];
-      store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
-          G_OF(GAUSS_RUN, s3[i]), b, runs_aligned, unsharp, amount,
-          threshold);
+          s2[i] += s1[i];
+          s3[i] += s2[i];
+          store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,
+              SRC_ROW(p - r) + b, G_OF(GAUSS_RUN, s3[i]), b, runs_aligned,
+              unsharp, amount, threshold);
+        }
     }
   }
   const int tail = b0 + n * GAUSS_RUN;
