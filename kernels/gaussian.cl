@@ -143,23 +143,51 @@ RUNV(uint) run_values(__global const S *p, bool aligned)
  * n of them), go into the work-item's scratch row in the sums, so that
  * every run of the row reads them without a border look-up: as uints
  * (extend_row), or for 8-bit samples as ushorts (extend_row_ushort). */
+#if LANE_PREFIX
+/* Whole runs of the extension in one vector each where the border rule
+ * makes them one (pixels of 1, 2 or 4 samples): the edge pixel spread
+ * (clamp), or a run of the row reversed (mirror, within one reflection:
+ * position q reads pixel -q on the left, 2 (width - 1) - q on the right).
+ * i, the first pixel left, moves on past them. */
+#define EXTEND_RUNS(STORE16, end, edge, mirror_first)                     \
+  do {                                                                    \
+    const int np_ = 16 / BPP;                                             \
+    if (border == BORDER_CLAMP) {                                         \
+      const uint16 edge_ = PIXEL_SPREAD(PIXEL_VALUES(row + (edge) * BPP)); \
+      for (; i + np_ <= (end); i += np_)                                  \
+        STORE16(edge_, e + i * BPP);                                      \
+    } else                                                                \
+      for (; i + np_ <= (end) && mirror_first >= 0                        \
+          && mirror_first + np_ <= width; i += np_)                       \
+        STORE16(PIXELS_REVERSED(run_values(row + mirror_first * BPP,      \
+                    false)), e + i * BPP);                                \
+  } while (0)
+#else
+#define EXTEND_RUNS(STORE16, end, edge, mirror_first)
+#endif
 #define DEFINE_EXTEND_ROW(NAME, T, STORE16)                               \
 void NAME(__global T *e, __global const S *row, int q0, int n, int width, \
     int border)                                                           \
 {                                                                         \
   const int inner_first = clamp(-q0, 0, n), inner_end = clamp(width - q0, \
       inner_first, n);                                                    \
-  Walk w = walk_from(q0, width, border);                                  \
-  for (int i = 0; i < inner_first; i++, w = walk_next(w))                 \
+  int i = 0;                                                              \
+  /* The run of pixels i .. i + np - 1 reads -(q0 + i + np - 1) on. */    \
+  EXTEND_RUNS(STORE16, inner_first, 0, (-(q0 + i) - np_ + 1));           \
+  for (Walk w = walk_from(q0 + i, width, border); i < inner_first;        \
+      i++, w = walk_next(w))                                              \
     STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + walk_index(w) * BPP)),    \
         i, e);                                                            \
   int k = inner_first * BPP;                                              \
   for (; k + 16 <= inner_end * BPP; k += 16)                              \
     STORE16(run_values(row + (q0 * BPP + k), false), e + k);              \
-  for (int i = k / BPP; i < inner_end; i++)                               \
+  for (i = k / BPP; i < inner_end; i++)                                   \
     STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + (q0 + i) * BPP)), i, e);  \
-  w = walk_from(q0 + inner_end, width, border);                           \
-  for (int i = inner_end; i < n; i++, w = walk_next(w))                   \
+  /* ... and 2 (width - 1) - (q0 + i + np - 1) on. */                     \
+  EXTEND_RUNS(STORE16, n, width - 1,                                      \
+      (2 * (width - 1) - (q0 + i + np_ - 1)));                            \
+  for (Walk w = walk_from(q0 + i, width, border); i < n;                  \
+      i++, w = walk_next(w))                                              \
     STORE_PIX(CONVERT_PIX(T)(PIXEL_VALUES(row + walk_index(w) * BPP)),    \
         i, e);                                                            \
 }
@@ -168,6 +196,7 @@ DEFINE_EXTEND_ROW(extend_row, uint, store_uints16)
 DEFINE_EXTEND_ROW(extend_row_ushort, ushort, STORE_USHORTS16)
 #endif
 #undef DEFINE_EXTEND_ROW
+#undef EXTEND_RUNS
 
 /* H of a row's runs, out[B .. B + 15] = RUN_OF (an expression of B), in
  * runs from sample `from` (a multiple of 16); the last one ends at the
