@@ -223,13 +223,29 @@ DEFINE_EXTEND_ROW(extend_row_ushort, ushort, STORE_USHORTS16)
   (line + scratch_off + get_global_id(dim) * (size_t) scratch_pitch)
 #endif
 
-/* floor(n / d) for 0 <= n < 2^53: a double's estimate, within 1 of it,
- * then the remainder's correction (a 64-bit division per sample cost more
- * than the rest of the boxes' sums); the division itself where the device
- * has no doubles.  quotient, quotient2 .. quotient16 for each width. */
+/* floor(n / d) for 0 <= n < 2^53, d < 2^36 and quotients below 2^24: a
+ * double's estimate, within 1 of it, then the remainder's correction (a
+ * 64-bit division per sample cost more than the rest of the boxes'
+ * sums); the division itself where the device has no doubles.  quotient,
+ * quotient2 .. quotient16 for each width.  CPUs take the remainder in
+ * doubles, where it is exact too (n, q d and their difference are
+ * integers below 2^53): their 64-bit products are several instructions a
+ * vector. */
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define INV_T double
+#if GAUSS_RUN == 16
+#define DEFINE_QUOTIENT(N)                                                \
+  PASTE(long, N) PASTE(quotient, N)(PASTE(long, N) n, long d, double inv) \
+  {                                                                       \
+    const PASTE(double, N) nd = PASTE(convert_double, N)(n);             \
+    const PASTE(int, N) q = PASTE(convert_int, N)(nd * inv);              \
+    const PASTE(double, N) r = nd - PASTE(convert_double, N)(q) * (double) d; \
+    const PASTE(long, N) one = 1, zero = 0;                               \
+    return PASTE(convert_long, N)(q) + (r >= (double) d ? one : zero)    \
+        - (r < 0 ? one : zero);                                           \
+  }
+#else
 #define DEFINE_QUOTIENT(N)                                                \
   PASTE(long, N) PASTE(quotient, N)(PASTE(long, N) n, long d, double inv) \
   {                                                                       \
@@ -238,6 +254,7 @@ DEFINE_EXTEND_ROW(extend_row_ushort, ushort, STORE_USHORTS16)
     const PASTE(long, N) r = n - q * d, one = 1, zero = 0;                \
     return q + (r >= d ? one : zero) - (r < 0 ? one : zero);              \
   }
+#endif
 #else
 #define INV_T float
 #define DEFINE_QUOTIENT(N)                                                \
