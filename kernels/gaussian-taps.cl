@@ -361,12 +361,24 @@ __kernel void gauss_tap_columns(GAUSS_ARGS)
   const int r = n_taps / 2;
   FILL_TAPS(COLUMN_ACC, g);
 #define LINE_AT(q) H_ROW(border_index(q, height, border))
+  /* The rows a block reads from yb - R on (WINDOW_SUMS's reach). */
+  const int reach = (n_taps + TAP_BLOCK - 1) / TAP_BLOCK * TAP_BLOCK
+      + TAP_BLOCK - 1;
   if (b0 + GAUSS_RUN <= row_units) {
     for (int yb = y0; yb < y1; yb += TAP_BLOCK) {
       RUNV(COLUMN_ACC) acc[TAP_BLOCK];
-#define H_AT(q) H_AS_ACC(LOAD_RUN_H(LINE_AT(yb - r + (q)) + b0, h_aligned))
-      WINDOW_SUMS(RUNV(COLUMN_ACC), TAP_BLOCK, acc, H_AT, g);
+      if (yb - r >= 0 && yb - r + reach <= height) {
+        /* Inside the plane: the rows straight from the block's first,
+         * without the border's look-up a load. */
+        __global const H_T *first = H_ROW(yb - r) + b0;
+#define H_AT(q) H_AS_ACC(LOAD_RUN_H(first + (q) * row_units, h_aligned))
+        WINDOW_SUMS(RUNV(COLUMN_ACC), TAP_BLOCK, acc, H_AT, g);
 #undef H_AT
+      } else {
+#define H_AT(q) H_AS_ACC(LOAD_RUN_H(LINE_AT(yb - r + (q)) + b0, h_aligned))
+        WINDOW_SUMS(RUNV(COLUMN_ACC), TAP_BLOCK, acc, H_AT, g);
+#undef H_AT
+      }
       STORE_TAP_RUNS(acc, yb, y1, b0);
     }
     return;
