@@ -137,22 +137,41 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
   }
   const int tail = b0 + n * GAUSS_RUN;
 #else
+  /* The walk's loop unrolled for the same reason; `line` is restrict, so
+   * a run's loads may pass its stores.  The comb is exact in int
+   * (|comb| < 2^26). */
+#define RUN_WALK(VALUE)                                                   \
+  do {                                                                    \
+    START_SUMS(RUNV(ACC), RUNV(long), VALUE);                             \
+    _Pragma("unroll 4")                                                   \
+    for (int p = start; p < y1 + r; p++) {                                \
+      s1 += RUNV(PASTE(convert_, ACC))(COMB(RUNV(int), VALUE, p, 0));     \
+      s2 += s1;                                                           \
+      s3 += s2;                                                           \
+      store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b,                  \
+          SRC_ROW(p - r) + b, G_OF(GAUSS_RUN, s3), b, runs_aligned,       \
+          unsharp, amount, threshold);                                    \
+    }                                                                     \
+  } while (0)
+  /* uint sums: where every row the run reads (start - span .. y1 + r - 1)
+   * lies in the plane, straight from H, without the border's look-up a
+   * load (the ulong sums' kernels came out slower with the second walk). */
+#define INNER_RUN_VALUE(q) RUNV(as_int)(LOAD_RUN_H(H_ROW(q) + b, h_aligned))
+#if NARROW
+  const bool inside = start - span >= 0 && y1 + r <= height;
+#endif
   int tail = b0;
   for (; tail + GAUSS_RUN <= b1; tail += GAUSS_RUN) {
     const int b = tail;
-    START_SUMS(RUNV(ACC), RUNV(long), RUN_VALUE);
-    /* Unrolled for the same reason; `line` is restrict, so a run's loads
-     * may pass its stores.  The comb is exact in int (|comb| < 2^26). */
-#pragma unroll 4
-    for (int p = start; p < y1 + r; p++) {
-      s1 += RUNV(PASTE(convert_, ACC))(COMB(RUNV(int), RUN_VALUE, p, 0));
-      s2 += s1;
-      s3 += s2;
-      store_run(DST_ROW(p - r) + b, KEEP_ROW(p - r) + b, SRC_ROW(p - r) + b,
-          G_OF(GAUSS_RUN, s3), b, runs_aligned, unsharp, amount,
-          threshold);
-    }
+#if NARROW
+    if (inside)
+      RUN_WALK(INNER_RUN_VALUE);
+    else
+#endif
+      RUN_WALK(RUN_VALUE);
   }
+#undef INNER_RUN_VALUE
+#undef RUN_WALK
 #endif
   /* A row's last, partial run: sample by sample. */
   for (int s = tail; s < b1; s++) {
