@@ -6,37 +6,12 @@
  * kernel_variants).
  *
  * A walk starts from the running sums just before its first output,
- * taken from the 2R + 3 rows of H they weigh: the comb's impulses summed
- * once, twice and three times are the weights of s1, s2 and s3 (s3's,
- * the kernel g).  So a run costs its own combs and one pass over its
- * span, not a walk of the 2R positions before it. */
-
-/* The comb's impulse j rows back from a position (the weight of s1's
- * start; summed once and twice, s2's and s3's). */
-#define COMB_IMPULSE(j) (1 - ((j) >= w1) - ((j) >= w2) - ((j) >= w3)       \
-      + ((j) >= w1 + w2) + ((j) >= w1 + w3) + ((j) >= w2 + w3))
-
-/* s1, s2, s3 of type T at position `start - 1`, VALUE(q) reading row q
- * as ints (H is below 2^24), LONG_T the long type of T's width: each
- * product is a 32-bit weight by a 32-bit value into 64 bits (32 for
- * uint sums, modulo 2^32 as they are); unrolled so that GPUs keep
- * several of its loads in flight (the start costs their latency more
- * than its multiply-adds). */
-#define START_SUMS(T, LONG_T, VALUE)                                      \
-  T s1 = 0, s2 = 0, s3 = 0;                                               \
-  do {                                                                    \
-    int k2 = 0, k3 = 0;                                                   \
-    _Pragma("unroll 8")                                                   \
-    for (int j = 0; j < span; j++) {                                      \
-      const int k1 = COMB_IMPULSE(j);                                     \
-      k2 += k1;                                                           \
-      k3 += k2;                                                           \
-      const LONG_T v = PASTE(convert_, LONG_T)(VALUE(start - 1 - j));     \
-      s1 += PASTE(convert_, T)(v * (long) k1);                            \
-      s2 += PASTE(convert_, T)(v * (long) k2);                            \
-      s3 += PASTE(convert_, T)(v * (long) k3);                            \
-    }                                                                     \
-  } while (0)
+ * taken from the 2R + 3 rows of H they weigh (START_SUMS: the comb's
+ * impulses summed once, twice and three times are the weights of s1, s2
+ * and s3; s3's, the kernel g), so that a run costs its own combs and one
+ * pass over its span, not a walk of the 2R positions before it; or on
+ * GPUs, where `starts` is not 0, from the sums gaussian-box-starts.cl
+ * leaves for it. */
 
 /* PoCL's optimizer declines these unroll pragmas (NVIDIA's takes them,
  * 6-13 % of the blur at large sigma); its warning says so, and would
@@ -142,7 +117,14 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
    * (|comb| < 2^26). */
 #define RUN_WALK(VALUE)                                                   \
   do {                                                                    \
-    START_SUMS(RUNV(ACC), RUNV(long), VALUE);                             \
+    RUNV(ACC) s1 = 0, s2 = 0, s3 = 0;                                     \
+    if (starts) {                                                         \
+      const int i_ = b / GAUSS_RUN, t_ = starts + get_global_id(1);       \
+      s1 = COLUMN_STATE(t_, 0, i_, row_units / GAUSS_RUN);                \
+      s2 = COLUMN_STATE(t_, 1, i_, row_units / GAUSS_RUN);                \
+      s3 = COLUMN_STATE(t_, 2, i_, row_units / GAUSS_RUN);                \
+    } else                                                                \
+      START_SUMS(RUNV(ACC), RUNV(long), VALUE, 0, span);                  \
     _Pragma("unroll 4")                                                   \
     for (int p = start; p < y1 + r; p++) {                                \
       s1 += RUNV(PASTE(convert_, ACC))(COMB(RUNV(int), VALUE, p, 0));     \
@@ -175,7 +157,8 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #endif
   /* A row's last, partial run: sample by sample. */
   for (int s = tail; s < b1; s++) {
-    START_SUMS(ACC, long, SAMPLE_VALUE);
+    ACC s1 = 0, s2 = 0, s3 = 0;
+    START_SUMS(ACC, long, SAMPLE_VALUE, 0, span);
     for (int p = start; p < y1 + r; p++) {
       s1 += (ACC) COMB(int, SAMPLE_VALUE, p, 0);
       s2 += s1;
@@ -192,5 +175,3 @@ __kernel void KERNEL_NAME(GAUSS_ARGS)
 #undef LINE_AT
 }
 #pragma clang diagnostic pop
-#undef START_SUMS
-#undef COMB_IMPULSE

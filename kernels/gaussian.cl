@@ -37,7 +37,7 @@
   int seg, int lines,                                                     \
   int16 taps, int16 taps2, int n_taps, int w1, int w2, int w3,            \
   long weight, int unsharp, int amount, int threshold, ulong scratch_off, \
-  int scratch_pitch
+  int scratch_pitch, int starts
 
 /* A work-item's runs of a row's samples, b0 .. b1 - 1, and its rows, y0 ..
  * y1 - 1 (dimension 0: `lines` runs; 1: `seg` rows); whether the runs of
@@ -409,3 +409,56 @@ void store_sample(__global S *out, __global const S *keep,
       + AT(T, VALUE, (p) - w2 - w3, first)                                \
       - AT(T, VALUE, (p) - w1 - w2 - w3, first))
 #define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
+
+
+/* The comb's impulse j rows back from a position (the weight of s1's
+ * start; summed once and twice, s2's and s3's: comb_ramps). */
+#define COMB_IMPULSE(j) (1 - ((j) >= w1) - ((j) >= w2) - ((j) >= w3)       \
+      + ((j) >= w1 + w2) + ((j) >= w1 + w3) + ((j) >= w2 + w3))
+
+/* The impulses from 0 to j summed once (*k2) and twice (*k3): each
+ * corner at o adds its sign times n = j + 1 - o and n (n + 1) / 2. */
+void comb_ramps(int j, int w1, int w2, int w3, int *k2, int *k3)
+{
+  const int o[7] = { 0, w1, w2, w3, w1 + w2, w1 + w3, w2 + w3 };
+  int a = 0, b = 0;
+  for (int c = 0; c < 7; c++) {
+    const int n = max(j + 1 - o[c], 0), sign = c == 0 || c > 3 ? 1 : -1;
+    a += sign * n;
+    b += sign * (n * (n + 1) / 2);
+  }
+  *k2 = a;
+  *k3 = b;
+}
+
+/* s1, s2, s3 of type T at position `start - 1` take the rows start - 1
+ * - j for j from j0 to j1 - 1 (the 2R + 3 rows of H they weigh: 0 to
+ * w1 + w2 + w3), VALUE(q) reading row q as ints (H is below 2^24),
+ * LONG_T the long type of T's width: each product is a 32-bit weight by
+ * a 32-bit value into 64 bits (32 for uint sums, modulo 2^32 as they
+ * are); unrolled so that GPUs keep several of its loads in flight (the
+ * start costs their latency more than its multiply-adds). */
+#define START_SUMS(T, LONG_T, VALUE, j0, j1)                              \
+  do {                                                                    \
+    int k2, k3;                                                           \
+    comb_ramps((j0) - 1, w1, w2, w3, &k2, &k3);                           \
+    _Pragma("unroll 8")                                                   \
+    for (int j = (j0); j < (j1); j++) {                                   \
+      const int k1 = COMB_IMPULSE(j);                                     \
+      k2 += k1;                                                           \
+      k3 += k2;                                                           \
+      const LONG_T v = PASTE(convert_, LONG_T)(VALUE(start - 1 - j));     \
+      s1 += PASTE(convert_, T)(v * (long) k1);                            \
+      s2 += PASTE(convert_, T)(v * (long) k2);                            \
+      s3 += PASTE(convert_, T)(v * (long) k3);                            \
+    }                                                                     \
+  } while (0)
+
+#if GAUSS_RUN != 16
+/* GPUs' boxes down columns: the running sums a run of samples i of a
+ * row starts from, three RUNV(ACC) a slot in the sums after H
+ * (gaussian-box-starts.cl), sum k (0: s1, 1: s2, 2: s3) of slot t. */
+#define COLUMN_STATE(t, k, i, n_runs)                                     \
+  (((__global RUNV(ACC) *) (line + scratch_off))[((size_t) (t) * 3 + (k)) \
+      * (n_runs) + (i)])
+#endif

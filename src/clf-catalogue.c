@@ -20,6 +20,7 @@ const char *const clf_kernel_names[CLF_N_KERNELS] = {
   "convolve_tiles_float_tall", "convolve_strips_float", "convert_pixels",
   "gauss_tap_rows", "gauss_tap_columns", "gauss_box_rows",
   "gauss_box_rows_wide", "gauss_box_columns", "gauss_box_columns_wide",
+  "gauss_box_starts", "gauss_box_scan",
 };
 
 /* The source that defines each kernel: its file, or its variant of a
@@ -54,6 +55,9 @@ static const char *const kernel_source[N_KERNELS] = {
   [K_GAUSS_BOX_ROWS_WIDE] = clf_kernel_gauss_box_rows_wide,
   [K_GAUSS_BOX_COLUMNS] = clf_kernel_gauss_box_columns,
   [K_GAUSS_BOX_COLUMNS_WIDE] = clf_kernel_gauss_box_columns_wide,
+  /* The scan is in its starts' variant (SCAN_NAME). */
+  [K_GAUSS_BOX_STARTS] = clf_kernel_gauss_box_starts,
+  [K_GAUSS_BOX_SCAN] = clf_kernel_gauss_box_starts,
 };
 
 bool
@@ -306,7 +310,8 @@ clf_program_has_kernel (const ClfProgramSpec * program, unsigned k)
   if (program->mode == CLF_MODE_CONVOLVE)
     return convolve_has_kernel (program->cpu_kernels, k);
   if (program->mode == CLF_MODE_GAUSSIAN)
-    return k >= K_GAUSS_TAP_ROWS && k <= K_GAUSS_BOX_COLUMNS_WIDE;
+    return k >= K_GAUSS_TAP_ROWS && (k <= K_GAUSS_BOX_COLUMNS_WIDE
+        || (!program->cpu_kernels && k <= K_GAUSS_BOX_SCAN));
   return program->passes && passes_have (program->passes, k);
 }
 

@@ -155,6 +155,12 @@ clf_gauss_run (bool cpu_kernels)
  * work-item takes side by side, row by row. */
 #define CLF_GAUSS_COLUMN_LINES 16
 
+/* GPUs' boxes down columns from a scan's states
+ * (kernels/gaussian-box-starts.cl): the rows of a run, and the radius
+ * above which they take them (docs/performance/gaussian.md). */
+#define CLF_GAUSS_STATE_RUN 64
+#define CLF_GAUSS_STATES_MIN_RADIUS 384
+
 /* Every kernel: its id indexes clf_kernel_names. */
 typedef enum {
   K_BOX,
@@ -186,11 +192,13 @@ typedef enum {
   K_GAUSS_BOX_ROWS_WIDE,
   K_GAUSS_BOX_COLUMNS,
   K_GAUSS_BOX_COLUMNS_WIDE,
+  K_GAUSS_BOX_STARTS,
+  K_GAUSS_BOX_SCAN,
   N_KERNELS
 } KernelId;
 
 /* Every kernel, by name. */
-#define CLF_N_KERNELS 29
+#define CLF_N_KERNELS 31
 extern const char *const clf_kernel_names[CLF_N_KERNELS];
 /* Whether the layout takes kernel k (clf_kernel_names): the tiles'
  * separable blur and the narrow sums only some layouts do. */

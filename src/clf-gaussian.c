@@ -166,13 +166,13 @@ wide_sums (uint64_t max, uint64_t weight)
 }
 
 /* The arguments every pass takes (kernels/gaussian.cl's GAUSS_ARGS). */
-#define GAUSS_N_ARGS 25
+#define GAUSS_N_ARGS 26
 
 static bool
 set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     cl_mem dst, const Placement * out, bool keep_from_dst, cl_mem line,
     const ClfView * v, const ClfParams * params, const ClfGaussKernel * g,
-    cl_int seg, cl_int lines, GError ** error)
+    cl_int seg, cl_int lines, cl_int starts, GError ** error)
 {
   cl_ulong scratch_off = clf_gauss_scratch_offset (v);
   cl_int scratch_pitch = (cl_int) clf_gauss_scratch_pitch (v, span (g));
@@ -206,7 +206,7 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
     {sizeof weight, &weight}, {sizeof unsharp, &unsharp},
     {sizeof amount, &amount}, {sizeof threshold, &threshold},
     {sizeof scratch_off, &scratch_off},
-    {sizeof scratch_pitch, &scratch_pitch},
+    {sizeof scratch_pitch, &scratch_pitch}, {sizeof starts, &starts},
   };
   G_STATIC_ASSERT (G_N_ELEMENTS (args) == GAUSS_N_ARGS);
   return clf_set_kernel_args (kernel, args, G_N_ELEMENTS (args), error);
@@ -215,13 +215,13 @@ set_gauss_args (cl_kernel kernel, cl_mem src, const Placement * in,
 /* A pass: `id` over `global` work-items, in work-groups of `local` (NULL:
  * the driver's choice; CPUs: one), each `lines` lines of `seg`
  * positions; `local_bytes` of local memory as the argument after
- * GAUSS_ARGS where not 0. */
+ * GAUSS_ARGS where not 0; `starts`, see gaussian-box-starts.cl. */
 typedef struct
 {
   KernelId id;
   size_t global[2];
   const size_t *local;
-  cl_int seg, lines;
+  cl_int seg, lines, starts;
   size_t local_bytes;
 } GaussPass;
 
@@ -236,7 +236,7 @@ enqueue_gauss_pass (ClfPlan * plan, const KernelSet * set,
   cl_kernel kernel = set->kernels[pass->id];
   const ClfKernelArg local_mem = { pass->local_bytes, NULL };
   return set_gauss_args (kernel, src, in, dst, out, keep_from_dst,
-      plan->sums, p, params, g, pass->seg, pass->lines, error)
+      plan->sums, p, params, g, pass->seg, pass->lines, pass->starts, error)
       && (!pass->local_bytes || clf_set_kernel_args_from (kernel,
           GAUSS_N_ARGS, &local_mem, 1, error))
       && clf_plan_enqueue_kernel (plan, kernel, pass->id, pass->global,
@@ -269,6 +269,39 @@ gpu_box_rows (const ClfView * p, const ClfGaussKernel * g, GaussPass * rows)
       * p->units * sizeof (cl_ushort);
 }
 
+/* Whether GPUs' boxes down columns start their runs from the scan's
+ * states (gaussian-box-starts.cl) rather than each from the 2R + 3 rows
+ * before it: the states cost a walk of their own, which pays only where
+ * the starts cost more (above R = CLF_GAUSS_STATES_MIN_RADIUS). */
+static bool
+use_states (const ClfPlan * plan, const ClfView * p, const ClfGaussKernel * g,
+    const GaussPass * columns)
+{
+  return !plan->cpu_kernels && g->radius > CLF_GAUSS_STATES_MIN_RADIUS
+      && columns->id == K_GAUSS_BOX_COLUMNS_WIDE
+      && clf_view_row_units (p) >= clf_gauss_run (false);
+}
+
+/* The states' passes, and the columns' runs that start from them. */
+static void
+column_states (const ClfView * p, const ClfGaussKernel * g,
+    GaussPass * columns, GaussPass * states, GaussPass * scan)
+{
+  const uint32_t seg = CLF_GAUSS_STATE_RUN;
+  const size_t full_runs = clf_view_row_units (p) / clf_gauss_run (false);
+  const size_t down = clf_ceil_div (p->height, seg);
+  columns->seg = (cl_int) seg;
+  columns->global[1] = down;
+  columns->starts = (cl_int) clf_ceil_div (span (g), seg);
+  *states = *columns;
+  *scan = *columns;
+  states->id = K_GAUSS_BOX_STARTS;
+  scan->id = K_GAUSS_BOX_SCAN;
+  states->global[0] = scan->global[0] = full_runs;
+  states->global[1] = (size_t) columns->starts + down - 1;
+  scan->global[1] = 1;
+}
+
 bool
 clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
     const ClfView * p, const ClfParams * params, cl_mem src,
@@ -280,7 +313,7 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
   const uint64_t max = (UINT64_C (1) << p->depth) - 1;
   const size_t runs = clf_ceil_div (clf_view_row_units (p),
       clf_gauss_run (plan->cpu_kernels));
-  GaussPass rows = { 0 }, columns = { 0 };
+  GaussPass rows = { 0 }, columns = { 0 }, states = { 0 }, scan = { 0 };
   if (g.n_taps) {
     /* Both passes: runs of a row, a strip of rows (CPUs: whole rows). */
     rows.id = K_GAUSS_TAP_ROWS;
@@ -314,9 +347,15 @@ clf_gaussian_enqueue (ClfPlan * plan, const KernelSet * set,
     columns.seg = run_length (plan, &g, p->height);
     columns.global[0] = clf_ceil_div (runs, (size_t) columns.lines);
     columns.global[1] = clf_ceil_div (p->height, (size_t) columns.seg);
+    if (use_states (plan, p, &g, &columns))
+      column_states (p, &g, &columns, &states, &scan);
   }
   return enqueue_gauss_pass (plan, set, &rows, src, in, dst, out,
       keep_from_dst, p, params, &g, error)
-      && enqueue_gauss_pass (plan, set, &columns, src, in, dst, out,
+      && (!states.global[0] || (enqueue_gauss_pass (plan, set, &states, src,
+              in, dst, out, keep_from_dst, p, params, &g, error)
+          && enqueue_gauss_pass (plan, set, &scan, src, in, dst, out,
+              keep_from_dst, p, params, &g, error)))
+      &&enqueue_gauss_pass (plan, set, &columns, src, in, dst, out,
       keep_from_dst, p, params, &g, error);
 }

@@ -42,6 +42,15 @@ clf_gauss_scratch_offset (const ClfView * v)
   return ((uint64_t) clf_view_row_units (v) * v->height + 15) / 16 * 16;
 }
 
+uint64_t
+clf_gauss_states_bytes (const ClfView * v, uint32_t span)
+{
+  const uint64_t slots = clf_ceil_div (span, CLF_GAUSS_STATE_RUN)
+      + clf_ceil_div (v->height, CLF_GAUSS_STATE_RUN);
+  return slots * (clf_view_row_units (v) / clf_gauss_run (false)) * 3
+      * clf_gauss_run (false) * sizeof (cl_ulong);
+}
+
 uint32_t
 clf_gauss_scratch_pitch (const ClfView * v, uint32_t span)
 {
@@ -64,7 +73,9 @@ clf_view_sums_bytes (const ClfView * v, bool cpu_kernels,
   uint64_t narrow = clf_gauss_scratch_offset (v) * sizeof (cl_uint);
   uint64_t bytes = narrow + (clf_needs_wide_sums (v, CLF_MAX_RADIUS) ?
       samples * sizeof (cl_ulong) : 0);
-  if (cpu_kernels) {
+  if (!cpu_kernels)
+    bytes = MAX (bytes, narrow + clf_gauss_states_bytes (v, gauss_span));
+  else {
     uint64_t row = clf_view_row_units (v);
     uint64_t pads = 2 * (uint64_t) (CLF_MAX_RADIUS + 1) * v->units;
     uint64_t padded_row = row + (row > pads ? row : pads);

@@ -29,6 +29,10 @@ size_t clf_strip_rows (size_t rows, cl_uint compute_units);
 uint64_t clf_gauss_scratch_offset (const ClfView * v);
 uint32_t clf_gauss_scratch_pitch (const ClfView * v, uint32_t span);
 
+/* GPUs' boxes down columns (gaussian-box-starts.cl): the bytes of their
+ * runs' states, at the same offset, for a kernel of at most `span`. */
+uint64_t clf_gauss_states_bytes (const ClfView * v, uint32_t span);
+
 /* Bytes of the sums buffer a blur of view v needs on a device with
  * `compute_units`, running the CPUs' kernels or not, where the Gaussian's
  * kernels span at most `gauss_span` pixels. */

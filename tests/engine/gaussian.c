@@ -8,7 +8,8 @@
 #include <math.h>
 
 /* Sigmas: the identity (a kernel of one tap), taps of 3 to 49, either
- * side of the edge to boxes, boxes, and the largest. */
+ * side of the edge to boxes, boxes, and the largest (past
+ * CLF_GAUSS_STATES_MIN_RADIUS). */
 static const double sigmas[] = { 0.05, 0.3, 0.8, 1.7, 2.0, 3.3, 4.0, 6.5,
   8.0, 8.01, 13.0, 40.5, CLF_MAX_SIGMA
 };
@@ -42,7 +43,7 @@ check_gauss (ClfPlan * plan, const char *layout,
 
 /* Every sigma and mode on planes of odd sizes (1x1; a row; a column;
  * widths no multiple of 4 or 16; planes smaller than the kernel; columns
- * that GPUs take in several runs) of gray,
+ * that GPUs take in several runs, narrow and wide) of gray,
  * RGB, RGBx, xRGB and pixels of 3 with the middle sample copied; in the
  * quick tier a share of size x layout x sigma, each sigma on every size. */
 static void
@@ -52,7 +53,7 @@ check_gauss_sizes (void)
   {
     uint32_t w, h;
   } shapes[] = { {1, 1}, {7, 1}, {1, 7}, {13, 11}, {61, 37}, {150, 3},
-  {3, 290}
+  {3, 290}, {23, 150}
   };
   for (size_t s = 0; s < N_OF (shapes); s++) {
     uint32_t w = shapes[s].w, h = shapes[s].h;
