@@ -6,9 +6,12 @@
  * set: clang warns that a 16-int vector passes between functions
  * differently on x86 CPUs with and without AVX-512 (-Wpsabi); PoCL
  * compiles a whole program, our functions and its builtins, for the one
- * CPU it runs on, so no call here can meet the other convention. */
-#ifdef __clang__
+ * CPU it runs on, so no call here can meet the other convention (other
+ * compilers may not know the warning). */
+#ifdef __has_warning
+#if __has_warning("-Wpsabi")
 #pragma clang diagnostic ignored "-Wpsabi"
+#endif
 #endif
 
 #define BORDER_CLAMP 0
