@@ -117,30 +117,48 @@ window_sums (const uint64_t * line, int n, int r, ClfBorder border,
   free (running);
 }
 
+/* Adds `sign` times row `y` (under the border rule) of `row_sums` to
+ * `sums`. */
+static void
+add_row (uint64_t * sums, const uint64_t * row_sums, int y, int w, int h,
+    ClfBorder border, int sign)
+{
+  const uint64_t *row = row_sums + (size_t) clf_ref_border (y, h, border) * w;
+  for (int x = 0; x < w; x++)
+    sums[x] += sign > 0 ? row[x] : -row[x];
+}
+
 /* The window is a product of a row range and a column range, and the
  * border rule applies to each axis on its own, so S = the window sum, down
- * the column, of each row's horizontal window sums. */
+ * the column, of each row's horizontal window sums: the rows r above and
+ * below summed for the first row, then each row's window from the last by
+ * the row that enters and the one that leaves (row by row, so that a
+ * frame's sums are read in the order they lie). */
 static void
 blur_component (const ClfParams * params, const Samples * in,
     const Samples * out)
 {
   const int w = (int) in->c->width, h = (int) in->c->height;
   const int r = (int) params->radius;
+  const ClfBorder border = params->border;
   uint64_t *row_sums = malloc ((size_t) w * h * sizeof *row_sums);
-  uint64_t *line = malloc ((size_t) (w > h ? w : h) * sizeof *line);
-  uint64_t *sums = malloc ((size_t) (w > h ? w : h) * sizeof *sums);
+  uint64_t *line = malloc ((size_t) w * sizeof *line);
+  uint64_t *sums = calloc ((size_t) w, sizeof *sums);
 
   for (int y = 0; y < h; y++) {
     for (int x = 0; x < w; x++)
-      line[x] = value_at (in, x, y, params->border);
-    window_sums (line, w, r, params->border, row_sums + (size_t) y * w);
+      line[x] = value_at (in, x, y, border);
+    window_sums (line, w, r, border, row_sums + (size_t) y * w);
   }
-  for (int x = 0; x < w; x++) {
-    for (int y = 0; y < h; y++)
-      line[y] = row_sums[(size_t) y * w + x];
-    window_sums (line, h, r, params->border, sums);
-    for (int y = 0; y < h; y++)
-      store_value (out, x, y, mean (sums[y], params->radius));
+  for (int j = -r; j <= r; j++)
+    add_row (sums, row_sums, j, w, h, border, 1);
+  for (int y = 0; y < h; y++) {
+    if (y > 0) {
+      add_row (sums, row_sums, y + r, w, h, border, 1);
+      add_row (sums, row_sums, y - 1 - r, w, h, border, -1);
+    }
+    for (int x = 0; x < w; x++)
+      store_value (out, x, y, mean (sums[x], params->radius));
   }
   free (sums);
   free (line);
