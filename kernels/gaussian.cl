@@ -410,7 +410,6 @@ void store_sample(__global S *out, __global const S *keep,
       - AT(T, VALUE, (p) - w1 - w2 - w3, first))
 #define AT(T, VALUE, q, first) ((q) >= (first) ? VALUE(q) : (T) 0)
 
-
 /* The comb's impulse j rows back from a position (the weight of s1's
  * start; summed once and twice, s2's and s3's: comb_ramps). */
 #define COMB_IMPULSE(j) (1 - ((j) >= w1) - ((j) >= w2) - ((j) >= w3)       \
