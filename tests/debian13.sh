@@ -10,8 +10,9 @@
 #               the rest here;
 #   engine-gpu  the engine groups again with the GPUs' kernels on PoCL, 9 of
 #               the 27 minutes all the suites took here one at a time
-#               (kernels-werror still builds every GPU program with -Werror
-#               on this PoCL);
+#               (kernels-werror, sampled as the quick tier samples it,
+#               still builds GPU programs of every family with -Werror on
+#               this PoCL);
 #   style       the formatting check (tests/indent.sh): the tree's format
 #               does not depend on the release.
 #
